@@ -1,0 +1,1 @@
+"""The harness pytest plugin (entry point ``harness``)."""

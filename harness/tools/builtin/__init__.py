@@ -1,0 +1,1 @@
+"""Builtin tools: read, write, edit, bash, explore."""
