@@ -1,1 +1,5 @@
-"""harness.cli."""
+"""The ``harness`` command line (typer); glue only, the library does the work."""
+
+from harness.cli.main import app, main
+
+__all__ = ["app", "main"]

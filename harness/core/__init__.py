@@ -10,6 +10,7 @@ from harness.core.errors import (
     TraceAssertionError,
 )
 from harness.core.messages import (
+    RAW_ARGUMENTS_KEY,
     LLMRequest,
     LLMResponse,
     Message,
@@ -22,6 +23,7 @@ from harness.core.messages import (
 )
 
 __all__ = [
+    "RAW_ARGUMENTS_KEY",
     "ApprovalError",
     "CassetteError",
     "ConfigurationError",

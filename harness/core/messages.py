@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "RAW_ARGUMENTS_KEY",
     "LLMRequest",
     "LLMResponse",
     "Message",
@@ -23,6 +24,11 @@ __all__ = [
     "Usage",
     "new_tool_call_id",
 ]
+
+# When a model sends tool arguments that are not a JSON object, adapters keep the
+# raw text under this key so the engine can answer with an error observation
+# instead of crashing or guessing.
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

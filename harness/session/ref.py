@@ -11,7 +11,7 @@ __all__ = ["SESSION_KEY_PATTERN", "SessionRef"]
 
 # Keys become folder names under state_dir/sessions, so they must never hold a
 # path separator or start with a dot.
-SESSION_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
+SESSION_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,249}$")
 
 
 class SessionRef(BaseModel):
@@ -31,7 +31,7 @@ class SessionRef(BaseModel):
         if not SESSION_KEY_PATTERN.match(value) or ".." in value:
             raise ValueError(
                 f"session key {value!r} is not allowed: use letters, digits and _ . : - "
-                "(at most 200 characters, not starting with a dot, no '..')"
+                "(at most 250 characters, not starting with a dot, no '..')"
             )
         return value
 

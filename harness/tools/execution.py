@@ -29,8 +29,10 @@ class ToolExecutionStatus(StrEnum):
 class ToolExecutionContext:
     """One tool call on its way through the middleware chain.
 
-    ``checkpoint_draft`` is whatever the engine needs to resume the run if a
-    middleware suspends this call (approval); it is ``None`` outside a run.
+    ``checkpoint_draft`` builds, when called, what the engine needs to resume
+    the run if a middleware suspends this call (approval); it is ``None`` where
+    the run cannot be paused. It is a callable because the draft copies the
+    whole history and most calls never need it.
     """
 
     tool_call: ToolCall
@@ -38,7 +40,7 @@ class ToolExecutionContext:
     tool_input: ToolInput
     step: int = 0
     tool_call_index: int = 0
-    checkpoint_draft: Any = None
+    checkpoint_draft: Callable[[], Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -1,0 +1,260 @@
+"""build_application: wires settings, provider, tools, tracing and approval together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.core.errors import ConfigurationError
+from harness.approval.middleware import HumanApprovalMiddleware
+from harness.approval.store import ApprovalStore, CheckpointStore
+from harness.engine.approval_resume import ApprovalResumeRunner
+from harness.engine.context import DEFAULT_SYSTEM_PROMPT, ContextBuilder, ContextCompactor
+from harness.engine.executor import ToolExecutor
+from harness.engine.loop import MainLoop
+from harness.engine.run_types import RunMode, RunResult
+from harness.providers.protocol import LLMProvider
+from harness.providers.tracking import UsageTrackingProvider
+from harness.session.manager import SessionManager
+from harness.session.memory import SessionMemoryStore
+from harness.session.plan import SessionPlanStore
+from harness.session.ref import SessionRef
+from harness.settings import BUILTIN_TOOL_NAMES, Settings, check_tool_names
+from harness.tools.policy import ToolPolicyMiddleware
+from harness.tools.protocol import Tool
+from harness.tools.registry import ToolRegistry
+from harness.tracing import FileTraceRecorder, NullTracer, Tracer
+
+__all__ = ["Application", "build_application", "build_provider"]
+
+class Application:
+    """A configured harness: run prompts, resume approvals, report health."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        provider: UsageTrackingProvider,
+        registry: ToolRegistry,
+        enabled_tools: tuple[str, ...],
+        tracer: Tracer,
+    ) -> None:
+        self.settings = settings
+        self.provider = provider
+        self.registry = registry
+        self.enabled_tools = enabled_tools
+        self.tracer = tracer
+        self.workdir = settings.workdir.resolve()
+        self.state_dir = settings.resolved_state_dir
+        self.sessions = SessionManager(self.state_dir, self.workdir)
+        self.memory = SessionMemoryStore(self.state_dir)
+        self.plans = SessionPlanStore(self.state_dir)
+        self.executor = ToolExecutor(
+            registry, tracer=tracer, max_parallel_tools=settings.max_parallel_tools
+        )
+        self.approvals = ApprovalStore(self.state_dir)
+        self.checkpoints = CheckpointStore(self.state_dir)
+        self.loop = MainLoop(
+            provider=provider,
+            registry=registry,
+            executor=self.executor,
+            enabled_tools=enabled_tools,
+            workdir=self.workdir,
+            memory=self.memory,
+            plans=self.plans,
+            context_builder=ContextBuilder(settings.system_prompt or DEFAULT_SYSTEM_PROMPT),
+            compactor=ContextCompactor(settings.context_max_chars),
+            tracer=tracer,
+            max_tokens=settings.max_tokens,
+        )
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        mode: RunMode | str = RunMode.ACT,
+        session: str | SessionRef | None = None,
+        max_steps: int | None = None,
+        channel: Any = None,
+    ) -> RunResult:
+        """Run ``prompt`` in ``session`` and return the result."""
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ConfigurationError("the prompt is empty; pass the task for the agent as text")
+        run_mode = _mode(mode)
+        steps = self.settings.max_steps if max_steps is None else max_steps
+        if steps < 1:
+            raise ConfigurationError(f"max_steps must be at least 1, got {steps}")
+        ref = self.sessions.resolve(session)
+        return self.loop.run(prompt, session=ref, mode=run_mode, max_steps=steps, channel=channel)
+
+    def resume_approval(
+        self,
+        approval_id: str,
+        decision: str,
+        session: str | SessionRef | None = None,
+        reason: str | None = None,
+    ) -> RunResult:
+        """Continue a paused run: ``decision`` is "approve" or "reject".
+
+        Fails closed with ``ApprovalError`` (nothing executed) on an unknown id,
+        another session's id, an expired or already decided approval, or a
+        missing, corrupt or tampered checkpoint.
+        """
+        ref = self.sessions.resolve(session)
+        runner = ApprovalResumeRunner(self.loop, self.approvals, self.checkpoints)
+        return runner.resume(approval_id, decision, ref, reason)
+
+    def health(self) -> dict[str, Any]:
+        """What this application is configured to do, for ``harness health``."""
+        return {
+            "status": "ok",
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "workdir": str(self.workdir),
+            "state_dir": str(self.state_dir),
+            "enabled_tools": list(self.enabled_tools),
+            "trace_mode": self.tracer.mode,
+            "approval_provider": self.settings.approval_provider,
+        }
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+def _mode(mode: RunMode | str) -> RunMode:
+    try:
+        return RunMode(mode)
+    except ValueError:
+        allowed = ", ".join(m.value for m in RunMode)
+        raise ConfigurationError(f"unknown run mode {mode!r}; use one of {allowed}") from None
+
+
+def build_provider(settings: Settings) -> LLMProvider:
+    """The provider ``settings`` name (HARNESS_PROVIDER)."""
+    name = settings.provider_name
+    if name == "echo":
+        from harness.providers.echo import EchoProvider
+
+        return EchoProvider()
+    if name == "scripted":
+        from harness.providers.script_file import load_script
+        from harness.providers.scripted import ScriptedProvider
+
+        if settings.script is None:
+            raise ConfigurationError(
+                "HARNESS_PROVIDER=scripted needs HARNESS_SCRIPT: the path of a JSON or YAML "
+                "file of turns"
+            )
+        return ScriptedProvider(load_script(settings.script))
+    if name == "openai":
+        from harness.providers.openai_chat import OpenAIProvider
+
+        return OpenAIProvider(
+            settings.model or "gpt-4o-mini",
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            stream=settings.stream,
+        )
+    if name == "anthropic":
+        from harness.providers.anthropic_messages import AnthropicProvider
+
+        return AnthropicProvider(
+            settings.model or "claude-sonnet-4-5",
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            stream=settings.stream,
+        )
+    raise ConfigurationError(f"HARNESS_PROVIDER={settings.provider!r} is not supported")
+
+
+def build_tracer(settings: Settings) -> Tracer:
+    if settings.trace_mode == "off":
+        return NullTracer()
+    return Tracer(
+        FileTraceRecorder(settings.resolved_state_dir),
+        mode=settings.trace_mode,
+        max_payload_chars=settings.trace_max_payload_chars,
+    )
+
+
+def build_application(
+    settings: Settings | None = None,
+    *,
+    provider: LLMProvider | None = None,
+    tools: Sequence[Tool] = (),
+    tracer: Tracer | None = None,
+) -> Application:
+    """Wire an ``Application``.
+
+    Args:
+        settings: configuration; ``Settings.from_env()`` when omitted.
+        provider: a provider object (a fake in tests); else built from settings.
+        tools: extra user tools, registered and visible like builtins.
+        tracer: a tracer to use instead of the one the settings describe.
+    """
+    settings = settings or Settings.from_env()
+    user_names = [tool.name for tool in tools]
+    known = [*BUILTIN_TOOL_NAMES, *user_names]
+    check_tool_names(settings.enabled_tools, known, "HARNESS_ENABLED_TOOLS")
+    check_tool_names(settings.tool_allowlist, known, "HARNESS_TOOL_ALLOWLIST")
+    check_tool_names(settings.tool_denylist, known, "HARNESS_TOOL_DENYLIST")
+    tracer = tracer or build_tracer(settings)
+    tracked = UsageTrackingProvider(provider or build_provider(settings), tracer)
+    registry = ToolRegistry()
+    enabled = tuple(dict.fromkeys([*settings.enabled_tools, *user_names]))
+    app = Application(
+        settings=settings,
+        provider=tracked,
+        registry=registry,
+        enabled_tools=enabled,
+        tracer=tracer,
+    )
+    for name in dict.fromkeys(settings.enabled_tools):
+        if name not in user_names:
+            registry.register(_builtin_tool(name, settings, app))
+    for tool in tools:
+        registry.register(tool)
+    registry.use(ToolPolicyMiddleware(settings.tool_allowlist, settings.tool_denylist))
+    if settings.approval_provider != "off":
+        registry.use(_approval_middleware(settings, app))
+    return app
+
+
+def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
+    from harness.approval.risk import DefaultRiskPolicy
+
+    policy = DefaultRiskPolicy(required_tools=settings.approval_required_tools)
+    return HumanApprovalMiddleware(
+        policy,
+        app.approvals,
+        app.checkpoints,
+        timeout_seconds=settings.approval_timeout_seconds,
+        tracer=app.tracer,
+    )
+
+
+def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
+    from harness.tools import builtin
+
+    if name == "read":
+        return builtin.ReadTool()
+    if name == "write":
+        return builtin.WriteTool()
+    if name == "edit":
+        return builtin.EditTool(fuzzy_threshold=settings.edit_fuzzy_threshold)
+    if name == "bash":
+        return builtin.BashTool()
+    if name == "explore":
+        from harness.subagent import ExplorerSubagentTool, SubagentRunner
+
+        runner = SubagentRunner(
+            provider=app.provider,
+            workdir=app.workdir,
+            memory=app.memory,
+            plans=app.plans,
+            tracer=app.tracer,
+            compactor=ContextCompactor(settings.context_max_chars),
+            max_parallel_tools=settings.max_parallel_tools,
+        )
+        return ExplorerSubagentTool(runner, max_result_chars=settings.subagent_max_result_chars)
+    raise ConfigurationError(f"builtin tool {name!r} is not available yet")

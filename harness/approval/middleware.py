@@ -1,0 +1,139 @@
+"""HumanApprovalMiddleware: pause high-risk tool calls into a checkpoint."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any, Protocol
+
+from harness.approval.records import (
+    ApprovalRecord,
+    CheckpointDraft,
+    RunCheckpoint,
+    tool_call_hash,
+    utc_now,
+)
+from harness.approval.requester import requester_of
+from harness.approval.store import ApprovalStore, CheckpointStore, new_id
+from harness.tools.execution import ToolExecutionContext, ToolExecutionResult, ToolNext
+from harness.tracing import NullTracer, Tracer
+
+__all__ = ["APPROVED_CALL_HASH_KEY", "HumanApprovalMiddleware", "RiskEvaluator"]
+
+logger = logging.getLogger("harness.approval")
+
+# Set in the context metadata by the resume runner for the one call a human
+# approved; the middleware lets exactly that call (by hash) through.
+APPROVED_CALL_HASH_KEY = "approved_call_hash"
+
+
+class _Decision(Protocol):
+    @property
+    def requires_approval(self) -> bool: ...
+
+    @property
+    def reasons(self) -> tuple[str, ...]: ...
+
+
+class RiskEvaluator(Protocol):
+    """Judges one tool call (``DefaultRiskPolicy`` is the standard one)."""
+
+    def evaluate(self, ctx: ToolExecutionContext) -> Any: ...
+
+
+class HumanApprovalMiddleware:
+    """Lets low-risk calls through; pauses high-risk ones for a human.
+
+    A paused call is persisted as a ``RunCheckpoint`` plus an ``ApprovalRecord``
+    (checkpoint first, so a record never points at nothing), the channel's
+    requester is notified, and the result is ``suspended``. Without a checkpoint
+    draft the call is denied: an approval that cannot be resumed is never made.
+    """
+
+    def __init__(
+        self,
+        policy: RiskEvaluator,
+        approvals: ApprovalStore,
+        checkpoints: CheckpointStore,
+        *,
+        timeout_seconds: int = 3600,
+        tracer: Tracer | None = None,
+    ) -> None:
+        self.policy = policy
+        self.approvals = approvals
+        self.checkpoints = checkpoints
+        self.timeout_seconds = timeout_seconds
+        self.tracer: Tracer = tracer or NullTracer()
+
+    def __call__(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
+        approved = ctx.metadata.get(APPROVED_CALL_HASH_KEY)
+        if approved is not None and approved == tool_call_hash(ctx.tool_call):
+            return nxt(ctx)
+        decision = self.policy.evaluate(ctx)
+        verdict = str(getattr(decision, "verdict", ""))
+        if verdict.endswith("deny"):
+            return ToolExecutionResult.denied(
+                f"Error: {ctx.tool_name} refused by the risk policy: "
+                + "; ".join(decision.reasons),
+                "risk_denied",
+            )
+        if not decision.requires_approval:
+            return nxt(ctx)
+        draft = ctx.checkpoint_draft() if ctx.checkpoint_draft is not None else None
+        if not isinstance(draft, CheckpointDraft):
+            return ToolExecutionResult.denied(
+                f"Error: {ctx.tool_name} needs human approval ({'; '.join(decision.reasons)}) "
+                "but this run cannot be paused and resumed here, so it was not executed",
+                "approval_checkpoint_missing",
+            )
+        return self._pause(ctx, draft, tuple(decision.reasons))
+
+    def _pause(
+        self, ctx: ToolExecutionContext, draft: CheckpointDraft, reasons: tuple[str, ...]
+    ) -> ToolExecutionResult:
+        approval_id, checkpoint_id = new_id("appr"), new_id("ckpt")
+        with self.tracer.span("approval.pause", attributes={"approval_id": approval_id}):
+            checkpoint = RunCheckpoint(
+                **draft.model_dump(), checkpoint_id=checkpoint_id, approval_id=approval_id
+            )
+            self.checkpoints.save(checkpoint)
+            session = ctx.tool_input.session
+            now = utc_now()
+            record = ApprovalRecord(
+                approval_id=approval_id,
+                session_key=draft.session_key,
+                session_display_name=session.label if session else None,
+                workdir=str(ctx.tool_input.workdir),
+                tool_call_id=ctx.tool_call.id,
+                tool_name=ctx.tool_name,
+                arguments=dict(ctx.arguments),
+                tool_call_hash=tool_call_hash(ctx.tool_call),
+                risk_reasons=reasons,
+                checkpoint_id=checkpoint_id,
+                created_at=now,
+                expires_at=now + timedelta(seconds=self.timeout_seconds),
+            )
+            self.approvals.save(record)
+            self._notify(ctx, record)
+        logger.info(
+            "approval %s pending for %s in session %s",
+            approval_id,
+            ctx.tool_name,
+            draft.session_key,
+        )
+        return ToolExecutionResult.suspended(
+            f"Paused: {ctx.tool_name} needs human approval ({'; '.join(reasons)}). "
+            f"Approval id: {approval_id}. Approve with `harness approve {approval_id}` or "
+            f"reject with `harness reject {approval_id} REASON`.",
+            approval_id=approval_id,
+            checkpoint_id=checkpoint_id,
+        )
+
+    def _notify(self, ctx: ToolExecutionContext, record: ApprovalRecord) -> None:
+        requester = requester_of(ctx.metadata.get("channel"))
+        if requester is None:
+            return
+        try:
+            requester.request_approval(record)
+        except Exception:  # the approval stays decidable from the CLI
+            logger.exception("could not notify the channel of approval %s", record.approval_id)

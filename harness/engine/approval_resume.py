@@ -1,0 +1,239 @@
+"""ApprovalResumeRunner: continue a paused run once a human has decided.
+
+Fail closed: any doubt (unknown id, other session, expired, already decided,
+missing or corrupt checkpoint, arguments that no longer hash the same) raises
+``ApprovalError`` and executes nothing. The status moves from pending to its
+final value under the approval's lock *before* the tool runs, so an approval
+is consumed even if the tool then fails and can never run twice.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from harness.approval.middleware import APPROVED_CALL_HASH_KEY
+from harness.approval.records import (
+    ApprovalRecord,
+    ApprovalStatus,
+    RunCheckpoint,
+    tool_call_hash,
+    utc_now,
+)
+from harness.approval.store import ApprovalStore, CheckpointStore
+from harness.core.errors import ApprovalError
+from harness.core.messages import Message, ToolCall
+from harness.engine.loop import MainLoop
+from harness.engine.observations import append_tool_observations
+from harness.engine.run_types import Phase, RunMode, RunResult, StopReason, ToolPolicy
+from harness.engine.state import RunState
+from harness.session.ref import SessionRef
+
+__all__ = ["ApprovalResumeRunner", "normalize_decision"]
+
+logger = logging.getLogger("harness.approval")
+
+_DECISIONS = {"approve": "approve", "approved": "approve", "reject": "reject", "rejected": "reject"}
+
+
+def normalize_decision(decision: str) -> str:
+    value = _DECISIONS.get(decision.strip().lower())
+    if value is None:
+        raise ApprovalError(f"decision {decision!r} is not understood; use 'approve' or 'reject'")
+    return value
+
+
+class ApprovalResumeRunner:
+    """Resumes runs from checkpoints with the loop's own step logic."""
+
+    def __init__(
+        self, loop: MainLoop, approvals: ApprovalStore, checkpoints: CheckpointStore
+    ) -> None:
+        self.loop = loop
+        self.approvals = approvals
+        self.checkpoints = checkpoints
+
+    def resume(
+        self,
+        approval_id: str,
+        decision: str,
+        session: SessionRef,
+        reason: str | None = None,
+    ) -> RunResult:
+        verdict = normalize_decision(decision)
+        record, checkpoint = self._claim(approval_id, verdict, session, reason)
+        state = self._state(checkpoint, session)
+        attributes = {
+            "mode": state.mode.value,
+            "max_steps": state.max_steps,
+            "resumed": True,
+            "approval_id": approval_id,
+            "resumed_from_trace_id": checkpoint.trace_id,
+        }
+
+        def body() -> RunResult:
+            outcome = self._apply(state, record, checkpoint, verdict, reason)
+            return outcome if outcome is not None else self.loop.advance(state)
+
+        return self.loop.traced(state, "agent.run", attributes, body)
+
+    # -- claiming -----------------------------------------------------------
+
+    def _claim(
+        self, approval_id: str, verdict: str, session: SessionRef, reason: str | None
+    ) -> tuple[ApprovalRecord, RunCheckpoint]:
+        record = self.approvals.load(approval_id)
+        if record.session_key != session.key:
+            raise ApprovalError(
+                f"approval {approval_id!r} belongs to another session; it was not executed"
+            )
+        with self.approvals.locked(record):
+            record = self.approvals.load(approval_id)  # re-read under the lock
+            if record.status is not ApprovalStatus.PENDING:
+                raise ApprovalError(
+                    f"approval {approval_id!r} is already {record.status.value}; "
+                    "an approval can be decided once"
+                )
+            if record.is_expired():
+                self.approvals.save(record.model_copy(update={"status": ApprovalStatus.EXPIRED}))
+                raise ApprovalError(
+                    f"approval {approval_id!r} expired at {record.expires_at.isoformat()}; "
+                    "nothing was executed, run the task again"
+                )
+            checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
+            self._verify(record, checkpoint)
+            final = ApprovalStatus.CONSUMED if verdict == "approve" else ApprovalStatus.REJECTED
+            self.approvals.save(
+                record.model_copy(
+                    update={
+                        "status": final,
+                        "decided_at": utc_now(),
+                        "decision": verdict,
+                        "decision_reason": reason,
+                    }
+                )
+            )
+        logger.info("approval %s %s", approval_id, final.value)
+        return record, checkpoint
+
+    @staticmethod
+    def _verify(record: ApprovalRecord, checkpoint: RunCheckpoint) -> None:
+        if checkpoint.approval_id != record.approval_id:
+            raise ApprovalError(
+                f"checkpoint {checkpoint.checkpoint_id!r} belongs to another approval; "
+                "nothing was executed"
+            )
+        try:
+            call = checkpoint.pending_call
+        except IndexError:
+            raise ApprovalError("the checkpoint's pending call index is out of range") from None
+        frozen = ToolCall(id=record.tool_call_id, name=record.tool_name, arguments=record.arguments)
+        if call.id != record.tool_call_id or tool_call_hash(call) != record.tool_call_hash:
+            raise ApprovalError(
+                f"approval {record.approval_id!r}: the checkpoint's tool call does not match the "
+                "approved call (hash mismatch; the files were changed); nothing was executed"
+            )
+        if tool_call_hash(frozen) != record.tool_call_hash:
+            raise ApprovalError(
+                f"approval {record.approval_id!r}: the approval record was changed after it was "
+                "created (hash mismatch); nothing was executed"
+            )
+
+    # -- continuing ---------------------------------------------------------
+
+    def _state(self, checkpoint: RunCheckpoint, session: SessionRef) -> RunState:
+        messages = [*checkpoint.messages, *checkpoint.completed_observations]
+        prompt = next(
+            (m for m in messages if m.role.value == "user" and m.content == checkpoint.prompt),
+            messages[0],
+        )
+        return RunState(
+            session=session,
+            mode=RunMode(checkpoint.mode),
+            prompt=checkpoint.prompt,
+            max_steps=checkpoint.max_steps,
+            messages=messages,
+            prompt_message=prompt,
+            step=checkpoint.step,
+            usage=checkpoint.usage,
+            tool_calls=checkpoint.tool_calls_so_far,
+            plan=checkpoint.plan,
+            plan_required=checkpoint.plan is None,
+        )
+
+    def _apply(
+        self,
+        state: RunState,
+        record: ApprovalRecord,
+        checkpoint: RunCheckpoint,
+        verdict: str,
+        reason: str | None,
+    ) -> RunResult | None:
+        loop = self.loop
+        call = checkpoint.pending_call
+        attributes = {"approval_id": record.approval_id, "decision": verdict}
+        with loop.tracer.span("approval.resume", attributes=attributes):
+            if verdict == "approve":
+                batch = loop.executor.run_tool_batch(
+                    [call],
+                    visible_tool_names=checkpoint.visible_tools,
+                    workdir=loop.workdir,
+                    session=state.session,
+                    step=state.step,
+                    first_index=checkpoint.pending_index,
+                    metadata={APPROVED_CALL_HASH_KEY: record.tool_call_hash},
+                )
+                observations = batch.observations
+            else:
+                text = f"Rejected by a human, not executed: {reason or 'no reason given'}"
+                observations = (
+                    Message.tool(
+                        call.id,
+                        text,
+                        {"tool_name": call.name, "is_error": True, "error_type": "rejected"},
+                    ),
+                )
+            append_tool_observations(state.messages, observations)
+            return self._rest_of_batch(state, checkpoint)
+
+    def _rest_of_batch(self, state: RunState, checkpoint: RunCheckpoint) -> RunResult | None:
+        """Run the calls the model asked for after the paused one, in the same step."""
+        start = checkpoint.pending_index + 1
+        rest = checkpoint.pending_tool_calls[start - checkpoint.first_index :]
+        if not rest:
+            return None
+        loop = self.loop
+        phase, policy = Phase(checkpoint.phase), _policy(checkpoint.tool_policy)
+
+        def draft(index: int, done: tuple[Message, ...]) -> object:
+            return loop.checkpoint_draft(
+                state, phase, policy, checkpoint.visible_tools, rest, index, done, start
+            )
+
+        batch = loop.executor.run_tool_batch(
+            rest,
+            visible_tool_names=checkpoint.visible_tools,
+            workdir=loop.workdir,
+            session=state.session,
+            step=state.step,
+            draft_factory=draft,
+            first_index=start,
+        )
+        append_tool_observations(state.messages, batch.observations)
+        if batch.suspended is None:
+            return None
+        return RunResult(
+            text=batch.suspended.observation,
+            stop_reason=StopReason.APPROVAL_REQUIRED,
+            steps=state.step,
+            usage=state.usage,
+            mode=state.mode,
+            session_key=state.session.key,
+            tool_calls=state.tool_calls,
+            approval_id=batch.suspended.approval_id,
+            checkpoint_id=batch.suspended.checkpoint_id,
+        )
+
+
+def _policy(label: str) -> ToolPolicy:
+    visibility, _, choice = label.partition("/")
+    return ToolPolicy.model_validate({"visibility": visibility, "tool_choice": choice})

@@ -1,0 +1,43 @@
+"""The mutable state of one run as the loop advances it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.core.messages import Message, Usage
+from harness.engine.run_types import RunMode
+from harness.session.ref import SessionRef
+
+__all__ = ["RunState"]
+
+
+@dataclass(slots=True)
+class RunState:
+    """Where a run is: its history, step count and totals.
+
+    A resumed run rebuilds this from a checkpoint and continues with the same
+    loop, so everything a step needs lives here.
+    """
+
+    session: SessionRef
+    mode: RunMode
+    prompt: str
+    max_steps: int
+    messages: list[Message]
+    prompt_message: Message
+    pinned: int = 1
+    step: int = 0
+    usage: Usage = field(default_factory=Usage)
+    tool_calls: int = 0
+    plan: str | None = None
+    plan_required: bool = True
+    channel: Any = None
+    last_text: str = ""
+    trace_id: str | None = None
+
+    def prompt_index(self) -> int | None:
+        for index, message in enumerate(self.messages):
+            if message is self.prompt_message:
+                return index
+        return None
