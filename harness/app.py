@@ -159,7 +159,7 @@ def build_provider(settings: Settings) -> LLMProvider:
         from harness.providers.anthropic_messages import AnthropicProvider
 
         return AnthropicProvider(
-            settings.model or "claude-sonnet-4-5",
+            settings.model or "claude-sonnet-4-6",
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,

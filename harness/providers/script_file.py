@@ -47,7 +47,9 @@ def _decode(path: Path, text: str) -> Any:
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ConfigurationError(f"HARNESS_SCRIPT={str(path)!r} is not valid YAML: {exc}")
+            raise ConfigurationError(
+                f"HARNESS_SCRIPT={str(path)!r} is not valid YAML: {exc}"
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

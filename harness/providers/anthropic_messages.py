@@ -1,0 +1,265 @@
+"""AnthropicProvider: the Messages API with tool_use / tool_result blocks.
+
+Goes through the official ``anthropic`` SDK, imported when a provider is built
+so ``import harness.providers`` stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Literal
+
+from harness.core.errors import ConfigurationError, ProviderError
+from harness.core.messages import (
+    LLMRequest,
+    LLMResponse,
+    Message,
+    Role,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+    Usage,
+)
+from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
+from harness.providers.sdk_errors import anthropic_provider_error, chainable_cause
+
+if TYPE_CHECKING:
+    import anthropic
+    from anthropic.types import (
+        ContentBlockParam,
+        MessageParam,
+        ToolChoiceParam,
+        ToolParam,
+        ToolResultBlockParam,
+    )
+    from anthropic.types import Message as AnthropicMessage
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+__all__ = [
+    "RAW_ARGUMENTS_KEY",
+    "AnthropicProvider",
+    "from_anthropic_message",
+    "to_anthropic_messages",
+    "to_anthropic_tools",
+]
+
+
+class AnthropicProvider:
+    """``LLMProvider`` over the Anthropic Messages API.
+
+    Args:
+        model: model name used when the request names none (e.g. ``"claude-sonnet-4-6"``).
+        api_key: API key; defaults to ``ANTHROPIC_API_KEY``. Ignored when ``client`` is given.
+        base_url: server URL; defaults to ``ANTHROPIC_BASE_URL``, then the SDK's default.
+        max_retries: retries the SDK makes on connection errors, 408/409/429 and 5xx.
+        timeout: seconds to wait for a response.
+        stream: consume the response as server-sent events and assemble it.
+        client: a ready ``anthropic.Anthropic`` client; the provider then never closes it.
+        max_tokens: output token cap when the request sets none (the API requires one).
+
+    Raises:
+        ConfigurationError: no API key was given and ``ANTHROPIC_API_KEY`` is unset.
+
+    System messages become the ``system`` parameter. Tool results become
+    ``tool_result`` blocks in a user turn, and consecutive turns of one role are
+    merged into one message, since the API wants user and assistant to alternate.
+    A tool message with ``metadata["is_error"]`` is sent as ``is_error: true``.
+    Thinking and server-tool blocks (e.g. tool search) in a response are skipped.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        stream: bool = False,
+        client: anthropic.Anthropic | None = None,
+        max_tokens: int = 4096,
+    ) -> None:
+        self.model = model
+        self.stream = stream
+        self.max_tokens = max_tokens
+        self._secrets: tuple[str, ...] = ()
+        self._owns_client = client is None
+        if client is None:
+            key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+            if not key:
+                raise ConfigurationError(
+                    "ANTHROPIC_API_KEY is not set: the anthropic provider needs an API key; "
+                    "export ANTHROPIC_API_KEY, pass api_key=, or choose another provider "
+                    "(HARNESS_PROVIDER)"
+                )
+            import anthropic
+
+            self._secrets = (key,)
+            client = anthropic.Anthropic(
+                api_key=key,
+                base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+                max_retries=max_retries,
+                timeout=timeout,
+            )
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(model={self.model!r}, stream={self.stream})"
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Send one Messages API request; SDK failures become ``ProviderError``."""
+        import anthropic
+        import httpx2
+
+        params = self._params(request)
+        try:
+            if self.stream:
+                with self._client.messages.stream(**params) as stream:
+                    message: AnthropicMessage = stream.get_final_message()
+            else:
+                message = self._client.messages.create(**params)
+        # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event (JSON).
+        except (anthropic.AnthropicError, httpx2.HTTPError, json.JSONDecodeError) as exc:
+            cause = chainable_cause(exc, secrets=self._secrets)
+            raise anthropic_provider_error(exc, secrets=self._secrets) from cause
+        return from_anthropic_message(message)
+
+    def close(self) -> None:
+        """Close the HTTP client, unless it was passed in by the caller."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> AnthropicProvider:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _params(self, request: LLMRequest) -> MessageCreateParamsBase:
+        system, messages = to_anthropic_messages(request.messages)
+        params: MessageCreateParamsBase = {
+            "model": request.model or self.model,
+            "max_tokens": request.max_tokens or self.max_tokens,
+            "messages": messages,
+        }
+        if system:
+            params["system"] = system
+        if request.tools:
+            params["tools"] = to_anthropic_tools(request.tools)
+            params["tool_choice"] = _tool_choice(request.tool_choice)
+        return params
+
+
+def _tool_choice(choice: ToolChoice) -> ToolChoiceParam:
+    if choice is ToolChoice.REQUIRED:
+        return {"type": "any"}  # Anthropic's name for "must call some tool"
+    if choice is ToolChoice.NONE:
+        return {"type": "none"}
+    return {"type": "auto"}
+
+
+def to_anthropic_messages(messages: tuple[Message, ...]) -> tuple[str, list[MessageParam]]:
+    """Split harness messages into the ``system`` text and alternating turns.
+
+    Consecutive messages that land on the same role (several tool results, tool
+    results followed by user text) are merged into one turn, in order.
+    """
+    system: list[str] = []
+    turns: list[tuple[Literal["user", "assistant"], list[ContentBlockParam]]] = []
+    for index, message in enumerate(messages):
+        if message.role is Role.SYSTEM:
+            if message.content:
+                system.append(message.content)
+            continue
+        role: Literal["user", "assistant"] = (
+            "assistant" if message.role is Role.ASSISTANT else "user"
+        )
+        blocks = _blocks(index, message)
+        if not blocks:  # the API rejects empty turns and empty text blocks
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
+        else:
+            turns.append((role, blocks))
+    return "\n\n".join(system), [_turn(role, blocks) for role, blocks in turns]
+
+
+def _turn(role: Literal["user", "assistant"], blocks: list[ContentBlockParam]) -> MessageParam:
+    if role == "assistant":
+        return {"role": "assistant", "content": blocks}
+    return {"role": "user", "content": blocks}
+
+
+def _blocks(index: int, message: Message) -> list[ContentBlockParam]:
+    if message.role is Role.TOOL:
+        if not message.tool_call_id:
+            raise ProviderError(
+                f"message {index} has role 'tool' but no tool_call_id; build tool results "
+                "with Message.tool(tool_call_id, content)",
+                provider="anthropic",
+            )
+        result: ToolResultBlockParam = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "is_error": bool(message.metadata.get("is_error")),
+        }
+        if message.content:
+            result["content"] = message.content
+        return [result]
+    blocks: list[ContentBlockParam] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    if message.role is Role.ASSISTANT:
+        blocks.extend(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+            for call in message.tool_calls
+        )
+    return blocks
+
+
+def to_anthropic_tools(tools: tuple[ToolDefinition, ...]) -> list[ToolParam]:
+    """Map harness tool definitions to Messages API tools."""
+    return [
+        {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+        for tool in tools
+    ]
+
+
+def from_anthropic_message(message: AnthropicMessage) -> LLMResponse:
+    """Map a Messages API response (streamed or not) to an ``LLMResponse``.
+
+    Adjacent text blocks (e.g. split by citations) are concatenated; text blocks
+    separated by other blocks (a server tool call in between) become paragraphs
+    joined by a blank line. ``tool_use`` blocks become tool calls; thinking and
+    server-tool blocks are skipped.
+    """
+    from anthropic.types import TextBlock, ToolUseBlock
+
+    paragraphs: list[str] = []
+    calls: list[ToolCall] = []
+    after_text = False
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if after_text:
+                paragraphs[-1] += block.text
+            else:
+                paragraphs.append(block.text)
+        elif isinstance(block, ToolUseBlock):
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(block.input)))
+        after_text = isinstance(block, TextBlock)
+    usage = message.usage
+    return LLMResponse(
+        text="\n\n".join(p for p in paragraphs if p),
+        tool_calls=tuple(calls),
+        usage=Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cached_input_tokens=usage.cache_read_input_tokens or 0,
+        ),
+        model=message.model,
+        stop_reason=message.stop_reason,
+        raw_id=message.id,
+    )

@@ -1,0 +1,254 @@
+"""Translate OpenAI and Anthropic SDK exceptions into ``ProviderError``.
+
+Both SDKs share one exception shape; each maps to a ``ProviderError`` whose
+message names the provider, the HTTP status, the provider's own error message
+(and request id when the server sent one) and a hint on what to do:
+
+```
+openai.OpenAIError / anthropic.AnthropicError
+ ├── APIStatusError (HTTP 4xx/5xx)   -> ProviderError(status_code=<HTTP status>)
+ │     an Anthropic ``event: error`` inside a 200 stream maps its error type
+ │     (overloaded_error -> 529, rate_limit_error -> 429, ...) to a status
+ ├── APITimeoutError                 -> ProviderError(status_code=None), hint: raise timeout
+ ├── APIConnectionError              -> ProviderError(status_code=None), hint: check base URL
+ ├── APIError (OpenAI error object in a 200 stream) -> ProviderError(status_code=None)
+ └── anything else                   -> ProviderError(status_code=None)
+httpx2.HTTPError (a transport failure while reading a stream, which the
+Anthropic SDK does not wrap)          -> treated like APIConnectionError
+```
+
+API keys never reach a message: the caller passes its key as a secret to be
+redacted, and anything shaped like an ``sk-...`` key is masked as well, since
+some servers echo the key they rejected. For the same reason the SDK exception
+is chained as ``__cause__`` only when its own text is free of keys
+(``chainable_cause``), so a logged traceback cannot leak one either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.core.errors import ProviderError
+
+__all__ = ["anthropic_provider_error", "chainable_cause", "openai_provider_error"]
+
+_KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}")
+_MAX_BODY_CHARS = 500
+
+# An error event inside a 200 stream carries only its type; map it to the HTTP
+# status the same error gets when it arrives before the stream starts.
+_ANTHROPIC_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+
+_STATUS_HINTS = {
+    400: "the provider rejected the request; check the model name and request parameters",
+    401: "check {key_env}: the API key is missing, wrong or revoked",
+    402: "the account has no credit left; check billing",
+    403: "the API key has no access to this model or resource; check its permissions",
+    404: "check the model name and the base URL ({base_url_env})",
+    408: "the provider timed out; retry, or raise max_retries",
+    409: "a transient conflict; retry, or raise max_retries",
+    413: "the request is too large; shorten the conversation or send fewer tools",
+    422: "the provider could not process the request; check the request parameters",
+    429: "rate limited or out of quota; wait, lower concurrency, or raise max_retries",
+}
+
+
+@dataclass(frozen=True)
+class _Provider:
+    name: str
+    label: str
+    key_env: str
+    base_url_env: str
+
+
+_OPENAI = _Provider("openai", "OpenAI", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+_ANTHROPIC = _Provider("anthropic", "Anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+
+
+def openai_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
+    """Translate an ``openai`` SDK (or transport) exception into a ``ProviderError``.
+
+    Args:
+        exc: the exception the SDK raised.
+        secrets: strings (the API key) that must not appear in the message.
+    """
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body
+        kind = "/".join(part for part in (exc.type, exc.code) if part)
+        return _status_error(
+            _OPENAI,
+            exc.status_code,
+            api_message=_body_message(body) or exc.message,
+            kind=kind,
+            request_id=exc.request_id,
+            secrets=secrets,
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return _timeout_error(_OPENAI, secrets)
+    if isinstance(exc, openai.APIConnectionError):
+        return _connection_error(_OPENAI, str(exc.request.url), secrets)
+    if isinstance(exc, openai.APIError):  # an error object inside a 200 stream
+        kind = "/".join(part for part in (exc.type, exc.code) if part)
+        return _stream_error(_OPENAI, exc.message, kind, secrets)
+    return _other_error(_OPENAI, exc, secrets)
+
+
+def anthropic_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
+    """Translate an ``anthropic`` SDK (or transport) exception into a ``ProviderError``.
+
+    Args:
+        exc: the exception the SDK raised.
+        secrets: strings (the API key) that must not appear in the message.
+    """
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        error_type = str(exc.type) if exc.type else None
+        status = exc.status_code
+        if status < 400:
+            status = _ANTHROPIC_TYPE_STATUS.get(error_type or "", 500)
+        return _status_error(
+            _ANTHROPIC,
+            status,
+            api_message=exc.api_message or _body_message(exc.body) or exc.message,
+            kind=error_type or "",
+            request_id=exc.request_id or _body_request_id(exc.body),
+            secrets=secrets,
+        )
+    if isinstance(exc, anthropic.APITimeoutError):
+        return _timeout_error(_ANTHROPIC, secrets)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return _connection_error(_ANTHROPIC, str(exc.request.url), secrets)
+    return _other_error(_ANTHROPIC, exc, secrets)
+
+
+def chainable_cause(exc: BaseException, *, secrets: Iterable[str] = ()) -> BaseException | None:
+    """Return ``exc`` if its text is safe to show in a traceback, else None.
+
+    Use as ``raise translated from chainable_cause(exc, secrets=...)``.
+    """
+    text = str(exc)
+    if _redact(text, secrets) != text:
+        return None
+    return exc
+
+
+def _status_error(
+    provider: _Provider,
+    status: int,
+    *,
+    api_message: str,
+    kind: str,
+    request_id: str | None,
+    secrets: Iterable[str],
+) -> ProviderError:
+    detail = f" ({kind})" if kind else ""
+    request = f" [request id {request_id}]" if request_id else ""
+    message = (
+        f"{provider.label} API returned HTTP {status}{detail}: {api_message.rstrip('.')}."
+        f"{request} Hint: {_hint(provider, status)}."
+    )
+    return ProviderError(_redact(message, secrets), status_code=status, provider=provider.name)
+
+
+def _hint(provider: _Provider, status: int) -> str:
+    template = _STATUS_HINTS.get(status)
+    if template is None:
+        if status >= 500:
+            return "the provider had a server-side problem; retry later or raise max_retries"
+        return "see the provider's message above"
+    return template.format(key_env=provider.key_env, base_url_env=provider.base_url_env)
+
+
+def _stream_error(
+    provider: _Provider, api_message: str, kind: str, secrets: Iterable[str]
+) -> ProviderError:
+    detail = f" ({kind})" if kind else ""
+    message = (
+        f"{provider.label} API reported an error inside the response stream{detail}: "
+        f"{api_message.rstrip('.')}. Hint: retry the call; the SDK does not retry errors "
+        "that arrive after the stream has started."
+    )
+    return ProviderError(_redact(message, secrets), provider=provider.name)
+
+
+def _timeout_error(provider: _Provider, secrets: Iterable[str]) -> ProviderError:
+    message = (
+        f"{provider.label} API request timed out before a response arrived. Hint: raise the "
+        "provider's timeout= or max_retries, or retry later."
+    )
+    return ProviderError(_redact(message, secrets), provider=provider.name)
+
+
+def _connection_error(provider: _Provider, url: str, secrets: Iterable[str]) -> ProviderError:
+    message = (
+        f"{provider.label} API connection to {url} failed: the request could not be sent or "
+        "the response was cut off. Hint: check the network, proxy settings and the base URL "
+        f"({provider.base_url_env} or base_url=)."
+    )
+    return ProviderError(_redact(message, secrets), provider=provider.name)
+
+
+def _other_error(provider: _Provider, exc: BaseException, secrets: Iterable[str]) -> ProviderError:
+    url = _transport_failure_url(exc)
+    if url is not None:
+        return _connection_error(provider, url, secrets)
+    message = (
+        f"{provider.label} API call failed: {type(exc).__name__}: {exc}. Hint: check the "
+        "provider configuration; retry if the failure looks transient."
+    )
+    return ProviderError(_redact(message, secrets), provider=provider.name)
+
+
+def _transport_failure_url(exc: BaseException) -> str | None:
+    """The URL of a raw ``httpx2`` transport failure, or None for any other exception."""
+    # The SDKs send through httpx2; importing it here costs nothing extra.
+    import httpx2
+
+    if not isinstance(exc, httpx2.HTTPError):
+        return None
+    try:
+        return str(exc.request.url)
+    except RuntimeError:  # httpx2 raises this when the error carries no request
+        return "the provider's base URL"
+
+
+def _body_message(body: object) -> str | None:
+    """The ``message`` of an error body (``{"error": {...}}`` or the inner object)."""
+    if isinstance(body, dict):
+        inner: Any = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        return None
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:_MAX_BODY_CHARS]
+    return None
+
+
+def _body_request_id(body: object) -> str | None:
+    if isinstance(body, dict) and isinstance(body.get("request_id"), str):
+        return str(body["request_id"])
+    return None
+
+
+def _redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPE.sub("sk-[redacted]", text)
