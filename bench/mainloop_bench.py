@@ -43,14 +43,20 @@ class StepClock:
         done = sum(1 for m in request.messages if m.role is Role.TOOL)
         if done >= STEPS:
             return LLMResponse(text="done")
-        return LLMResponse(tool_calls=(ToolCall(id=f"c{done}", name="noop", arguments={"n": done}),))
+        return LLMResponse(
+            tool_calls=(ToolCall(id=f"c{done}", name="noop", arguments={"n": done}),)
+        )
 
 
 def one_run(trace_mode: str, state_dir: Path) -> tuple[float, list[float]]:
     clock = StepClock()
     settings = Settings(
-        workdir=state_dir, state_dir=state_dir, enabled_tools=(), trace_mode=trace_mode,  # type: ignore[arg-type]
-        approval_provider="off", max_steps=STEPS + 1,
+        workdir=state_dir,
+        state_dir=state_dir,
+        enabled_tools=(),
+        trace_mode=trace_mode,  # type: ignore[arg-type]
+        approval_provider="off",
+        max_steps=STEPS + 1,
     )
     app = build_application(settings, provider=FunctionProvider(clock), tools=[Noop()])
     started = time.perf_counter()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.core.errors import ConfigurationError
 from harness.approval.middleware import HumanApprovalMiddleware
 from harness.approval.store import ApprovalStore, CheckpointStore
+from harness.core.errors import ConfigurationError
 from harness.engine.approval_resume import ApprovalResumeRunner
 from harness.engine.context import DEFAULT_SYSTEM_PROMPT, ContextBuilder, ContextCompactor
 from harness.engine.executor import ToolExecutor
@@ -26,6 +26,7 @@ from harness.tools.registry import ToolRegistry
 from harness.tracing import FileTraceRecorder, NullTracer, Tracer
 
 __all__ = ["Application", "build_application", "build_provider"]
+
 
 class Application:
     """A configured harness: run prompts, resume approvals, report health."""

@@ -110,9 +110,7 @@ class Settings(BaseModel):
         return "anthropic" if self.provider == "claude" else self.provider
 
     @classmethod
-    def from_env(
-        cls, environ: Mapping[str, str] | None = None, **overrides: Any
-    ) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Read ``HARNESS_*`` variables; bad values raise ``ConfigurationError``.
 
         Tool names are checked against the builtin tools, naming the variable

@@ -24,7 +24,6 @@ from harness.approval.records import (
     APPROVAL_SCHEMA_VERSION,
     CHECKPOINT_SCHEMA_VERSION,
     ApprovalRecord,
-    ApprovalStatus,
     RunCheckpoint,
 )
 from harness.core.errors import ApprovalError

@@ -32,9 +32,7 @@ def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     if schema.get("additionalProperties") is False:
         unknown = sorted(key for key in arguments if key not in properties)
         if unknown:
-            return (
-                f"unknown argument(s): {', '.join(unknown)}; expected {_summary(schema)}"
-            )
+            return f"unknown argument(s): {', '.join(unknown)}; expected {_summary(schema)}"
     for key, value in arguments.items():
         spec = properties.get(key)
         if not isinstance(spec, Mapping):

@@ -129,15 +129,15 @@ class ContextCompactor:
         budget = self.max_chars - _chars(head) - 200
         keep = [unit.anchored for unit in units]
         used = sum(_chars(unit.messages) for unit in units if unit.anchored)
-        recent = 0
-        for position in range(len(units) - 1, -1, -1):
+        for recent, position in enumerate(range(len(units) - 1, -1, -1)):
             size = _chars(units[position].messages)
             if recent >= self.keep_recent and used + size > budget:
                 break
             keep[position] = True
             used += size
-            recent += 1
-        removed = [m for unit, kept in zip(units, keep, strict=True) if not kept for m in unit.messages]
+        removed = [
+            m for unit, kept in zip(units, keep, strict=True) if not kept for m in unit.messages
+        ]
         if not removed:
             return None
         body = [m for unit, kept in zip(units, keep, strict=True) if kept for m in unit.messages]

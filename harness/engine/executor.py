@@ -232,8 +232,9 @@ class ToolExecutor:
             if key in result.metadata:
                 attributes[key] = result.metadata[key]
         tracer.set_payload(span, "observation", result.observation)
-        status = "error" if result.is_error else "ok"
-        tracer.end_span(span, status=status, attributes=attributes, error=error)
+        tracer.end_span(
+            span, status="error" if result.is_error else "ok", attributes=attributes, error=error
+        )
 
     def _prefix(self) -> str:
         return f"[subagent_session={self.log_tag}] " if self.log_tag else ""

@@ -126,11 +126,18 @@ class SubagentRunner:
         logger.info(
             "explorer start parent_session=%s child_session=%s max_steps=%d task_chars=%d "
             "workdir=%s child_tools=read",
-            parent.key, child.key, max_steps, len(task), workdir,
+            parent.key,
+            child.key,
+            max_steps,
+            len(task),
+            workdir,
         )
         try:
             result = loop.run(
-                task, session=child, mode=RunMode.ACT, max_steps=max_steps,
+                task,
+                session=child,
+                mode=RunMode.ACT,
+                max_steps=max_steps,
                 trace_kind="subagent.run",
             )
         finally:
@@ -140,7 +147,12 @@ class SubagentRunner:
             reason = "provider_error"
         logger.info(
             "explorer finish child_session=%s reason=%s steps=%d/%d provider=%s report_chars=%d",
-            child.key, reason, result.steps, max_steps, self.provider.name, len(result.text),
+            child.key,
+            reason,
+            result.steps,
+            max_steps,
+            self.provider.name,
+            len(result.text),
         )
         if reason == "provider_error":
             raise ToolError(
@@ -155,10 +167,7 @@ class SubagentRunner:
 
 def _exhausted(max_steps: int, files: tuple[str, ...], partial: str) -> str:
     listed = ", ".join(files) if files else "nothing"
-    text = (
-        f"No definite answer was found within {max_steps} steps. "
-        f"Files read: {listed}."
-    )
+    text = f"No definite answer was found within {max_steps} steps. Files read: {listed}."
     if partial.strip():
         text += f"\nLast notes from the explorer: {partial.strip()}"
     return text

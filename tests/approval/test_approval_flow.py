@@ -33,9 +33,7 @@ def _app(tmp_path: Path, provider: ScriptedProvider, **overrides: object) -> App
 
 
 def _paused(tmp_path: Path, *after: object) -> tuple[Application, ScriptedProvider, str]:
-    provider = ScriptedProvider(
-        [tool_call("write", path=DEMO, content="demo content\n"), *after]
-    )
+    provider = ScriptedProvider([tool_call("write", path=DEMO, content="demo content\n"), *after])
     app = _app(tmp_path, provider)
     result = app.run("create the demo file", session="demo")
     assert result.stop_reason == "approval_required"
@@ -117,8 +115,16 @@ def _delete_checkpoint(app: Application, approval_id: str) -> None:
         (_corrupt_record, "demo", None, "corrupt"),
         (None, "demo", "../../etc/passwd", "malformed"),
     ],
-    ids=["unknown-id", "other-session", "expired", "tampered-arguments", "corrupt-checkpoint",
-         "missing-checkpoint", "corrupt-record", "path-in-id"],
+    ids=[
+        "unknown-id",
+        "other-session",
+        "expired",
+        "tampered-arguments",
+        "corrupt-checkpoint",
+        "missing-checkpoint",
+        "corrupt-record",
+        "path-in-id",
+    ],
 )
 def test_fail_closed(
     tmp_path: Path, spoil: object, session: str, approval: str | None, message: str

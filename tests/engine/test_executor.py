@@ -84,13 +84,14 @@ def test_reads_overlap_write_is_a_barrier_and_order_is_kept(tmp_path: Path) -> N
         ToolCall(id="3", name="write", arguments={}),
         ToolCall(id="4", name="read", arguments={"path": "c"}),
     ]
-    batch = executor.run_tool_batch(
-        calls, visible_tool_names=("read", "write"), workdir=tmp_path
-    )
+    batch = executor.run_tool_batch(calls, visible_tool_names=("read", "write"), workdir=tmp_path)
     executor.close()
     assert [m.tool_call_id for m in batch.observations] == ["1", "2", "3", "4"]
     assert [m.content for m in batch.observations] == [
-        "content of a", "content of b", "written", "content of c"
+        "content of a",
+        "content of b",
+        "written",
+        "content of c",
     ]
     events = recorder.events
     # b finished before a: they really ran at the same time, yet order above is a, b.

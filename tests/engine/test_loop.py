@@ -11,7 +11,9 @@ from harness.providers import ScriptedProvider, tool_call
 
 def _app(tmp_path: Path, provider: ScriptedProvider, **overrides: object):  # type: ignore[no-untyped-def]
     values: dict[str, object] = {
-        "workdir": tmp_path, "state_dir": tmp_path / ".state", "trace_mode": "off",
+        "workdir": tmp_path,
+        "state_dir": tmp_path / ".state",
+        "trace_mode": "off",
     }
     values.update(overrides)
     return build_application(Settings(**values), provider=provider)  # type: ignore[arg-type]
@@ -25,7 +27,8 @@ def test_unknown_tool_and_bad_arguments_do_not_end_the_run(tmp_path: Path) -> No
     assert (result.stop_reason, result.text, result.steps) == ("final", "recovered", 3)
     tool_messages = [m for m in provider.requests[-1].messages if m.role is Role.TOOL]
     assert [m.metadata["error_type"] for m in tool_messages] == [
-        "unknown_tool", "invalid_arguments"
+        "unknown_tool",
+        "invalid_arguments",
     ]
 
 

@@ -27,8 +27,16 @@ ENABLED = ("read", "write", "bash")
         (RunMode.PLAN_ACT, 2, True, Phase.ACT, ENABLED, ToolChoice.AUTO),
         (RunMode.PLAN_ACT, 1, False, Phase.ACT, ENABLED, ToolChoice.AUTO),
     ],
-    ids=["act-1", "act-5", "plan-1", "plan-3", "think", "plan-act-plans", "plan-act-acts",
-         "plan-act-has-plan"],
+    ids=[
+        "act-1",
+        "act-5",
+        "plan-1",
+        "plan-3",
+        "think",
+        "plan-act-plans",
+        "plan-act-acts",
+        "plan-act-has-plan",
+    ],
 )
 def test_policy_table(
     mode: RunMode,
@@ -73,8 +81,11 @@ def test_runs_show_the_right_tools_each_step(
     (tmp_path / "a.txt").write_text("alpha\n")
     provider = ScriptedProvider(turns)
     settings = Settings(
-        workdir=tmp_path, state_dir=tmp_path / ".state", enabled_tools=("read", "write"),
-        trace_mode="off", approval_provider="off",
+        workdir=tmp_path,
+        state_dir=tmp_path / ".state",
+        enabled_tools=("read", "write"),
+        trace_mode="off",
+        approval_provider="off",
     )
     result = build_application(settings, provider=provider).run("task", mode=mode, session="s")
     assert result.stop_reason == "final"

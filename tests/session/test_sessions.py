@@ -21,7 +21,8 @@ def test_truncated_last_line_is_skipped_and_appends_continue(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    "key", ["../evil", "a/b", ".hidden", "", "x" * 300, "a..b"],
+    "key",
+    ["../evil", "a/b", ".hidden", "", "x" * 300, "a..b"],
     ids=["dotdot", "slash", "dot", "empty", "long", "double-dot"],
 )
 def test_bad_session_keys_are_refused(tmp_path: Path, key: str) -> None:

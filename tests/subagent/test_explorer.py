@@ -32,9 +32,7 @@ def reactive_model(request: LLMRequest) -> LLMResponse:
     if "explore" in tools:  # the parent
         if not results:
             return LLMResponse(
-                tool_calls=(
-                    ToolCall(name="explore", arguments={"task": "Find the sentinels."}),
-                )
+                tool_calls=(ToolCall(name="explore", arguments={"task": "Find the sentinels."}),)
             )
         found = sorted(set(SENTINEL.findall(results[-1])))
         return LLMResponse(text="The explorer found: " + ", ".join(found))
@@ -83,8 +81,7 @@ def test_sentinels_reach_the_parent_only_through_the_report(tmp_path: Path) -> N
     child_ids = {c.id for r in child_requests for m in r.messages for c in m.tool_calls}
     assert child_ids
     parent_text = "\n".join(
-        m.content + repr(m.tool_calls) + str(m.tool_call_id)
-        for m in parent_requests[-1].messages
+        m.content + repr(m.tool_calls) + str(m.tool_call_id) for m in parent_requests[-1].messages
     )
     assert not any(child_id in parent_text for child_id in child_ids)
     assert "layers: core, engine" not in parent_text  # raw file text never leaks

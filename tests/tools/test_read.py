@@ -40,8 +40,16 @@ def test_offset_and_limit_page_through(tmp_path: Path) -> None:
         ("latin1", "l.txt", "not_utf8"),
         ("dir", "sub", "is_directory"),
     ],
-    ids=["dotdot", "absolute-outside", "symlink-outside", "missing", "binary", "too-big",
-         "not-utf8", "directory"],
+    ids=[
+        "dotdot",
+        "absolute-outside",
+        "symlink-outside",
+        "missing",
+        "binary",
+        "too-big",
+        "not-utf8",
+        "directory",
+    ],
 )
 def test_refusals(tmp_path: Path, setup: str, path: str, error_type: str) -> None:
     workdir = tmp_path / "work"

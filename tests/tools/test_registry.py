@@ -34,7 +34,9 @@ class Shout:
         return str(tool_input.arguments.get("text", "")).upper()
 
 
-def _ctx(tool: Shout, tmp_path: Path, name: str = "shout", **arguments: Any) -> ToolExecutionContext:
+def _ctx(
+    tool: Shout, tmp_path: Path, name: str = "shout", **arguments: Any
+) -> ToolExecutionContext:
     call = ToolCall(name=name, arguments=arguments)
     return ToolExecutionContext(
         tool_call=call, tool=tool, tool_input=ToolInput(arguments=arguments, workdir=tmp_path)
@@ -107,7 +109,9 @@ def test_tool_error_becomes_an_error_result(tmp_path: Path) -> None:
     ],
     ids=["no-lists", "allowed", "not-in-allowlist", "denied", "deny-beats-allow"],
 )
-def test_policy(tmp_path: Path, allow: tuple[str, ...], deny: tuple[str, ...], expected: Any) -> None:
+def test_policy(
+    tmp_path: Path, allow: tuple[str, ...], deny: tuple[str, ...], expected: Any
+) -> None:
     tool = Shout()
     registry = ToolRegistry([tool])
     registry.use(ToolPolicyMiddleware(allow, deny))
