@@ -1,0 +1,272 @@
+"""The ``bash`` tool: run a shell command in the workdir, with a timeout and an output cap."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.core.errors import ConfigurationError, ToolError
+from harness.tools.protocol import ToolInput, ToolOutput
+
+__all__ = ["BashTool"]
+
+_BASH = "/bin/bash"
+_READ_CHUNK = 65536
+_POLL_SECONDS = 0.05
+_KILL_GRACE_SECONDS = 1.0
+# After the shell exits, children it left in the background may still hold the
+# pipe open; read what they have already written, but do not wait for them.
+_DRAIN_SECONDS = 0.2
+# Non-interactive defaults: pagers and credential prompts would hang on no stdin.
+_ENV_OVERRIDES = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Keeps the first and last ``half`` bytes of a stream and counts the rest."""
+
+    half: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[: max(len(self.tail) - self.half, 0)]
+
+    def text(self) -> str:
+        if self.total <= len(self.head) + len(self.tail):
+            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+        # Cut on character boundaries so the seams show no replacement characters.
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        head = decoder.decode(bytes(self.head))
+        held_back = len(decoder.getstate()[0])
+        tail = bytes(self.tail)
+        skip = next((i for i, byte in enumerate(tail[:3]) if byte & 0xC0 != 0x80), len(tail[:3]))
+        omitted = self.total - len(self.head) - len(self.tail) + held_back + skip
+        marker = f"\n[... {omitted} bytes of output omitted ...]\n"
+        return head + marker + tail[skip:].decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    output: str
+    exit_code: int | None
+    timed_out: bool
+    truncated: bool
+    output_bytes: int
+
+
+class BashTool:
+    """Run ``bash -c COMMAND`` in the workdir as a real subprocess.
+
+    The command gets its own process group, no stdin, and stdout and stderr
+    merged into one stream. On timeout the whole group is terminated (then
+    killed), so background children die with it. Long output keeps its head and
+    tail around an "omitted" marker. A non-zero exit status is not an error: the
+    model reads the output and the ``exit code: N`` line.
+
+    Args:
+        default_timeout_seconds: timeout when the call does not give one.
+        max_timeout_seconds: the largest ``timeout_seconds`` a call may ask for.
+        max_output_chars: output beyond this is cut from the middle.
+    """
+
+    name = "bash"
+    description = (
+        "Run a bash command in the workdir and return its combined stdout and stderr "
+        "followed by 'exit code: N'. There is no stdin, so interactive programs get "
+        "end-of-file. Long output is cut in the middle. Commands are killed after "
+        "timeout_seconds (default 120). Redirect the output of background jobs "
+        "('cmd > log 2>&1 &'): they are not waited for."
+    )
+
+    def __init__(
+        self,
+        default_timeout_seconds: int = 120,
+        max_timeout_seconds: int = 600,
+        max_output_chars: int = 30_000,
+    ) -> None:
+        if not 1 <= default_timeout_seconds <= max_timeout_seconds:
+            raise ConfigurationError(
+                f"BashTool default_timeout_seconds={default_timeout_seconds} must be between "
+                f"1 and max_timeout_seconds={max_timeout_seconds}"
+            )
+        if max_output_chars < 2:
+            raise ConfigurationError("BashTool max_output_chars must be at least 2")
+        self.default_timeout_seconds = default_timeout_seconds
+        self.max_timeout_seconds = max_timeout_seconds
+        self.max_output_chars = max_output_chars
+        self.parameters: dict[str, Any] = _parameters(default_timeout_seconds, max_timeout_seconds)
+
+    def run(self, tool_input: ToolInput) -> ToolOutput:
+        command = tool_input.arguments.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolError(
+                "argument 'command' must be a non-empty string", error_type="invalid_arguments"
+            )
+        timeout = self._timeout(tool_input.arguments)
+        outcome = self._execute(command, tool_input, timeout)
+        return ToolOutput(
+            _observation(outcome, timeout),
+            metadata={
+                "exit_code": outcome.exit_code,
+                "timed_out": outcome.timed_out,
+                "output_truncated": outcome.truncated,
+                "output_bytes": outcome.output_bytes,
+            },
+        )
+
+    def _timeout(self, arguments: dict[str, Any]) -> int:
+        value = arguments.get("timeout_seconds", self.default_timeout_seconds)
+        if value is None:
+            return self.default_timeout_seconds
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON has one number type; 30.0 means 30
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ToolError(
+                f"argument 'timeout_seconds' must be an integer, got {value!r}",
+                error_type="invalid_arguments",
+            )
+        if not 1 <= value <= self.max_timeout_seconds:
+            raise ToolError(
+                f"argument 'timeout_seconds' must be between 1 and {self.max_timeout_seconds}, "
+                f"got {value}",
+                error_type="invalid_arguments",
+            )
+        return value
+
+    def _execute(self, command: str, tool_input: ToolInput, timeout: int) -> _Outcome:
+        if not tool_input.workdir.is_dir():
+            raise ToolError(
+                f"the workdir {str(tool_input.workdir)!r} does not exist or is not a directory",
+                error_type="workdir_missing",
+            )
+        try:
+            process = subprocess.Popen(
+                [_BASH, "-c", command],
+                cwd=tool_input.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **_ENV_OVERRIDES},
+            )
+        except OSError as exc:
+            raise ToolError(
+                f"could not start {_BASH}: {exc}", error_type="bash_unavailable"
+            ) from exc
+        capture = _Capture(half=self.max_output_chars // 2)
+        deadline = time.monotonic() + timeout
+        timed_out = True  # if reading fails, the command must not be left running
+        try:
+            # End of output is not the end of the shell (it may have closed stdout
+            # and still be running, or be just about to exit): wait for it too.
+            timed_out = _pump(process, capture, deadline) or not _wait(process, deadline)
+        finally:
+            if timed_out or process.poll() is None:
+                _kill_group(process)
+                _pump(process, capture, time.monotonic() + _DRAIN_SECONDS)
+            assert process.stdout is not None
+            process.stdout.close()
+        exit_code = process.wait()
+        truncated = capture.total > len(capture.head) + len(capture.tail)
+        return _Outcome(capture.text(), exit_code, timed_out, truncated, capture.total)
+
+
+def _parameters(default_timeout: int, max_timeout: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The bash command to run."},
+            "timeout_seconds": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": max_timeout,
+                "default": default_timeout,
+                "description": "Seconds before the command and its children are killed.",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+
+
+def _pump(process: subprocess.Popen[bytes], capture: _Capture, deadline: float) -> bool:
+    """Copy output into ``capture`` until the pipe closes; True when the deadline hit.
+
+    One thread and a selector: no deadlock on large output, and a background
+    child holding the pipe open cannot keep us waiting past the shell's exit.
+    """
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    drain_until: float | None = None
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return True
+            if drain_until is None and process.poll() is not None:
+                drain_until = now + _DRAIN_SECONDS
+            if drain_until is not None and now >= drain_until:
+                return False
+            limit = min(deadline, drain_until or deadline) - now
+            if selector.select(min(limit, _POLL_SECONDS)):
+                chunk = os.read(fd, _READ_CHUNK)
+                if not chunk:
+                    return False
+                capture.add(chunk)
+
+
+def _wait(process: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait for the shell until ``deadline``; False when it is still running."""
+    try:
+        process.wait(max(deadline - time.monotonic(), 0))
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the command's process group, then SIGKILL what is left after a grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        if sig is signal.SIGTERM:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(_KILL_GRACE_SECONDS)
+
+
+def _observation(outcome: _Outcome, timeout: int) -> str:
+    body = outcome.output.rstrip("\n") or "(no output)"
+    if outcome.timed_out:
+        return (
+            f"command timed out after {timeout} s and was killed "
+            f"(its whole process group was terminated); output so far:\n{body}"
+        )
+    return f"{body}\n\nexit code: {outcome.exit_code}{_signal_note(outcome.exit_code)}"
+
+
+def _signal_note(exit_code: int | None) -> str:
+    if exit_code is None or exit_code >= 0:
+        return ""
+    try:
+        return f" (killed by {signal.Signals(-exit_code).name})"
+    except ValueError:
+        return f" (killed by signal {-exit_code})"
