@@ -89,7 +89,8 @@ def test_sentinels_reach_the_parent_only_through_the_report(tmp_path: Path) -> N
 
     sessions = tmp_path / "state" / "sessions"
     parent_memory = (sessions / "parent" / "memory.jsonl").read_text()
-    assert "Report:" not in parent_memory and "explore" not in parent_memory
+    assert len(parent_memory.splitlines()) == 2  # the prompt and the final answer only
+    assert "Report:" not in parent_memory and "Find the sentinels." not in parent_memory
     children = [p for p in sessions.iterdir() if p.name.startswith("parent-parent-explore-")]
     assert len(children) == 1
     child_memory = (children[0] / "memory.jsonl").read_text()

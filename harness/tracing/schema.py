@@ -1,0 +1,129 @@
+"""The trace file format, version 1, and its validation.
+
+A trace file is one JSON object, written by ``FileTraceRecorder`` to
+``<state_dir>/sessions/<session key or _no_session>/traces/<trace_id>.json``.
+The JSON Schema (draft 2020-12) ships as ``harness/tracing/trace.schema.json``;
+readers validate against it and refuse other versions.
+
+Top level:
+
+``schema_version`` (int, always 1)
+    Format version. A change that old readers cannot read bumps it.
+``trace_id`` (str)
+    Random hex id of the run's trace; also the file name.
+``session_key`` (str or null)
+    The session the run belonged to; null for runs without a session.
+``created_at`` (str)
+    ISO-8601 UTC time the trace began.
+``root`` (span)
+    The root span, usually ``agent.run`` or ``approval.resume``.
+``metadata`` (object)
+    Free-form facts about the run given to ``begin_trace`` (e.g. mode, model).
+
+Span:
+
+``span_id`` (str)
+    Id unique within the trace.
+``parent_id`` (str or null)
+    ``span_id`` of the parent; null only for the root.
+``trace_id`` (str)
+    Same as the top-level ``trace_id``.
+``kind`` (str)
+    What the span is: ``agent.run``, ``agent.step``, ``llm.call``, ``tool.call``,
+    ``approval.pause``, ``subagent.run``, ``approval.resume``, ...
+``name`` (str)
+    Which one, e.g. the tool name of a ``tool.call``; equals ``kind`` otherwise.
+``started_at`` / ``ended_at`` (str; ``ended_at`` may be null)
+    ISO-8601 UTC begin and end times. A span still open when its trace ended
+    is closed then, with status ``error`` and attribute ``unclosed: true``.
+``duration_ms`` (number or null)
+    Wall time in milliseconds, measured with a monotonic clock.
+``sequence`` (int >= 0)
+    Global begin order within the trace (root 0). Children are stored in this
+    order, so concurrent tool calls appear in call order, not finish order.
+``status`` ("ok" or "error")
+    ``error`` when the work raised or was marked failed; then the attribute
+    ``error_type`` holds the exception class name and, in replay mode only,
+    ``error_message`` its text.
+``attributes`` (object)
+    JSON values. In metadata mode: names, counts, hashes (``hash_text``),
+    timings, token usage. In replay mode also ``payload``: an object of
+    redacted, truncated payloads (prompts, arguments, answers).
+``events`` (array of event)
+    Point events in time order: ``name`` (str), ``at`` (timestamp),
+    ``attributes`` (object).
+``children`` (array of span)
+    Child spans in ``sequence`` order.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Final
+
+from harness.tracing.errors import TraceFormatError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+__all__ = ["SCHEMA_FILE_NAME", "SCHEMA_VERSION", "load_trace_schema", "validate_trace_document"]
+
+SCHEMA_VERSION: Final = 1
+SCHEMA_FILE_NAME: Final = "trace.schema.json"
+
+
+@cache
+def _schema_text() -> str:
+    return resources.files("harness.tracing").joinpath(SCHEMA_FILE_NAME).read_text("utf-8")
+
+
+def load_trace_schema() -> dict[str, Any]:
+    """Return (a fresh copy of) the JSON Schema of trace files."""
+    schema: dict[str, Any] = json.loads(_schema_text())
+    return schema
+
+
+def validate_trace_document(data: Any, *, source: str | None = None) -> None:
+    """Check that ``data`` (parsed JSON) is a trace document this harness can read.
+
+    Args:
+        data: the parsed JSON value.
+        source: where it came from (a path), named in the error message.
+
+    Raises:
+        TraceFormatError: wrong ``schema_version`` or a schema violation; the message
+            names the offending location, e.g. ``root.children[0].status``.
+    """
+    where = f"trace {source}" if source else "trace document"
+    if not isinstance(data, dict):
+        raise TraceFormatError(f"{where} is not a JSON object but {type(data).__name__}")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise TraceFormatError(
+            f"{where} has schema_version {version!r}; this harness reads version "
+            f"{SCHEMA_VERSION} only. Re-record the run with this version of harness."
+        )
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(data))
+    if error is not None:
+        location = _format_location(error.absolute_path) or "(top level)"
+        raise TraceFormatError(
+            f"{where} does not match the trace schema at {location}: {error.message}"
+        )
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # lazy: only readers of trace files pay for it
+
+    return Draft202012Validator(load_trace_schema())
+
+
+def _format_location(path: Any) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

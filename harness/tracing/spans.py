@@ -1,0 +1,146 @@
+"""Spans and events: the nodes of a trace tree.
+
+A ``TraceSpan`` is mutable while it is open (the Tracer fills in ``ended_at``,
+``status``, attributes, events and children) and becomes a plain serialisable
+value once its trace has ended. Spans are created on the hot path of the agent
+loop, so the Tracer builds them with :func:`new_span` / :func:`new_event`, which
+skip validation; everything read back from disk goes through normal pydantic
+validation instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["NULL_SPAN", "SpanStatus", "TraceEvent", "TraceSpan", "new_event", "new_span"]
+
+SpanStatus = Literal["ok", "error"]
+
+_MODEL_CONFIG = ConfigDict(extra="forbid")
+
+
+class TraceEvent(BaseModel):
+    """A point in time inside a span, e.g. ``context.compacted``."""
+
+    model_config = _MODEL_CONFIG
+
+    name: str
+    at: str
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class TraceSpan(BaseModel):
+    """One timed unit of work: a run, a step, a model call, a tool call.
+
+    Attributes:
+        span_id: id unique within the trace.
+        parent_id: ``span_id`` of the parent, None for the root.
+        trace_id: id of the trace the span belongs to.
+        kind: what the span is, e.g. ``agent.step`` or ``tool.call``.
+        name: which one, e.g. the tool name; equals ``kind`` when nothing more specific.
+        started_at: ISO-8601 UTC begin time.
+        ended_at: ISO-8601 UTC end time, None while open.
+        duration_ms: wall time in milliseconds, None while open.
+        sequence: begin order within the trace (root is 0); children are ordered by it.
+        status: ``ok`` or ``error``.
+        attributes: JSON-compatible metadata (names, counts, hashes; payloads in replay).
+        events: point events in the order they happened.
+        children: child spans in begin order.
+    """
+
+    model_config = _MODEL_CONFIG
+
+    span_id: str
+    parent_id: str | None
+    trace_id: str
+    kind: str
+    name: str
+    started_at: str
+    ended_at: str | None = None
+    duration_ms: float | None = None
+    sequence: int = 0
+    status: SpanStatus = "ok"
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    events: list[TraceEvent] = Field(default_factory=list)
+    children: list[TraceSpan] = Field(default_factory=list)
+
+    @property
+    def is_open(self) -> bool:
+        """True until the span has been ended."""
+        return self.ended_at is None
+
+    @property
+    def label(self) -> str:
+        """``kind`` when the name adds nothing, else ``kind name`` (the outline line)."""
+        return self.kind if self.name == self.kind else f"{self.kind} {self.name}"
+
+
+_SPAN_FIELDS: Final = frozenset(TraceSpan.model_fields)
+_EVENT_FIELDS: Final = frozenset(TraceEvent.model_fields)
+
+
+def _unvalidated(cls: type[BaseModel], fields: dict[str, Any], fields_set: frozenset[str]) -> Any:
+    # What ``model_construct`` does, minus its per-field default handling: on
+    # pydantic 2.x that handling makes ``model_construct`` slower than a validated
+    # ``__init__``. Callers pass every field, so nothing is skipped.
+    # tests/tracing/test_trace_spans.py checks the result equals a validated model.
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", fields)
+    object.__setattr__(model, "__pydantic_fields_set__", set(fields_set))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def new_span(
+    *,
+    span_id: str,
+    parent_id: str | None,
+    trace_id: str,
+    kind: str,
+    name: str,
+    started_at: str,
+    sequence: int,
+    attributes: dict[str, Any],
+) -> TraceSpan:
+    """Build an open span without validation (the Tracer's hot path)."""
+    fields: dict[str, Any] = {
+        "span_id": span_id,
+        "parent_id": parent_id,
+        "trace_id": trace_id,
+        "kind": kind,
+        "name": name,
+        "started_at": started_at,
+        "ended_at": None,
+        "duration_ms": None,
+        "sequence": sequence,
+        "status": "ok",
+        "attributes": attributes,
+        "events": [],
+        "children": [],
+    }
+    span: TraceSpan = _unvalidated(TraceSpan, fields, _SPAN_FIELDS)
+    return span
+
+
+def new_event(name: str, at: str, attributes: dict[str, Any]) -> TraceEvent:
+    """Build an event without validation (the Tracer's hot path)."""
+    fields: dict[str, Any] = {"name": name, "at": at, "attributes": attributes}
+    event: TraceEvent = _unvalidated(TraceEvent, fields, _EVENT_FIELDS)
+    return event
+
+
+NULL_SPAN: Final[TraceSpan] = new_span(
+    span_id="null",
+    parent_id=None,
+    trace_id="",
+    kind="null",
+    name="null",
+    started_at="1970-01-01T00:00:00.000000Z",
+    sequence=0,
+    attributes={},
+)
+"""The shared span returned when nothing is recorded (mode off, NullTracer, no
+active trace). Tracer methods ignore it; do not modify it."""
