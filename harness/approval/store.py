@@ -27,7 +27,7 @@ from harness.approval.records import (
     RunCheckpoint,
 )
 from harness.core.errors import ApprovalError
-from harness.session.files import atomic_write_text
+from harness.files import atomic_write_text
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.core.errors import ConfigurationError
-from harness.session.files import atomic_write_text
+from harness.files import atomic_write_text
 
 __all__ = ["REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
 

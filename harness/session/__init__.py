@@ -1,6 +1,5 @@
 """Sessions: identity, the session manager and JSONL memory."""
 
-from harness.session.files import atomic_write_bytes, atomic_write_text
 from harness.session.manager import SessionManager
 from harness.session.memory import MemoryEntry, SessionMemoryStore
 from harness.session.plan import SessionPlanStore
@@ -13,6 +12,4 @@ __all__ = [
     "SessionMemoryStore",
     "SessionPlanStore",
     "SessionRef",
-    "atomic_write_bytes",
-    "atomic_write_text",
 ]

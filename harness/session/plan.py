@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from harness.session.files import atomic_write_text
+from harness.files import atomic_write_text
 
 __all__ = ["SessionPlanStore"]
 

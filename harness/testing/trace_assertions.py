@@ -10,13 +10,12 @@ both outlines and a deepdiff of the two trees.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
 from harness.core import TraceAssertionError
+from harness.files import atomic_write_text
 from harness.testing.trace_query import MatchMode, find_shape_mismatch, normalize_trace
 from harness.tracing import TraceSpan, TraceTree, render_trace, span_label
 from harness.tracing.outline import OutlineNode, parse_outline
@@ -96,7 +95,7 @@ def assert_trace_golden(
     golden = Path(path)
     actual = normalize_trace(tree, include_attributes=include_attributes)
     if update:
-        _write_atomically(golden, actual + "\n")
+        atomic_write_text(golden, actual + "\n")
         return
     try:
         stored = golden.read_text(encoding="utf-8")
@@ -125,18 +124,6 @@ def assert_trace_golden(
 
 def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip("\n").splitlines() if line.strip()]
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # -- failure messages ------------------------------------------------------------

@@ -7,14 +7,13 @@ fans out to several (e.g. a file and an OpenTelemetry exporter).
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 from typing import Final, Protocol, runtime_checkable
 
 from harness.core import TraceAssertionError
+from harness.files import atomic_write_text
 from harness.tracing.errors import TraceRecordError
 from harness.tracing.tree import TraceTree
 
@@ -87,25 +86,12 @@ class FileTraceRecorder:
         text = tree.to_json()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(target, text)
+            atomic_write_text(target, text, durable=False)
         except OSError as exc:
             raise TraceRecordError(
                 f"cannot write trace {tree.trace_id} to {target}: {exc.strerror or exc}"
             ) from exc
         return target
-
-
-def _atomic_write(target: Path, text: str) -> None:
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
 
 
 class MemoryTraceRecorder:

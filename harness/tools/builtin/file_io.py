@@ -6,12 +6,11 @@ the tools above only ever see messages the model can act on.
 
 from __future__ import annotations
 
-import os
-import secrets
 import stat
 from pathlib import Path
 
 from harness.core.errors import ToolError
+from harness.files import atomic_write_bytes
 
 __all__ = ["BINARY_PROBE_BYTES", "atomic_write", "decode_utf8", "is_binary", "read_text"]
 
@@ -88,43 +87,15 @@ def read_text(path: Path, shown: str, *, max_bytes: int = _DEFAULT_MAX_BYTES) ->
 
 
 def atomic_write(path: Path, data: bytes, shown: str) -> None:
-    """Replace ``path`` with ``data`` so a reader sees the old file or the new, never half.
-
-    The temp file lives in the same folder (``os.replace`` is only atomic within
-    one file system). An existing file keeps its permission bits; a new file gets
-    the usual ``0o666`` minus the umask, because ``os.open`` applies the umask.
+    """Replace ``path`` with ``data`` atomically, keeping an existing file's mode.
 
     Raises:
         ToolError: the write failed; no temp file is left behind.
     """
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
+        atomic_write_bytes(path, data, keep_mode=True)
     except OSError as exc:
         raise _os_error("write", shown, exc) from None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else 0o600)
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise _os_error("write", shown, exc) from None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    # os.write may write less than asked (signals, pipes, quotas).
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _os_error(action: str, shown: str, exc: OSError) -> ToolError:

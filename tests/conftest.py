@@ -1,0 +1,21 @@
+"""Shared test setup: every trace file a test writes must satisfy the schema."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+from harness.tracing import validate_trace_document
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    outcome = yield
+    tmp_path = getattr(item, "funcargs", {}).get("tmp_path")
+    if isinstance(tmp_path, Path):
+        for path in tmp_path.rglob("traces/*.json"):
+            validate_trace_document(json.loads(path.read_text("utf-8")), source=str(path))
+    return outcome
