@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.approval.middleware import HumanApprovalMiddleware
@@ -53,6 +53,7 @@ class Application:
         self.executor = ToolExecutor(
             registry, tracer=tracer, max_parallel_tools=settings.max_parallel_tools
         )
+        self.observers: list[Callable[[RunResult], None]] = []
         self.approvals = ApprovalStore(self.state_dir)
         self.checkpoints = CheckpointStore(self.state_dir)
         self.loop = MainLoop(
@@ -86,7 +87,8 @@ class Application:
         if steps < 1:
             raise ConfigurationError(f"max_steps must be at least 1, got {steps}")
         ref = self.sessions.resolve(session)
-        return self.loop.run(prompt, session=ref, mode=run_mode, max_steps=steps, channel=channel)
+        result = self.loop.run(prompt, session=ref, mode=run_mode, max_steps=steps, channel=channel)
+        return self._notify(result)
 
     def resume_approval(
         self,
@@ -103,7 +105,13 @@ class Application:
         """
         ref = self.sessions.resolve(session)
         runner = ApprovalResumeRunner(self.loop, self.approvals, self.checkpoints)
-        return runner.resume(approval_id, decision, ref, reason)
+        return self._notify(runner.resume(approval_id, decision, ref, reason))
+
+    def _notify(self, result: RunResult) -> RunResult:
+        # Observers (the pytest plugin, eval reports) see every finished run.
+        for observer in self.observers:
+            observer(result)
+        return result
 
     def health(self) -> dict[str, Any]:
         """What this application is configured to do, for ``harness health``."""

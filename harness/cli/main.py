@@ -101,9 +101,9 @@ def health(
 
 
 def _register_subcommands() -> None:
-    from harness.cli import approval_cmd, trace_cmd
+    from harness.cli import approval_cmd, serve_cmd, trace_cmd
 
-    del approval_cmd  # its commands register themselves on import
+    del approval_cmd, serve_cmd  # their commands register themselves on import
     app.add_typer(trace_cmd.trace_app, name="trace")
 
 

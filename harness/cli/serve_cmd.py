@@ -76,6 +76,8 @@ def serve(
         asgi = create_app(application, adapter, feishu, webhook=webhook)
         if not webhook:
             start_long_connection(adapter, feishu)
+        events = feishu.path if webhook else "long connection"
+        typer.echo(f"harness serve: http://{host}:{port}/health, Feishu events: {events}", err=True)
         level = application.settings.log_level.lower()
         make_server(asgi, host=host, port=port, log_level=level).run()
     except HarnessError as exc:

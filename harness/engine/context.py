@@ -19,10 +19,13 @@ __all__ = [
     "ContextCompactor",
 ]
 
+# The prompt names no absolute path: requests stay identical wherever the
+# workdir lives, so recorded cassettes replay on any machine.
 DEFAULT_SYSTEM_PROMPT = (
-    "You are harness, a careful software agent working in the directory {workdir}. "
-    "Use the tools you are given to look before you change anything, keep changes "
-    "small, and finish with a short answer that says what you did and found."
+    "You are harness, a careful software agent working in a project directory; every "
+    "path you use is relative to it. Use the tools you are given to look before you "
+    "change anything, keep changes small, and finish with a short answer that says "
+    "what you did and found."
 )
 
 _PHASE_NOTES = {
@@ -59,7 +62,8 @@ class ContextBuilder:
         mode: RunMode = RunMode.ACT,
         plan: str | None = None,
     ) -> BuiltContext:
-        system = self.system_prompt.format(workdir=workdir)
+        # replace, not format: a user prompt may hold other braces.
+        system = self.system_prompt.replace("{workdir}", str(workdir))
         if mode is RunMode.PLAN_ACT and plan:
             system += f"\n\nThe current TODO plan for this session:\n{plan}"
         messages = [Message.system(system)]

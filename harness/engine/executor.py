@@ -190,6 +190,7 @@ class ToolExecutor:
             workdir=env.workdir,
             session=env.session,
             visible_tool_names=env.visible,
+            metadata={"tool_call_id": call.id, "step": env.step},
         )
         factory = env.draft_factory
         draft = None if factory is None else (lambda: factory(item.index, done))

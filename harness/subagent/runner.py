@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import threading
@@ -27,7 +28,7 @@ __all__ = ["EXPLORER_SYSTEM_PROMPT", "ExplorerReport", "SubagentRunner", "child_
 logger = logging.getLogger("harness.subagent")
 
 EXPLORER_SYSTEM_PROMPT = (
-    "You are an Explorer subagent working read-only in {workdir}. Investigate the task "
+    "You are an Explorer subagent working read-only in a project directory. Investigate the task "
     "with the read tool (read several files at once when you can), then reply with a "
     "concise report of what you found, quoting exact names and values. You cannot "
     "change anything."
@@ -46,9 +47,18 @@ class ExplorerReport:
     files_read: tuple[str, ...]
 
 
-def child_session_for(parent: SessionRef) -> SessionRef:
-    """A fresh child session of ``parent`` for one explore call."""
-    child_id = secrets.token_hex(6)
+def child_session_for(parent: SessionRef, tool_call_id: str | None = None) -> SessionRef:
+    """The child session of ``parent`` for one explore call.
+
+    The id derives from the explore call's id when there is one, so a replayed
+    run (same recorded call ids) names its child the same and sends the model
+    byte-identical requests; without a call id it is random.
+    """
+    if tool_call_id:
+        digest = hashlib.sha256(f"{parent.key}\x00{tool_call_id}".encode()).hexdigest()
+        child_id = digest[:12]
+    else:
+        child_id = secrets.token_hex(6)
     return SessionRef(
         key=f"parent-{parent.key}-explore-{child_id}",
         source="subagent",
@@ -99,9 +109,11 @@ class SubagentRunner:
         self.compactor = compactor or ContextCompactor()
         self.max_parallel_tools = max_parallel_tools
 
-    def run_explorer(self, parent: SessionRef, task: str, max_steps: int) -> ExplorerReport:
+    def run_explorer(
+        self, parent: SessionRef, task: str, max_steps: int, *, tool_call_id: str | None = None
+    ) -> ExplorerReport:
         """Run one Explorer child to a report; provider failures raise ``ToolError``."""
-        child = child_session_for(parent)
+        child = child_session_for(parent, tool_call_id)
         workdir = (child.workdir or self.workdir).resolve()
         reads = _ReadLog(ReadTool())
         executor = ToolExecutor(

@@ -70,7 +70,13 @@ class ExplorerSubagentTool:
                 "run it inside Application.run",
                 error_type="session_required",
             )
-        outcome = self.runner.run_explorer(tool_input.session, task.strip(), max_steps)
+        call_id = tool_input.metadata.get("tool_call_id")
+        outcome = self.runner.run_explorer(
+            tool_input.session,
+            task.strip(),
+            max_steps,
+            tool_call_id=call_id if isinstance(call_id, str) else None,
+        )
         report = outcome.report
         if len(report) > self.max_result_chars:
             cut = len(report) - self.max_result_chars

@@ -16,7 +16,13 @@ from typing import Any, Final
 
 from harness.core import TraceAssertionError
 from harness.files import atomic_write_text
-from harness.testing.trace_query import MatchMode, find_shape_mismatch, normalize_trace
+from harness.testing.trace_query import (
+    MatchMode,
+    TraceSource,
+    find_shape_mismatch,
+    normalize_trace,
+    root_span,
+)
 from harness.tracing import TraceSpan, TraceTree, render_trace, span_label
 from harness.tracing.outline import OutlineNode, parse_outline
 
@@ -38,7 +44,7 @@ def load_trace(path: str | Path) -> TraceTree:
 
 
 def assert_trace_shape(
-    tree: TraceTree | TraceSpan,
+    tree: TraceSource,
     outline: str | OutlineNode,
     *,
     match: MatchMode = "exact",
@@ -61,7 +67,7 @@ def assert_trace_shape(
     mismatch = find_shape_mismatch(tree, expected, match=match, ordered=ordered)
     if mismatch is None:
         return
-    root = tree.root if isinstance(tree, TraceTree) else tree
+    root = root_span(tree)
     raise TraceAssertionError(
         _failure_message(
             f"trace shape does not match (match={match}, ordered={ordered})",
@@ -74,7 +80,7 @@ def assert_trace_shape(
 
 
 def assert_trace_golden(
-    tree: TraceTree | TraceSpan,
+    tree: TraceSource,
     path: str | Path,
     *,
     update: bool = False,
@@ -108,7 +114,7 @@ def assert_trace_golden(
         return
     expected = parse_outline(stored)
     mismatch = find_shape_mismatch(tree, expected, match="exact", ordered=True)
-    root = tree.root if isinstance(tree, TraceTree) else tree
+    root = root_span(tree)
     first = str(mismatch) if mismatch else "the outlines differ in attribute text"
     raise TraceAssertionError(
         _failure_message(

@@ -14,23 +14,45 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from harness.tracing import TraceSpan, TraceTree, outline_text
 from harness.tracing.outline import OutlineNode, format_attribute_value, path_step
 
-__all__ = ["MatchMode", "ShapeMismatch", "find_shape_mismatch", "normalize_trace"]
+__all__ = [
+    "MatchMode",
+    "ShapeMismatch",
+    "TraceSource",
+    "find_shape_mismatch",
+    "normalize_trace",
+    "root_span",
+]
 
 MatchMode = Literal["exact", "subset"]
 
 
-def normalize_trace(
-    tree_or_span: TraceTree | TraceSpan, *, include_attributes: Iterable[str] = ()
-) -> str:
+@runtime_checkable
+class _LazyTrace(Protocol):
+    """Something that yields a tree on demand (the pytest ``trace`` fixture)."""
+
+    def __trace_tree__(self) -> TraceTree: ...
+
+
+TraceSource = TraceTree | TraceSpan | _LazyTrace
+"""What the assertions accept: a tree, a span (a subtree), or a lazy handle."""
+
+
+def root_span(source: TraceSource) -> TraceSpan:
+    """The span at the top of ``source``."""
+    if isinstance(source, _LazyTrace):
+        source = source.__trace_tree__()
+    return source.root if isinstance(source, TraceTree) else source
+
+
+def normalize_trace(tree_or_span: TraceSource, *, include_attributes: Iterable[str] = ()) -> str:
     """Return the outline of a tree (or subtree): ``kind`` or ``kind name`` per line,
     two spaces per level, ``[key=value]`` for each of ``include_attributes`` a span has."""
-    root = tree_or_span.root if isinstance(tree_or_span, TraceTree) else tree_or_span
-    return outline_text(root, include_attributes)
+    return outline_text(root_span(tree_or_span), include_attributes)
 
 
 # -- matching ---------------------------------------------------------------------
@@ -53,7 +75,7 @@ class ShapeMismatch:
 
 
 def find_shape_mismatch(
-    tree: TraceTree | TraceSpan,
+    tree: TraceSource,
     outline: OutlineNode,
     *,
     match: MatchMode = "exact",
@@ -62,7 +84,7 @@ def find_shape_mismatch(
     """Return None when ``tree`` has the shape of ``outline``, else the first difference."""
     if match not in ("exact", "subset"):
         raise ValueError(f"match must be 'exact' or 'subset', not {match!r}")
-    root = tree.root if isinstance(tree, TraceTree) else tree
+    root = root_span(tree)
     matcher = _Matcher(root, ordered)
     if match == "exact":
         if matcher.fits(outline, 0):

@@ -1,1 +1,95 @@
-"""harness.integrations.feishu."""
+"""Feishu (Lark) adapter: chat messages run the agent; approvals are decided in the chat.
+
+Feishu is an adapter around the application, never a tool the model sees:
+
+- ``commands``: the ``/approve <id>`` and ``/reject <id> [reason]`` grammar.
+- ``channel``: ``FeishuChannel``, a chat as a run's channel and ``ApprovalRequester``.
+- ``client``: the ``FeishuMessenger`` seam and ``LarkMessenger`` over lark-oapi.
+- ``incoming``: reading ``im.message.receive_v1`` events; one session per chat.
+- ``events``: ``FeishuEventAdapter``, the handler shared by both transports.
+- ``webhook``: token, decryption and signature checks of webhook requests.
+- ``dedup``: the bounded memory of seen event ids.
+- ``serial``: one chat's work in order, chats in parallel, on one pool.
+- ``server``: the starlette app (``/health``, webhook) and its uvicorn server.
+- ``longconn``: receiving events over lark-oapi's long connection instead.
+- ``settings``: ``FeishuSettings`` from ``FEISHU_*`` / ``HARNESS_FEISHU_*``.
+- ``fakes``: a recording messenger and a loopback fake of the open API.
+
+Importing this package does not import lark-oapi, starlette or uvicorn (the
+optional ``harness-toolkit[feishu]`` extra); they load when first used.
+"""
+
+from harness.integrations.feishu.channel import (
+    MAX_MESSAGE_CHARS,
+    FeishuChannel,
+    format_approval_message,
+    format_run_result,
+)
+from harness.integrations.feishu.client import FeishuError, FeishuMessenger, LarkMessenger
+from harness.integrations.feishu.commands import (
+    APPROVAL_ID_PATTERN,
+    ApprovalCommand,
+    ApprovalCommandError,
+    parse_approval_command,
+    strip_mentions,
+)
+from harness.integrations.feishu.dedup import EventDeduplicator
+from harness.integrations.feishu.events import FeishuEventAdapter
+from harness.integrations.feishu.fakes import (
+    FakeFeishuOpenAPI,
+    RecordingMessenger,
+    SentMessage,
+    message_event,
+)
+from harness.integrations.feishu.incoming import (
+    MESSAGE_EVENT_TYPE,
+    IncomingMessage,
+    parse_message_event,
+    session_for_chat,
+)
+from harness.integrations.feishu.longconn import build_event_dispatcher, start_long_connection
+from harness.integrations.feishu.serial import KeyedSerialRunner
+from harness.integrations.feishu.server import create_app, make_server
+from harness.integrations.feishu.settings import DEFAULT_FEISHU_PATH, FeishuSettings
+from harness.integrations.feishu.webhook import (
+    VerifiedWebhook,
+    WebhookRejected,
+    feishu_signature,
+    verify_webhook,
+)
+
+__all__ = [
+    "APPROVAL_ID_PATTERN",
+    "DEFAULT_FEISHU_PATH",
+    "MAX_MESSAGE_CHARS",
+    "MESSAGE_EVENT_TYPE",
+    "ApprovalCommand",
+    "ApprovalCommandError",
+    "EventDeduplicator",
+    "FakeFeishuOpenAPI",
+    "FeishuChannel",
+    "FeishuError",
+    "FeishuEventAdapter",
+    "FeishuMessenger",
+    "FeishuSettings",
+    "IncomingMessage",
+    "KeyedSerialRunner",
+    "LarkMessenger",
+    "RecordingMessenger",
+    "SentMessage",
+    "VerifiedWebhook",
+    "WebhookRejected",
+    "build_event_dispatcher",
+    "create_app",
+    "feishu_signature",
+    "format_approval_message",
+    "format_run_result",
+    "make_server",
+    "message_event",
+    "parse_approval_command",
+    "parse_message_event",
+    "session_for_chat",
+    "start_long_connection",
+    "strip_mentions",
+    "verify_webhook",
+]

@@ -1,0 +1,97 @@
+"""FeishuChannel: one Feishu chat as a run's channel and approval requester."""
+
+from __future__ import annotations
+
+import threading
+
+from harness.approval.records import ApprovalRecord
+from harness.engine.run_types import RunResult, StopReason
+from harness.integrations.feishu.client import FeishuMessenger
+
+__all__ = ["MAX_MESSAGE_CHARS", "FeishuChannel", "format_approval_message", "format_run_result"]
+
+# Feishu caps a text message far above this; long agent answers are cut so a
+# reply never fails (and the chat stays readable). The trace keeps the whole text.
+MAX_MESSAGE_CHARS = 8000
+
+
+def format_approval_message(record: ApprovalRecord) -> str:
+    """The text that asks a human to decide ``record``, with the exact commands."""
+    reasons = "; ".join(record.risk_reasons) or "(none given)"
+    return "\n".join(
+        [
+            f"Approval required: {record.approval_id}",
+            f"Session: {record.session_display_name or record.session_key}",
+            f"Workdir: {record.workdir or '(unknown)'}",
+            f"Tool: {record.tool_name}",
+            f"Risk: {reasons}",
+            f"Expires: {record.expires_at.isoformat(timespec='seconds')}",
+            f"Approve: /approve {record.approval_id}",
+            f"Reject: /reject {record.approval_id} <reason>",
+        ]
+    )
+
+
+def format_run_result(result: RunResult) -> str:
+    """The chat reply for a finished (or again paused) run: answer and stop reason."""
+    if result.stop_reason is StopReason.APPROVAL_REQUIRED and result.approval_id:
+        body = f"Paused: waiting for approval {result.approval_id} (see the approval request)."
+    else:
+        body = result.text.strip() or "(no answer)"
+    footer = f"[stop_reason: {result.stop_reason.value}, steps: {result.steps}]"
+    if result.error:
+        footer += f"\nerror: {result.error}"
+    return f"{body}\n{footer}"
+
+
+class FeishuChannel:
+    """A run's link to one Feishu chat; also its ``ApprovalRequester``.
+
+    Passed as ``channel=`` to ``Application.run``: when the approval middleware
+    pauses a call it calls ``request_approval``, which posts one message
+    with the id and the commands to decide it. The channel never decides
+    anything itself.
+
+    Args:
+        messenger: how messages reach Feishu.
+        chat_id: the chat this channel speaks in.
+        reply_to: the message that started the work; replies thread under it.
+    """
+
+    def __init__(
+        self, messenger: FeishuMessenger, chat_id: str, *, reply_to: str | None = None
+    ) -> None:
+        self.messenger = messenger
+        self.chat_id = chat_id
+        self.reply_to = reply_to
+        self._announced: set[str] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def announced_approvals(self) -> frozenset[str]:
+        """Ids of the approvals this channel has asked the chat to decide."""
+        with self._lock:
+            return frozenset(self._announced)
+
+    def send_progress(self, text: str) -> None:
+        """Post ``text`` as a new message in the chat."""
+        self.messenger.send_text(self.chat_id, _fit(text))
+
+    def reply(self, text: str) -> None:
+        """Answer the message that started the work (or post, when there is none)."""
+        if self.reply_to is None:
+            self.send_progress(text)
+        else:
+            self.messenger.reply_text(self.reply_to, _fit(text))
+
+    def request_approval(self, record: ApprovalRecord) -> None:
+        """Ask the chat to decide ``record`` (``ApprovalRequester``)."""
+        self.messenger.send_text(self.chat_id, format_approval_message(record))
+        with self._lock:
+            self._announced.add(record.approval_id)
+
+
+def _fit(text: str) -> str:
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 20] + "\n... (truncated)"

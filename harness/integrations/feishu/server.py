@@ -1,0 +1,116 @@
+"""The ASGI app behind ``harness serve``: ``GET /health`` and the Feishu webhook.
+
+The webhook answers within milliseconds: it verifies the request, hands the
+event to ``FeishuEventAdapter.handle_event`` (which only schedules work on a
+thread pool) and returns 200, so Feishu does not time out and redeliver
+while an agent runs. Starlette and uvicorn are imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from harness.integrations.feishu.events import FeishuEventAdapter
+from harness.integrations.feishu.settings import FeishuSettings
+from harness.integrations.feishu.webhook import WebhookRejected, verify_webhook
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
+
+    from harness.app import Application
+
+__all__ = ["create_app", "make_server"]
+
+logger = logging.getLogger("harness.feishu")
+
+
+def create_app(
+    application: Application,
+    adapter: FeishuEventAdapter,
+    settings: FeishuSettings,
+    *,
+    webhook: bool = True,
+) -> Starlette:
+    """Build the ASGI app.
+
+    Args:
+        application: answers ``/health``.
+        adapter: receives every verified event.
+        settings: the webhook path, verification token and encrypt key.
+        webhook: mount ``POST settings.path``; False when events arrive over
+            the long connection instead (then only ``/health`` is served).
+
+    The adapter's thread pool is shut down (running work finished) when the
+    app's lifespan ends.
+    """
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    path = settings.path if webhook else None  # None: events come over the long connection
+    token = settings.verification_token.get_secret_value()
+    encrypt_key = settings.encrypt_key.get_secret_value()
+    if webhook and encrypt_key:
+        # Import the SDK's cipher now, not on the event loop at the first event.
+        import lark_oapi.core.utils.decryptor  # noqa: F401
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", **application.health(), "feishu_path": path})
+
+    async def events(request: Request) -> Response:
+        body = await request.body()
+        try:
+            verified = verify_webhook(
+                body, request.headers, verification_token=token, encrypt_key=encrypt_key
+            )
+        except WebhookRejected as exc:
+            logger.warning("rejected a webhook request (%s): %s", exc.status, exc)
+            return JSONResponse({"msg": "rejected"}, status_code=exc.status)
+        if verified.challenge is not None:
+            return JSONResponse({"challenge": verified.challenge})
+        adapter.handle_event(verified.payload)
+        return JSONResponse({"msg": "success"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        import anyio.to_thread
+
+        yield
+        await anyio.to_thread.run_sync(adapter.close)
+
+    routes = [Route("/health", health, methods=["GET"])]
+    if webhook:
+        routes.append(Route(settings.path, events, methods=["POST"]))
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def make_server(
+    asgi_app: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    log_config: Any = "default",
+) -> uvicorn.Server:
+    """A uvicorn server for ``asgi_app``; call ``run()`` (or ``run(sockets=[...])``).
+
+    ``log_config=None`` leaves logging alone (tests); "default" is uvicorn's own.
+    """
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = uvicorn.Config(
+        asgi_app,
+        host=host,
+        port=port,
+        ws="none",  # no websocket routes; also keeps websockets' deprecation warnings away
+        lifespan="on",
+        log_level=log_level,
+        log_config=LOGGING_CONFIG if log_config == "default" else log_config,
+    )
+    return uvicorn.Server(config)
