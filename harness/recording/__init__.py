@@ -1,1 +1,37 @@
-"""harness.recording."""
+"""Record and replay real provider HTTP traffic (vcrpy cassettes), and simulate it.
+
+``use_cassette`` wraps vcrpy so that the official OpenAI and Anthropic SDKs record
+to and replay from readable cassettes, matched through an index on method, path
+and normalized JSON body. ``harness.recording.sim`` is a local OpenAI- and
+Anthropic-compatible server that answers from a scenario script.
+"""
+
+from harness.recording._check import check_cassettes, scan_cassette_file
+from harness.recording._errors import (
+    NetworkBlockedError,
+    UnmatchedRequestError,
+    unwrap_cassette_error,
+)
+from harness.recording._guard import block_network
+from harness.recording._matching import normalize_body
+from harness.recording._metadata import CassetteMetadata
+from harness.recording._modes import RecordMode, parse_record_mode
+from harness.recording._secrets import Finding
+from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
+
+__all__ = [
+    "CassetteHandle",
+    "CassetteMetadata",
+    "CassetteReport",
+    "Finding",
+    "NetworkBlockedError",
+    "RecordMode",
+    "UnmatchedRequestError",
+    "block_network",
+    "check_cassettes",
+    "normalize_body",
+    "parse_record_mode",
+    "scan_cassette_file",
+    "unwrap_cassette_error",
+    "use_cassette",
+]

@@ -1,0 +1,211 @@
+"""Replay cost: harness cassettes (indexed) vs plain vcrpy vs an in-process fake.
+
+Run: ``python bench/replay_bench.py``. Records cassettes of 1, 100 and 1,000
+interactions against the local simulator (loopback only) in a temp dir, then
+measures the cost per OpenAI SDK call when replaying them, and the load time.
+
+Targets: replay at 1,000 interactions < 2 ms per call and >= 10x faster than
+plain vcrpy with body matching at that size; loading 1,000 interactions < 100 ms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import httpx2
+import openai
+import vcr
+
+from harness.recording import use_cassette
+from harness.recording.sim import SimulatorServer
+
+SIZES = (1, 100, 1000)
+VCR_SAMPLE = 40  # plain vcrpy at 1,000 costs tens of ms per call: sample evenly
+REPEATS = 3
+SYSTEM = "You are a careful assistant. Answer briefly and cite the file you read. " * 6
+ANSWER = "The answer is in notes.txt: the build passes and SENTINEL-OK was found. " * 3
+SCRIPT = {"version": 1, "rules": [{"reply": ANSWER}]}
+VCR_MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+
+
+def messages(i: int) -> list[dict[str, str]]:
+    """The request of interaction ``i``: a system prompt and a distinct question."""
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"Question {i}: what is {i} squared?"},
+    ]
+
+
+def client(base_url: str, http: httpx2.Client | None = None) -> openai.OpenAI:
+    """An OpenAI SDK client without retries."""
+    return openai.OpenAI(
+        api_key="sk-bench", base_url=base_url, max_retries=0, http_client=http or httpx2.Client()
+    )
+
+
+def call(sdk: openai.OpenAI, i: int) -> None:
+    """One chat completion for interaction ``i``."""
+    reply = sdk.chat.completions.create(model="gpt-4o-mini", messages=messages(i))  # type: ignore[arg-type]
+    assert reply.choices[0].message.content == ANSWER
+
+
+def record(directory: Path) -> tuple[str, dict[int, Path], float]:
+    """Record one cassette per size; returns the base URL, paths, and seconds per recorded call."""
+    paths = {size: directory / f"replay-{size}.yaml" for size in SIZES}
+    with SimulatorServer(SCRIPT) as sim, client(f"{sim.url}/v1") as sdk:
+        started = time.perf_counter()
+        for size, path in paths.items():
+            with use_cassette(path, record_mode="once"):
+                for i in range(size):
+                    call(sdk, i)
+        per_call = (time.perf_counter() - started) / sum(SIZES)
+        return f"{sim.url}/v1", paths, per_call
+
+
+class Cost(NamedTuple):
+    """Seconds per call: wall clock, and CPU time of this process (steadier on a busy host)."""
+
+    wall: float
+    cpu: float
+
+
+def timed_sessions(
+    sessions: int, open_session: Callable[[], Any], calls: list[int], sdk: openai.OpenAI
+) -> Cost:
+    """Median over ``sessions`` of the cost per call made inside one session."""
+    walls, cpus = [], []
+    for _ in range(sessions):
+        with open_session():
+            wall, cpu = time.perf_counter(), time.process_time()
+            for i in calls:
+                call(sdk, i)
+            walls.append((time.perf_counter() - wall) / len(calls))
+            cpus.append((time.process_time() - cpu) / len(calls))
+    return Cost(statistics.median(walls), statistics.median(cpus))
+
+
+def baseline(base_url: str) -> Cost:
+    """Seconds per call through an in-process fake transport (no vcrpy at all)."""
+    body = json.dumps(
+        {
+            "id": "chatcmpl-x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": ANSWER},
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    ).encode()
+    transport = httpx2.MockTransport(
+        lambda request: httpx2.Response(
+            200, content=body, headers={"content-type": "application/json"}
+        )
+    )
+    with client(base_url, httpx2.Client(transport=transport)) as sdk:
+        return timed_sessions(REPEATS, contextlib.nullcontext, list(range(300)), sdk)
+
+
+def harness_replay(base_url: str, path: Path, size: int) -> Cost:
+    """Seconds per call replaying every interaction of ``path`` with harness."""
+    sessions = REPEATS if size > 1 else 60
+    with client(base_url) as sdk:
+        return timed_sessions(sessions, lambda: use_cassette(path), list(range(size)), sdk)
+
+
+def vcrpy_replay(base_url: str, path: Path, size: int) -> Cost:
+    """Seconds per call replaying ``path`` with plain vcrpy and its body matcher."""
+    step = max(1, size // VCR_SAMPLE)
+    sample = list(range(0, size, step))[:VCR_SAMPLE]
+    recorder = vcr.VCR(match_on=VCR_MATCH_ON, record_mode="none")
+    sessions = REPEATS if size > 1 else 60
+    with client(base_url) as sdk:
+        return timed_sessions(sessions, lambda: recorder.use_cassette(str(path)), sample, sdk)
+
+
+def load_time(path: Path) -> tuple[float, float]:
+    """Seconds to enter and leave a session on ``path``: harness, then plain vcrpy."""
+    times: dict[str, list[float]] = {"harness": [], "vcrpy": []}
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        with use_cassette(path):
+            pass
+        times["harness"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        with vcr.use_cassette(str(path), record_mode="none"):
+            pass
+        times["vcrpy"].append(time.perf_counter() - started)
+    return min(times["harness"]), min(times["vcrpy"])
+
+
+def report(fake: Cost, rows: list[tuple[int, Cost, Cost]], loads: tuple[float, float]) -> bool:
+    """Print the results side by side; True when every target is met."""
+    ms = 1000.0
+    print(
+        f"baseline, in-process fake transport (same SDK): {fake.wall * ms:.3f} ms/call wall, "
+        f"{fake.cpu * ms:.3f} ms/call CPU\n"
+    )
+    header = f"{'harness wall / CPU':>20} | {'plain vcrpy wall / CPU':>24}"
+    print(f"{'interactions':>12} | {header} | speed-up")
+    print(f"{'-' * 12}-+-{'-' * 20}-+-{'-' * 24}-+---------")
+    for size, ours, theirs in rows:
+        speedup = theirs.wall / ours.wall
+        print(
+            f"{size:>12} | {ours.wall * ms:>7.3f} / {ours.cpu * ms:>6.3f} ms | "
+            f"{theirs.wall * ms:>9.3f} / {theirs.cpu * ms:>8.3f} ms | {speedup:>7.1f}x"
+        )
+    load, vcr_load = loads
+    print(
+        f"\nload 1,000 interactions: harness {load * ms:.1f} ms, plain vcrpy {vcr_load * ms:.1f} ms"
+    )
+    ours, theirs = rows[-1][1], rows[-1][2]
+    checks = {
+        "replay at 1,000 < 2 ms/call (wall)": ours.wall < 0.002,
+        "replay at 1,000 >= 10x faster than plain vcrpy (wall)": theirs.wall / ours.wall >= 10,
+        "load of 1,000 < 100 ms": load < 0.1,
+    }
+    overhead = (ours.wall - fake.wall) * ms, (ours.cpu - fake.cpu) * ms
+    print(
+        f"harness overhead over the fake at 1,000: {overhead[0]:.3f} ms/call wall, "
+        f"{overhead[1]:.3f} ms/call CPU\n"
+    )
+    for name, ok in checks.items():
+        print(f"{'PASS' if ok else 'FAIL'}  {name}")
+    return all(checks.values())
+
+
+def main() -> int:
+    """Record, replay, print one table; exit 1 if a target is missed."""
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as temp:
+        base_url, paths, record_cost = record(Path(temp))
+        print(
+            f"recorded {sum(SIZES)} calls against the simulator: {record_cost * 1000:.2f} ms/call"
+        )
+        fake = baseline(base_url)
+        rows = [
+            (
+                size,
+                harness_replay(base_url, paths[size], size),
+                vcrpy_replay(base_url, paths[size], size),
+            )
+            for size in SIZES
+        ]
+        loads = load_time(paths[1000])
+    return 0 if report(fake, rows, loads) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+"""``HarnessCassette``: a vcrpy ``Cassette`` that serves requests from an index.
+
+vcrpy's own cassette scans every stored interaction per request (and runs every
+matcher on each). This subclass keys a dict by the digest of each request's
+:class:`MatchKey`, with a cursor per key, so a lookup costs one body
+normalization and one dict access whatever the cassette size, and interactions
+sharing a key play in recorded order. Stored ``harness_match`` lines give the
+digests without parsing the file; each interaction is parsed when first played
+and its digest checked then, and a miss re-reads everything before failing, so
+a hand-edited cassette is never matched on stale digests.
+
+vcrpy still does the patching, the (de)serialization of HTTP objects and the
+recording; this class decides what plays, what is recorded, and what is saved
+(by :mod:`harness.recording._storage`, after vcrpy has unpatched).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vcr.cassette import Cassette
+from vcr.record_mode import RecordMode as VcrRecordMode
+from vcr.request import Request
+
+from harness.core.errors import CassetteError
+from harness.recording._errors import passthrough
+from harness.recording._filters import (
+    keep_request_headers,
+    response_filter,
+    stored_body,
+    stored_response,
+)
+from harness.recording._format import Interaction
+from harness.recording._matching import BodyNormalizer, MatchKey, parse_match_line
+from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata, describe_recording
+from harness.recording._miss import missing_cassette_error, unmatched_request_error
+from harness.recording._modes import RecordMode
+from harness.recording._playback import LazyInteractions
+from harness.recording._storage import load_cassette, save_cassette
+
+__all__ = ["CassetteOptions", "HarnessCassette"]
+
+_VCR_MODES = {
+    RecordMode.NONE: VcrRecordMode.NONE,
+    RecordMode.ONCE: VcrRecordMode.ONCE,
+    RecordMode.NEW_EPISODES: VcrRecordMode.NEW_EPISODES,
+    RecordMode.ALL: VcrRecordMode.ALL,
+    RecordMode.REWRITE: VcrRecordMode.ALL,
+}
+
+
+@dataclass(frozen=True)
+class CassetteOptions:
+    """Everything harness adds to a vcrpy cassette."""
+
+    mode: RecordMode
+    normalizer: BodyNormalizer
+    rerecord_hint: str | None = None
+    save_error_responses: bool = False
+    metadata: dict[str, Any] | None = None
+
+
+def _filter_request(request: Any) -> Any:
+    # A new Request rather than vcrpy's deepcopy: only the headers change.
+    return Request(request.method, request.uri, request.body, keep_request_headers(request.headers))
+
+
+class HarnessCassette(Cassette):  # type: ignore[misc]
+    """A vcrpy cassette with O(1) matching, harness storage and clear errors."""
+
+    def __init__(self, path: str, options: CassetteOptions, **kwargs: Any) -> None:
+        keep_response: Callable[[dict[str, Any]], dict[str, Any] | None] = response_filter(
+            options.save_error_responses
+        )
+        super().__init__(
+            path,
+            record_mode=_VCR_MODES[options.mode],
+            match_on=(),
+            before_record_request=_filter_request,
+            before_record_response=keep_response,
+            **kwargs,
+        )
+        self.options = options
+        self.loaded_metadata: CassetteMetadata | None = None
+        self.miss: CassetteError | None = None
+        self.recorded = 0
+        self.data = LazyInteractions()
+        self._intact: Callable[[int], bool] = lambda index: False
+        self._digests: list[str] = []
+        self._targets: list[str] = []
+        self._verified: list[bool] = []
+        self._index: dict[str, list[int]] = {}
+        self._cursor: dict[str, int] = {}
+        self._last: tuple[Any, MatchKey] | None = None
+        # SDK calls may run in parallel threads (tool fan-out, subagents): one cursor move each.
+        self._lock = threading.RLock()
+
+    # -- loading -----------------------------------------------------------
+    def _load(self) -> None:
+        path = Path(self._path)
+        loaded = None if self.options.mode is RecordMode.REWRITE else load_cassette(path)
+        if loaded is None:
+            if self.options.mode is RecordMode.NONE:
+                raise missing_cassette_error(path, self.options.rerecord_hint)
+            return
+        self.data = LazyInteractions(loaded.entries)
+        self._intact = loaded.entries.intact
+        meta = loaded.metadata
+        trusted = (
+            meta is not None and meta.ignore_body_fields == self.options.normalizer.ignore_fields
+        )
+        for index in range(len(loaded.entries)):
+            stored = parse_match_line(loaded.entries.match(index)) if trusted else None
+            if stored is None:
+                key = self._key_at(index)
+                stored = (f"{key.method} {key.target}", key.digest)
+            self._targets.append(stored[0])
+            self._digests.append(stored[1])
+            self._verified.append(not trusted)
+        self._loaded_count = len(self.data)
+        self._rebuild_index()
+        self.loaded_metadata = meta
+        self.rewound = True
+
+    def _key_at(self, index: int) -> MatchKey:
+        request = self.data.request(index)
+        return self.options.normalizer.key(request.method, request.uri, request.body)
+
+    def _rebuild_index(self) -> None:
+        self._index = {}
+        for index, digest in enumerate(self._digests):
+            self._index.setdefault(digest, []).append(index)
+        # A key plays in order: its cursor is its first loaded, not yet played interaction.
+        self._cursor = {
+            digest: next(
+                (
+                    n
+                    for n, i in enumerate(positions)
+                    if i < self._loaded_count and not self.play_counts[i]
+                ),
+                len(positions),
+            )
+            for digest, positions in self._index.items()
+        }
+
+    def verify_all(self) -> None:
+        """Parse every stored interaction and re-index if a stored digest was stale."""
+        stale = False
+        for index in range(self._loaded_count):
+            if not self._verified[index]:
+                stale |= self._verify(index)
+        if stale:
+            self._rebuild_index()
+
+    def _verify(self, index: int) -> bool:
+        """Check the stored digest of ``index`` against its request; True if it was stale."""
+        self._verified[index] = True
+        if self._intact(index):
+            return False  # the text is as harness wrote it, digest included
+        key = self._key_at(index)
+        if key.digest == self._digests[index]:
+            return False
+        self._digests[index], self._targets[index] = key.digest, f"{key.method} {key.target}"
+        return True
+
+    # -- matching ----------------------------------------------------------
+    def _key_of(self, request: Any) -> MatchKey:
+        # vcrpy asks can_play_response_for, then play_response, with one request.
+        if self._last is None or self._last[0] is not request:
+            key = self.options.normalizer.key(request.method, request.uri, request.body)
+            self._last = (request, key)
+        return self._last[1]
+
+    def _next_index(self, request: Any) -> int | None:
+        digest = self._key_of(request).digest
+        positions = self._index.get(digest, ())
+        cursor = self._cursor.get(digest, 0)
+        if cursor >= len(positions):
+            return None
+        index = positions[cursor]
+        if not self._verified[index] and self._verify(index):
+            self._rebuild_index()  # the file was edited by hand: match on what it holds
+            return self._next_index(request)
+        return index
+
+    def _find(self, request: Any) -> int | None:
+        index = self._next_index(request)
+        if index is None and not all(self._verified[: self._loaded_count]):
+            self.verify_all()
+            index = self._next_index(request)
+        return index
+
+    def _responses(self, request: Any) -> Any:
+        index = self._find(request)
+        if index is not None:
+            yield index, self.data.response(index)
+
+    def can_play_response_for(self, request: Any) -> bool:
+        """Whether a stored response answers ``request``; raises on a replay miss."""
+        if not self.options.mode.replays:
+            return False
+        with self._lock:
+            if self._find(request) is not None:
+                return True
+        if self.write_protected:
+            raise self._unmatched(request)
+        return False
+
+    def play_response(self, request: Any) -> dict[str, Any]:
+        """Return the next stored response for ``request`` and mark it played."""
+        with self._lock:
+            index = self._find(request)
+            if index is None:
+                raise self._unmatched(request)
+            digest = self._digests[index]
+            self._cursor[digest] = self._cursor.get(digest, 0) + 1
+            self.play_counts[index] += 1
+        return self.data.response(index)
+
+    def _unmatched(self, request: Any) -> CassetteError:
+        with self._lock:
+            error = unmatched_request_error(self, request, self._key_of(request))
+            if self.miss is None:
+                self.miss = error
+        return passthrough(error)
+
+    # -- recording and saving ----------------------------------------------
+    def append(self, request: Any, response: dict[str, Any]) -> None:
+        """Record one live exchange (after filtering headers and error answers)."""
+        request = self._before_record_request(request)
+        kept = self._before_record_response(response) if request else None
+        if kept is None:
+            return
+        with self._lock:
+            self._record(self._key_of(request), request, kept)
+
+    def _record(self, key: MatchKey, request: Any, response: dict[str, Any]) -> None:
+        index = len(self.data)
+        self.data.append((request, response))
+        self._digests.append(key.digest)
+        self._targets.append(f"{key.method} {key.target}")
+        self._verified.append(True)
+        # Traffic recorded in this session is saved, never replayed to itself.
+        positions = self._index.setdefault(key.digest, [])
+        positions.append(index)
+        self._cursor[key.digest] = len(positions)
+        self.recorded += 1
+        self.dirty = True
+
+    def _save(self, force: bool = False) -> None:
+        # vcrpy calls this before unpatching; harness saves afterwards (persist).
+        return None
+
+    def interactions_to_save(self) -> list[int]:
+        """Indexes of the interactions the file should hold after this session."""
+        loaded = range(self._loaded_count)
+        recorded = range(self._loaded_count, len(self.data))
+        if self.options.mode is RecordMode.ALL:
+            fresh = {self._digests[i] for i in recorded}
+            return [i for i in loaded if self._digests[i] not in fresh] + list(recorded)
+        return [*loaded, *recorded]
+
+    def persist(self) -> bool:
+        """Save the cassette if this session recorded anything; True when written."""
+        if not self.dirty:
+            return False
+        self.verify_all()
+        chosen = self.interactions_to_save()
+        simulated = any(
+            SIMULATOR_HEADER in self.data.response(i).get("headers", {}) for i in chosen
+        )
+        normalizer = self.options.normalizer
+        requests = [self.data.request(i) for i in chosen]
+        described = [(request.uri, normalizer.value(request.body)) for request in requests]
+        metadata = describe_recording(
+            described, simulated, self.options.metadata, normalizer.ignore_fields
+        )
+        save_cassette(Path(self._path), [self._stored(i) for i in chosen], metadata)
+        self.dirty = False
+        return True
+
+    def _stored(self, index: int) -> Interaction:
+        request, response = self.data[index]
+        headers = keep_request_headers(request.headers)
+        stored_request = {
+            "method": request.method,
+            "uri": request.uri,
+            "headers": {name: [value] for name, value in headers.items()},
+            "body": stored_body(request.body, headers.get("content-type", "")),
+        }
+        match = f"{self._targets[index]} {self._digests[index]}"
+        return Interaction(stored_request, stored_response(response), match)
+
+    # -- reporting ----------------------------------------------------------
+    def unplayed(self) -> list[int]:
+        """Loaded interactions that no request has used (replaying modes only)."""
+        if not self.options.mode.replays:
+            return []
+        return [i for i in range(self._loaded_count) if not self.play_counts[i]]
+
+    def target_at(self, index: int) -> str:
+        """``METHOD /path`` of interaction ``index`` (without parsing it)."""
+        return self._targets[index]
+
+    def key_at(self, index: int) -> MatchKey:
+        """The match key of interaction ``index`` (parses it if needed)."""
+        return self._key_at(index)

@@ -1,0 +1,56 @@
+"""``harness cassettes check``: scan cassette files for key-like strings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from harness.core.errors import CassetteError
+from harness.recording._format import parse_document
+from harness.recording._secrets import Finding, scan_data
+
+__all__ = ["CASSETTE_SUFFIXES", "check_cassettes", "scan_cassette_file"]
+
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def scan_cassette_file(path: str | os.PathLike[str]) -> list[Finding]:
+    """Key-like strings in one cassette; an unreadable file is one finding too."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = parse_document(file, text)
+    except (OSError, UnicodeDecodeError, CassetteError) as exc:
+        reason = str(exc).splitlines()[0][:200]
+        return [Finding(file, None, "(file)", "unreadable", reason)]
+    return scan_data(file, data)
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    files: list[Path] = []
+    for entry in paths:
+        path = Path(entry)
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and p.suffix.lower() in CASSETTE_SUFFIXES
+                )
+            )
+        else:
+            files.append(path)
+    return files
+
+
+def check_cassettes(paths: Iterable[str | os.PathLike[str]]) -> list[Finding]:
+    """Scan files and directories (recursively: ``*.yaml``, ``*.yml``, ``*.json``).
+
+    Returns:
+        Every finding, in file order; empty when all cassettes are clean.
+    """
+    findings: list[Finding] = []
+    for file in _expand(paths):
+        findings.extend(scan_cassette_file(file))
+    return findings

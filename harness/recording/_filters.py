@@ -1,0 +1,109 @@
+"""What of an HTTP exchange is worth keeping in a cassette, and in which form.
+
+Headers are kept by allow-list: secrets (``authorization``, ``x-api-key``,
+cookies, organisation/project ids) and noise (``x-stainless-*``, rate limits,
+``cf-*``, dates, user agents) never reach the file. Compressed bodies are stored
+decoded, JSON bodies pretty-printed, and 429/5xx answers are dropped unless the
+caller wants them (a retried 429 would otherwise replay its backoff).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from vcr.filters import decode_response
+
+from harness.recording._metadata import SIMULATOR_HEADER
+
+__all__ = [
+    "REQUEST_HEADERS",
+    "RESPONSE_HEADERS",
+    "keep_request_headers",
+    "response_filter",
+    "stored_body",
+    "stored_response",
+]
+
+REQUEST_HEADERS = frozenset({"content-type", "anthropic-version", "anthropic-beta", "openai-beta"})
+RESPONSE_HEADERS = frozenset({"content-type", "request-id", "x-request-id", SIMULATOR_HEADER})
+
+_TOO_MANY_REQUESTS = 429
+_SERVER_ERROR = 500
+
+
+def keep_request_headers(headers: Mapping[str, Any]) -> dict[str, str]:
+    """The request headers worth recording (none of them carries a secret)."""
+    return {
+        name.lower(): str(value)
+        for name, value in headers.items()
+        if name.lower() in REQUEST_HEADERS
+    }
+
+
+def _trim_response(response: dict[str, Any]) -> dict[str, Any]:
+    headers = {
+        name.lower(): list(values)
+        for name, values in response.get("headers", {}).items()
+        if name.lower() in RESPONSE_HEADERS
+    }
+    # content-length is dropped too: stored bodies are decoded and re-indented.
+    return {**response, "headers": headers}
+
+
+def response_filter(
+    save_error_responses: bool,
+) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """vcrpy ``before_record_response`` hook: decode, trim, maybe drop errors."""
+
+    def keep(response: dict[str, Any]) -> dict[str, Any] | None:
+        code = int(response["status"]["code"])
+        if not save_error_responses and (code == _TOO_MANY_REQUESTS or code >= _SERVER_ERROR):
+            return None
+        return _trim_response(decode_response(response))
+
+    return keep
+
+
+def _text(body: bytes | str | None) -> bytes | str | None:
+    if isinstance(body, bytes):
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            return body  # binary stays bytes; YAML stores it as !!binary
+    return body
+
+
+def stored_body(body: bytes | str | None, content_type: str) -> bytes | str | None:
+    """A body as it is written: UTF-8 text, JSON indented for reading."""
+    text = _text(body)
+    if (
+        not isinstance(text, str)
+        or not text
+        or ("json" not in content_type and text[0] not in "{[")
+    ):
+        return text
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def stored_response(response: Mapping[str, Any]) -> dict[str, Any]:
+    """A vcrpy response dict in the form written to the cassette."""
+    headers = response.get("headers", {})
+    content_type = next(
+        (
+            values[0]
+            for name, values in headers.items()
+            if name.lower() == "content-type" and values
+        ),
+        "",
+    )
+    status = response["status"]
+    return {
+        "status": {"code": status["code"], "message": status.get("message") or ""},
+        "headers": dict(headers),
+        "body": {"string": stored_body(response["body"].get("string"), content_type)},
+    }

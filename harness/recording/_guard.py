@@ -1,0 +1,147 @@
+"""A process-wide guard that refuses non-loopback sockets while replaying.
+
+vcrpy intercepts the HTTP clients it knows. Anything it misses (another client,
+a new SDK transport) would go live silently; under the guard it fails instead,
+before a packet leaves: the address is checked first, then the real call runs.
+Name lookups of non-local hosts are refused too, since they reach a DNS server.
+
+The guard patches ``socket.socket.connect``/``connect_ex``,
+``socket.create_connection`` and ``socket.getaddrinfo``. It is refcounted, so
+nested replays share one patch, and it guards every thread while active.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from harness.recording._errors import NetworkBlockedError, passthrough
+
+__all__ = ["block_network", "is_loopback", "network_blocked"]
+
+_lock = threading.Lock()
+_depth = 0
+_saved: dict[str, Any] = {}
+_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+
+
+def is_loopback(host: object) -> bool:
+    """Whether ``host`` (a name or an IP address) stays on this machine."""
+    if isinstance(host, bytes):
+        host = host.decode("ascii", errors="replace")
+    if not isinstance(host, str):
+        return False
+    name = host.strip("[]").split("%", 1)[0].lower().rstrip(".")
+    if name in _LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def network_blocked() -> bool:
+    """Whether the guard is active now."""
+    return _depth > 0
+
+
+def _refuse(what: str, host: object, port: object) -> None:
+    raise passthrough(
+        NetworkBlockedError(
+            f"{what} to {host}:{port} refused: replaying a cassette (record mode 'none') "
+            "must not touch the network, and this connection was not intercepted. "
+            "Record the cassette (record mode 'once' or 'new_episodes'), or check that "
+            "the client is one vcrpy patches (httpx/httpx2, requests, urllib3, aiohttp)."
+        )
+    )
+
+
+def _check_address(what: str, address: object) -> None:
+    if _depth and isinstance(address, tuple) and len(address) >= 2 and not is_loopback(address[0]):
+        _refuse(what, address[0], address[1])
+
+
+def _is_numeric(host: object) -> bool:
+    # Looking up a literal address sends nothing; connecting to it is checked later.
+    text = host.decode("ascii", errors="replace") if isinstance(host, bytes) else str(host)
+    try:
+        ipaddress.ip_address(text.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _guard_method(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(self: socket.socket, address: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            _check_address(f"socket.{name}", address)
+        return original(self, address, *args, **kwargs)
+
+    return guarded
+
+
+def _guard_create_connection(original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(address: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_address("create_connection", address)
+        return original(address, *args, **kwargs)
+
+    return guarded
+
+
+def _guard_getaddrinfo(original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        local = host is None or is_loopback(host) or _is_numeric(host)
+        local = local or host == socket.gethostname()  # this machine's own name is local too
+        if _depth and not local:
+            _refuse("name lookup", host, port)
+        return original(host, port, *args, **kwargs)
+
+    return guarded
+
+
+def _install() -> None:
+    for name in ("connect", "connect_ex"):
+        _saved[name] = socket.socket.__dict__.get(name)
+        setattr(socket.socket, name, _guard_method(name, getattr(socket.socket, name)))
+    _saved["create_connection"] = socket.create_connection
+    _saved["getaddrinfo"] = socket.getaddrinfo
+    socket.create_connection = _guard_create_connection(socket.create_connection)
+    socket.getaddrinfo = _guard_getaddrinfo(socket.getaddrinfo)
+
+
+def _uninstall() -> None:
+    for name in ("connect", "connect_ex"):
+        if _saved[name] is None:
+            delattr(socket.socket, name)  # back to the inherited C method
+        else:
+            setattr(socket.socket, name, _saved[name])
+    for name in ("create_connection", "getaddrinfo"):
+        setattr(socket, name, _saved[name])
+    _saved.clear()
+
+
+@contextlib.contextmanager
+def block_network() -> Iterator[None]:
+    """Refuse non-loopback connections and lookups inside the block.
+
+    Raises (inside the block):
+        NetworkBlockedError: on a connection or lookup to a non-loopback host.
+    """
+    global _depth
+    with _lock:
+        if _depth == 0:
+            _install()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _uninstall()

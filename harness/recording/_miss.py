@@ -1,0 +1,80 @@
+"""Messages for the two ways replay can fail to find a recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.core.errors import CassetteError
+from harness.recording._diff import describe_difference, nearest
+from harness.recording._errors import UnmatchedRequestError
+from harness.recording._matching import MatchKey, canonical_json
+
+if TYPE_CHECKING:
+    from harness.recording._cassette import HarnessCassette
+
+__all__ = ["DEFAULT_HINT", "missing_cassette_error", "unmatched_request_error"]
+
+DEFAULT_HINT = (
+    "HARNESS_RECORD_MODE={mode} <your test command> (or pytest ... --record-mode={mode}), "
+    "against the live API or `harness sim serve`"
+)
+_BODY_PREVIEW = 300
+
+
+def _hint(rerecord_hint: str | None, mode: str) -> str:
+    return (rerecord_hint or DEFAULT_HINT).replace("{mode}", mode)
+
+
+def missing_cassette_error(path: Path, rerecord_hint: str | None) -> CassetteError:
+    """The cassette file does not exist (or is empty) and the mode only replays."""
+    return CassetteError(
+        f"cassette {path} does not exist, and record mode 'none' only replays. "
+        f"Record it once with record mode 'once': {_hint(rerecord_hint, 'once')}"
+    )
+
+
+def _preview(value: Any) -> str:
+    text = value if isinstance(value, str) else canonical_json(value)
+    if len(text) > _BODY_PREVIEW:
+        return f"{text[:_BODY_PREVIEW]}… ({len(text)} chars)"
+    return text
+
+
+def unmatched_request_error(
+    cassette: HarnessCassette, request: Any, key: MatchKey
+) -> UnmatchedRequestError:
+    """A replayed request matched nothing: say what it was and what differs."""
+    cassette.verify_all()  # the diff needs every stored request parsed
+    body = cassette.options.normalizer.value(request.body)
+    lines = [
+        f"request not found in cassette {cassette.path} (record mode '{cassette.options.mode}'):",
+        f"  {key.method} {key.target}",
+        f"  body: {_preview(body)}",
+    ]
+    candidates = [
+        (index, cassette.options.normalizer.value(stored.body), bool(cassette.play_counts[index]))
+        for index, (stored, _) in enumerate(cassette.data)
+        if cassette.key_at(index)[:2] == key[:2]
+    ]
+    closest = nearest(body, candidates)
+    if closest is None:
+        lines.append(f"The cassette has no {key.method} {key.path} request at all.")
+    else:
+        index, recorded = closest
+        played = " (already played)" if cassette.play_counts[index] else ""
+        differences = describe_difference(recorded, body) or [
+            "no difference in the body: the recording was already played; "
+            "the request was sent more often than when recorded"
+        ]
+        lines.append(f"Nearest recorded request: interaction {index}{played}; recorded -> now:")
+        lines.extend(f"  {line}" for line in differences)
+    ignored = cassette.options.normalizer.ignore_fields
+    if ignored:
+        lines.append(f"(ignored body fields: {', '.join(ignored)})")
+    lines.append(
+        f"If the change is intended, re-record: {_hint(cassette.options.rerecord_hint, 'rewrite')}"
+    )
+    return UnmatchedRequestError(
+        "\n".join(lines), cassette_path=str(cassette.path), method=key.method, path=key.target
+    )

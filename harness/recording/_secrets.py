@@ -1,0 +1,98 @@
+"""Secret scan: find key-like strings in cassette data before it reaches disk.
+
+Auth headers are dropped at record time; this scan is the second line, for keys
+that travel in bodies (a prompt quoting a ``.env`` file, a tool result...).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Finding", "scan_data"]
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
+    ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
+    ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+)
+_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One key-like string found in a cassette (the value itself is never kept).
+
+    Attributes:
+        path: the cassette file (or the one about to be written).
+        interaction: 0-based interaction index, or None outside ``interactions``.
+        field: where in the interaction, e.g. ``request.body``.
+        kind: what was found, e.g. ``api key (sk-...)``, or ``unreadable``.
+        excerpt: a redacted hint such as ``sk-tes… (17 chars)``.
+    """
+
+    path: Path
+    interaction: int | None
+    field: str
+    kind: str
+    excerpt: str
+
+    def __str__(self) -> str:
+        where = f"interaction {self.interaction}" if self.interaction is not None else "file"
+        return f"{self.path}: {where}, {self.field}: {self.kind} {self.excerpt}".rstrip()
+
+
+def _redact(secret: str) -> str:
+    return f"{secret[:6]}… ({len(secret)} chars)"
+
+
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    patterns = list(_PATTERNS)
+    for name in _ENV_KEYS:
+        value = os.environ.get(name, "")
+        if len(value) >= _MIN_ENV_SECRET:
+            patterns.append((f"value of ${name}", re.compile(re.escape(value))))
+    return patterns
+
+
+def _strings(value: Any, field: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield field, value
+    elif isinstance(value, bytes):
+        yield field, value.decode("utf-8", errors="replace")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(str(key), f"{field}.<key>" if field else "<key>")
+            yield from _strings(item, f"{field}.{key}" if field else str(key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{field}[{index}]")
+
+
+def _scan_value(
+    path: Path, interaction: int | None, value: Any, prefix: str, patterns: list[Any]
+) -> Iterator[Finding]:
+    for field, text in _strings(value, prefix):
+        for kind, pattern in patterns:
+            for match in pattern.finditer(text):
+                yield Finding(path, interaction, field, kind, _redact(match.group(0)))
+
+
+def scan_data(path: Path, data: Any) -> list[Finding]:
+    """Findings in a loaded cassette document (a vcrpy ``dict`` with ``interactions``)."""
+    patterns = _patterns()
+    if not isinstance(data, Mapping):
+        return list(_scan_value(path, None, data, "", patterns))
+    findings: list[Finding] = []
+    for key, value in data.items():
+        if key == "interactions" and isinstance(value, list):
+            for index, interaction in enumerate(value):
+                findings.extend(_scan_value(path, index, interaction, "", patterns))
+        else:
+            findings.extend(_scan_value(path, None, value, str(key), patterns))
+    return findings

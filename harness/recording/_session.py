@@ -1,0 +1,192 @@
+"""``use_cassette``: record or replay real SDK traffic inside a ``with`` block."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from harness.core.errors import CassetteError
+from harness.recording._guard import block_network
+from harness.recording._matching import BodyNormalizer
+from harness.recording._metadata import CassetteMetadata
+from harness.recording._modes import RecordMode, parse_record_mode
+
+if TYPE_CHECKING:
+    # vcrpy is imported when a cassette is first used, not with harness.recording.
+    from harness.recording._cassette import CassetteOptions, HarnessCassette
+
+__all__ = ["CassetteHandle", "CassetteReport", "use_cassette"]
+
+
+@dataclass(frozen=True)
+class CassetteReport:
+    """What a cassette session did.
+
+    Attributes:
+        path: the cassette file.
+        record_mode: the mode of the session.
+        played: interactions answered from the cassette.
+        recorded: live exchanges recorded in this session.
+        unplayed: loaded interactions no request used, as ``#i METHOD /path``.
+        saved: whether the file was written when the session ended.
+    """
+
+    path: Path
+    record_mode: RecordMode
+    played: int
+    recorded: int
+    unplayed: tuple[str, ...]
+    saved: bool = False
+
+    @property
+    def all_played(self) -> bool:
+        """True when every loaded interaction was used."""
+        return not self.unplayed
+
+
+class CassetteHandle:
+    """The ``as`` value of :func:`use_cassette`: the live state of one session."""
+
+    def __init__(self, cassette: HarnessCassette) -> None:
+        self._cassette = cassette
+        self.saved = False
+
+    @property
+    def path(self) -> Path:
+        """The cassette file."""
+        return Path(self._cassette.path)
+
+    @property
+    def record_mode(self) -> RecordMode:
+        """The mode of this session."""
+        return self._cassette.options.mode
+
+    @property
+    def metadata(self) -> CassetteMetadata | None:
+        """The ``harness:`` block of the loaded file, if it had one."""
+        return self._cassette.loaded_metadata
+
+    @property
+    def report(self) -> CassetteReport:
+        """A snapshot of played, recorded and unplayed interactions."""
+        cassette = self._cassette
+        unplayed = tuple(f"#{i} {cassette.target_at(i)}" for i in cassette.unplayed())
+        return CassetteReport(
+            path=self.path,
+            record_mode=self.record_mode,
+            played=cassette.play_count,
+            recorded=cassette.recorded,
+            unplayed=unplayed,
+            saved=self.saved,
+        )
+
+
+class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
+    def __init__(
+        self, options: CassetteOptions, path: Path, allow_unplayed: bool, guard: bool
+    ) -> None:
+        self._options = options
+        self._path = path
+        self._allow_unplayed = allow_unplayed
+        self._guard = guard
+        self._stack = contextlib.ExitStack()
+        self._cassette: HarnessCassette | None = None
+
+    def __enter__(self) -> CassetteHandle:
+        from harness.recording._cassette import HarnessCassette
+
+        # vcrpy loads before it patches: a missing or corrupt cassette fails with nothing
+        # patched, and the stack lifts the guard again.
+        patcher = HarnessCassette.use(path=os.fspath(self._path), options=self._options)
+        with contextlib.ExitStack() as stack:
+            if self._guard:
+                stack.enter_context(block_network())
+            self._cassette = stack.enter_context(patcher)
+            self._stack = stack.pop_all()
+        self._handle = CassetteHandle(self._cassette)
+        return self._handle
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stack.__exit__(exc_type, exc, tb)  # unpatch, then lift the guard
+        cassette = self._cassette
+        assert cassette is not None, "__exit__ without __enter__"
+        miss = cassette.miss
+        if miss is not None and not isinstance(exc, CassetteError):
+            # The miss was swallowed, or translated (ProviderError, APIConnectionError):
+            # surface it, so that a replay miss can never pass as something else.
+            raise miss
+        self._handle.saved = cassette.persist()
+        if exc is None and not self._allow_unplayed:
+            unplayed = self._handle.report.unplayed
+            if unplayed:
+                raise CassetteError(
+                    f"{len(unplayed)} interaction(s) of cassette {self._path} were never "
+                    f"played: {', '.join(unplayed)}. The code under test sent fewer requests "
+                    "than were recorded; re-record the cassette or pass allow_unplayed=True."
+                )
+
+
+def use_cassette(
+    path: str | os.PathLike[str],
+    *,
+    record_mode: str | RecordMode = RecordMode.NONE,
+    ignore_body_fields: Iterable[str] = (),
+    allow_unplayed: bool = True,
+    metadata: Mapping[str, Any] | None = None,
+    rerecord_hint: str | None = None,
+    save_error_responses: bool = False,
+    block_network: bool | None = None,
+) -> contextlib.AbstractContextManager[CassetteHandle]:
+    """Record or replay the HTTP traffic of the OpenAI/Anthropic SDKs in a block.
+
+    Requests match on method, path, query and the JSON body with key order and
+    ``ignore_body_fields`` removed; identical requests play in recorded order.
+
+    Args:
+        path: the cassette file (``*.yaml``/``*.yml``, or ``*.json``).
+        record_mode: see :class:`RecordMode`; ``"none"`` only replays.
+        ignore_body_fields: dotted body paths to ignore when matching, e.g.
+            ``("metadata", "user", "messages.*.id")``.
+        allow_unplayed: when False, stored interactions left unused fail the block.
+        metadata: extra ``harness:`` metadata to save (``provider``/``model`` override
+            what is detected from the traffic).
+        rerecord_hint: the command to re-record, shown in errors.
+        save_error_responses: also record 429 and 5xx answers.
+        block_network: refuse non-loopback sockets in the block; by default on in
+            mode ``"none"``.
+
+    Returns:
+        A context manager whose ``as`` value is a :class:`CassetteHandle`.
+
+    Raises:
+        CassetteError: missing (mode none), corrupt or foreign cassette on entry;
+            an unmatched request (also re-raised at exit if it was caught); a
+            secret found while saving; unplayed interactions when not allowed.
+
+    Note:
+        A miss raises out of the SDK call unwrapped and is not retried by the
+        SDKs. Connection errors from elsewhere still go through the SDK's
+        ``max_retries``; set ``max_retries=0`` on replayed clients for speed.
+    """
+    from harness.recording._cassette import CassetteOptions
+
+    mode = parse_record_mode(record_mode)
+    options = CassetteOptions(
+        mode=mode,
+        normalizer=BodyNormalizer(ignore_body_fields),
+        rerecord_hint=rerecord_hint,
+        save_error_responses=save_error_responses,
+        metadata=dict(metadata) if metadata else None,
+    )
+    guard = mode is RecordMode.NONE if block_network is None else block_network
+    return _CassetteSession(options, Path(path), allow_unplayed, guard)

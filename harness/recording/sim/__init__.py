@@ -1,0 +1,34 @@
+"""A local OpenAI- and Anthropic-compatible API server that answers from a script.
+
+It lets the record path run end to end offline with the real SDKs: record a
+cassette against it, and the cassette's metadata says it came from the simulator.
+"""
+
+from harness.recording.sim._runner import ScriptExhausted
+from harness.recording.sim._script import (
+    Condition,
+    EchoSentinelsRule,
+    ErrorReply,
+    Reply,
+    ReplyRule,
+    Script,
+    ScriptToolCall,
+    load_script,
+)
+from harness.recording.sim._serve import serve
+from harness.recording.sim._server import ReceivedRequest, SimulatorServer
+
+__all__ = [
+    "Condition",
+    "EchoSentinelsRule",
+    "ErrorReply",
+    "ReceivedRequest",
+    "Reply",
+    "ReplyRule",
+    "Script",
+    "ScriptExhausted",
+    "ScriptToolCall",
+    "SimulatorServer",
+    "load_script",
+    "serve",
+]

@@ -1,0 +1,220 @@
+"""Anthropic Messages: request validation and answers in the real wire shapes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.recording.sim._conversation import ApiError, Conversation, estimate_tokens, text_of
+from harness.recording.sim._script import ErrorReply, Reply
+from harness.recording.sim._wire import Answer, Ids, chunks, json_answer, sse_answer
+
+__all__ = ["answer", "error_answer", "parse"]
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _payload(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_sim"}
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError(400, _payload("invalid_request_error", message))
+
+
+def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, dict) and block.get("type") == kind]
+
+
+def _check_roles(messages: list[Any]) -> None:
+    previous = None
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role not in ("user", "assistant"):
+            raise _invalid(f"messages.{index}.role: Input should be 'user' or 'assistant'")
+        if index == 0 and role != "user":
+            raise _invalid('messages: first message must use the "user" role')
+        if role == previous:
+            raise _invalid(
+                'messages: roles must alternate between "user" and "assistant", '
+                f'but found multiple "{role}" roles in a row'
+            )
+        previous = role
+
+
+def _check_tool_results(messages: list[dict[str, Any]]) -> None:
+    """tool_result ids answer exactly the tool_use blocks of the previous message."""
+    for index, message in enumerate(messages):
+        uses = {block.get("id") for block in _blocks(message, "tool_use")}
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        if uses and following is not None:
+            answered = {block.get("tool_use_id") for block in _blocks(following, "tool_result")}
+            if missing := sorted(str(u) for u in uses - answered):
+                raise _invalid(
+                    f"messages.{index + 1}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                    "corresponding `tool_result` block in the next message."
+                )
+        previous_uses = (
+            {b.get("id") for b in _blocks(messages[index - 1], "tool_use")} if index else set()
+        )
+        for position, block in enumerate(message.get("content") or []):
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and block.get("tool_use_id") not in previous_uses
+            ):
+                raise _invalid(
+                    f"messages.{index}.content.{position}: unexpected `tool_use_id` found in "
+                    f"`tool_result` blocks: {block.get('tool_use_id')}. Each `tool_result` block "
+                    "must have a corresponding `tool_use` block in the previous message."
+                )
+
+
+def parse(body: Any) -> Conversation:
+    """Validate a request body as the real API does and describe it.
+
+    Raises:
+        ApiError: the body is not a request the real API would accept.
+    """
+    if not isinstance(body, dict):
+        raise _invalid(
+            "There was an error parsing the body of your request: expected a JSON object."
+        )
+    for name in ("model", "max_tokens", "messages"):
+        if name not in body:
+            raise _invalid(f"{name}: Field required")
+    if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
+        raise _invalid("max_tokens: Input should be a valid integer greater than or equal to 1")
+    messages = body["messages"]
+    if not isinstance(messages, list) or not messages:
+        raise _invalid("messages: at least one message is required")
+    _check_roles(messages)
+    _check_tool_results(messages)
+    results = [text_of(b.get("content")) for m in messages for b in _blocks(m, "tool_result")]
+    last = messages[-1]
+    trailing = (
+        [text_of(b.get("content")) for b in _blocks(last, "tool_result")]
+        if last["role"] == "user"
+        else []
+    )
+    users = [m for m in messages if m["role"] == "user" and not _blocks(m, "tool_result")]
+    return Conversation(
+        model=str(body["model"]),
+        stream=bool(body.get("stream")),
+        assistant_turns=sum(1 for m in messages if m["role"] == "assistant"),
+        last_user_text=text_of(users[-1].get("content")) if users else None,
+        tool_results=tuple(results),
+        trailing_tool_results=tuple(trailing),
+        input_tokens=estimate_tokens(
+            messages, body.get("system") or "", body.get("tools") or [], messages=len(messages)
+        ),
+        options={},
+    )
+
+
+def _content(reply: Reply, ids: Ids) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+    blocks += [
+        {
+            "type": "tool_use",
+            "id": call.id or ids.tool_call("toolu_"),
+            "name": call.name,
+            "input": call.arguments,
+        }
+        for call in reply.tool_calls
+    ]
+    return blocks
+
+
+def answer(reply: Reply, conversation: Conversation, ids: Ids, model: str) -> Answer:
+    """The message (JSON or SSE) for ``reply``."""
+    content = _content(reply, ids)
+    output = estimate_tokens(reply.text, [call.arguments for call in reply.tool_calls])
+    stop = "tool_use" if reply.tool_calls else "end_turn"
+    usage = {
+        "input_tokens": conversation.input_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": output,
+        "service_tier": "standard",
+    }
+    message = {
+        "id": ids.message("msg_"),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    if not conversation.stream:
+        return json_answer(message)
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+    for index, block in enumerate(content):
+        events += _block_events(index, block)
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": output},
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return sse_answer(events)
+
+
+def _block_events(index: int, block: dict[str, Any]) -> list[tuple[str | None, Any]]:
+    opening: dict[str, Any]
+    if block["type"] == "text":
+        opening = {"type": "text", "text": ""}
+        deltas = [{"type": "text_delta", "text": piece} for piece in chunks(block["text"])]
+    else:
+        opening = {**block, "input": {}}
+        arguments = json.dumps(block["input"])
+        deltas = [
+            {"type": "input_json_delta", "partial_json": piece}
+            for piece in ["", *chunks(arguments)]
+        ]
+    events: list[tuple[str | None, Any]] = [
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": opening},
+        )
+    ]
+    if index == 0:
+        events.append(("ping", {"type": "ping"}))
+    events += [
+        ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+        for d in deltas
+    ]
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return events
+
+
+def error_answer(error: ErrorReply | ApiError | str, status: int = 400) -> Answer:
+    """An error in the Anthropic shape (from a script reply, a validation error, or text)."""
+    if isinstance(error, ApiError):
+        return json_answer(error.payload, error.status)
+    if isinstance(error, str):
+        return json_answer(_invalid(error).payload, status)
+    kind = error.type or _ERROR_TYPES.get(error.status, "api_error")
+    return json_answer(_payload(kind, error.message), error.status)

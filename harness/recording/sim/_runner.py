@@ -1,0 +1,89 @@
+"""Choosing the reply to a request from a :class:`Script` (thread-safe)."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from harness.recording.sim._conversation import Conversation
+from harness.recording.sim._script import (
+    Condition,
+    EchoSentinelsRule,
+    Reply,
+    ReplyRule,
+    Script,
+)
+
+__all__ = ["ScriptExhausted", "ScriptRunner"]
+
+
+class ScriptExhausted(Exception):
+    """No rule applies and no turn is left for this request."""
+
+
+def _holds(condition: Condition, conversation: Conversation) -> bool:
+    last_result = (
+        conversation.trailing_tool_results[-1] if conversation.trailing_tool_results else None
+    )
+    checks = (
+        condition.last_tool_result_contains is None
+        or (last_result is not None and condition.last_tool_result_contains in last_result),
+        condition.last_user_contains is None
+        or condition.last_user_contains in (conversation.last_user_text or ""),
+        condition.tool_results_match is None
+        or any(re.search(condition.tool_results_match, r) for r in conversation.tool_results),
+        condition.model is None or condition.model == conversation.model,
+    )
+    return all(checks)
+
+
+def _echo(rule: EchoSentinelsRule, conversation: Conversation) -> Reply | None:
+    if not conversation.trailing_tool_results:
+        return None
+    found: dict[str, None] = {}
+    for result in conversation.tool_results:
+        found.update(dict.fromkeys(re.findall(rule.pattern, result)))
+    if not found:
+        return None
+    return Reply(text=rule.template.format(sentinels=", ".join(found)))
+
+
+class ScriptRunner:
+    """Answers requests from a script; counts the turns it has used."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self._lock = threading.Lock()
+        self._next_turn = 0
+
+    def reply(self, conversation: Conversation) -> Reply:
+        """The reply for ``conversation``.
+
+        Raises:
+            ScriptExhausted: no rule applies and the turns have run out.
+        """
+        for rule in self.script.rules:
+            if isinstance(rule, ReplyRule):
+                if _holds(rule.when, conversation):
+                    return rule.reply
+            elif (echoed := _echo(rule, conversation)) is not None:
+                return echoed
+        return self._turn(conversation)
+
+    def _turn(self, conversation: Conversation) -> Reply:
+        turns = self.script.turns
+        if self.script.turn_order == "conversation":
+            position = conversation.assistant_turns
+        else:
+            with self._lock:
+                position = self._next_turn
+                self._next_turn += 1
+        if position < len(turns):
+            return turns[position]
+        if turns and self.script.when_exhausted == "repeat_last":
+            return turns[-1]
+        raise ScriptExhausted(
+            f"harness simulator: no scripted turn left for this request "
+            f"(turn {position + 1}, the script has {len(turns)}); add turns or rules "
+            "to the script, or set when_exhausted: repeat_last"
+        )

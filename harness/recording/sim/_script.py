@@ -1,0 +1,206 @@
+"""The scenario script a simulator answers from (schema version 1).
+
+A script is ordered ``turns`` (one per request, in arrival order, or chosen by
+the number of assistant turns in the conversation) and ``rules`` checked first
+that react to the request. YAML example::
+
+    version: 1
+    turns:
+      - tool_calls: [{name: read, arguments: {path: notes.txt}}]
+      - "The notes say hello."
+    rules:
+      - kind: echo_sentinels            # answer with every SENTINEL-... seen in tool results
+      - kind: reply
+        when: {last_tool_result_contains: "permission denied"}
+        reply: {text: "I cannot read that file."}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from harness.core.errors import ConfigurationError
+
+__all__ = [
+    "Condition",
+    "EchoSentinelsRule",
+    "ErrorReply",
+    "Reply",
+    "ReplyRule",
+    "Script",
+    "ScriptToolCall",
+    "load_script",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScriptToolCall(BaseModel):
+    """One tool call the simulated model makes (``id`` is generated if omitted)."""
+
+    model_config = _FROZEN
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+
+class ErrorReply(BaseModel):
+    """An API error to answer with, in the provider's error shape."""
+
+    model_config = _FROZEN
+
+    status: int = Field(default=429, ge=400, le=599)
+    message: str = "Rate limit reached for requests (harness simulator)."
+    type: str | None = None
+
+
+class Reply(BaseModel):
+    """What the simulated model answers: text, tool calls, or an API error."""
+
+    model_config = _FROZEN
+
+    text: str = ""
+    tool_calls: tuple[ScriptToolCall, ...] = ()
+    error: ErrorReply | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Reply:
+        if self.error is not None and (self.text or self.tool_calls):
+            raise ValueError("a reply is either an error or text/tool_calls, not both")
+        if self.error is None and not self.text and not self.tool_calls:
+            raise ValueError("a reply needs text, tool_calls or error")
+        return self
+
+
+def _as_reply(value: Any) -> Any:
+    return {"text": value} if isinstance(value, str) else value
+
+
+class Condition(BaseModel):
+    """When a rule applies; every field set must hold (an empty condition always does)."""
+
+    model_config = _FROZEN
+
+    last_tool_result_contains: str | None = None
+    last_user_contains: str | None = None
+    tool_results_match: str | None = None
+    model: str | None = None
+
+    @field_validator("tool_results_match")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            re.compile(value)
+        return value
+
+
+class ReplyRule(BaseModel):
+    """Answer ``reply`` whenever ``when`` holds."""
+
+    model_config = _FROZEN
+
+    kind: Literal["reply"] = "reply"
+    when: Condition = Field(default_factory=Condition)
+    reply: Reply
+
+    @field_validator("reply", mode="before")
+    @classmethod
+    def _coerce(cls, value: Any) -> Any:
+        return _as_reply(value)
+
+
+class EchoSentinelsRule(BaseModel):
+    """When the request ends with tool results, answer with the sentinels they hold.
+
+    Sentinels are collected, in order and without repeats, from every tool result
+    in the conversation; the rule stays silent when there are none.
+    """
+
+    model_config = _FROZEN
+
+    kind: Literal["echo_sentinels"] = "echo_sentinels"
+    pattern: str = r"SENTINEL-[A-Z0-9-]+"
+    template: str = "Sentinels found: {sentinels}"
+
+    @field_validator("pattern")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        re.compile(value)
+        return value
+
+
+Rule = Annotated[ReplyRule | EchoSentinelsRule, Field(discriminator="kind")]
+
+
+class Script(BaseModel):
+    """A versioned scenario script for :class:`~harness.recording.sim.SimulatorServer`.
+
+    Attributes:
+        turns: replies in order; a plain string is a text reply.
+        rules: checked in order before the turns; the first that applies answers.
+        turn_order: ``sequence`` takes the next turn per request; ``conversation``
+            takes turn *n* where *n* is the number of assistant messages sent.
+        when_exhausted: ``error`` answers 400 once turns run out; ``repeat_last``
+            repeats the last turn.
+        model: the model name reported in answers (default: the requested one).
+    """
+
+    model_config = _FROZEN
+
+    version: Literal[1] = 1
+    turns: tuple[Reply, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    turn_order: Literal["sequence", "conversation"] = "sequence"
+    when_exhausted: Literal["error", "repeat_last"] = "error"
+    model: str | None = None
+
+    @field_validator("turns", mode="before")
+    @classmethod
+    def _coerce_turns(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [_as_reply(item) for item in value]
+        return value
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _default_kind(cls, value: Any) -> Any:
+        # A rule without ``kind`` is a reply rule: the common case reads shorter.
+        if isinstance(value, (list, tuple)):
+            return [
+                {"kind": "reply", **item} if isinstance(item, dict) and "kind" not in item else item
+                for item in value
+            ]
+        return value
+
+
+def load_script(source: Script | Mapping[str, Any] | str | os.PathLike[str]) -> Script:
+    """Build a :class:`Script` from a model, a mapping, or a YAML/JSON file path.
+
+    Raises:
+        ConfigurationError: the file is missing or unreadable, or the script is invalid.
+    """
+    if isinstance(source, Script):
+        return source
+    origin = "script"
+    data: Any = source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        origin = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            raise ConfigurationError(f"cannot read simulator script {path}: {exc}") from exc
+    try:
+        return Script.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigurationError(f"invalid simulator script ({origin}): {exc}") from exc

@@ -1,0 +1,224 @@
+"""``SimulatorServer``: a loopback HTTP server speaking the OpenAI and Anthropic APIs."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import socket
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Protocol
+
+from harness.recording._metadata import SIMULATOR_HEADER
+from harness.recording.sim import _anthropic, _openai
+from harness.recording.sim._conversation import ApiError, Conversation
+from harness.recording.sim._runner import ScriptExhausted, ScriptRunner
+from harness.recording.sim._script import ErrorReply, Reply, Script, load_script
+from harness.recording.sim._wire import Answer, Ids, json_answer
+
+__all__ = ["ReceivedRequest", "SimulatorServer"]
+
+
+class _Api(Protocol):
+    """What each provider module (``_openai``, ``_anthropic``) provides."""
+
+    def parse(self, body: Any) -> Conversation: ...
+
+    def answer(self, reply: Reply, conversation: Conversation, ids: Ids, model: str) -> Answer: ...
+
+    def error_answer(self, error: ErrorReply | ApiError | str, status: int = 400) -> Answer: ...
+
+
+_ROUTES: dict[str, tuple[_Api, str]] = {
+    "/v1/chat/completions": (_openai, "x-request-id"),
+    "/chat/completions": (_openai, "x-request-id"),
+    "/v1/messages": (_anthropic, "request-id"),
+}
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """One request the simulator received (``body`` is None if it was not JSON)."""
+
+    method: str
+    path: str
+    body: Any
+    status: int
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # idle keep-alive connections must not block stop()
+
+    def __init__(self, address: tuple[str, int], owner: SimulatorServer) -> None:
+        self.owner = owner
+        self.connections: set[socket.socket] = set()
+        super().__init__(address, _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: avoid 40 ms stalls
+    server: _Server
+    timeout = 30
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)
+        super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None  # keep test output quiet
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        self._send(*self.server.owner.handle(self.path, raw))
+
+    def do_GET(self) -> None:
+        self._send(
+            json_answer({"error": {"message": "Not found", "type": "not_found_error"}}, 404),
+            "x-request-id",
+        )
+
+    def _send(self, answer: Answer, id_header: str) -> None:
+        body = answer.body
+        gzipped = self.server.owner.gzip and "gzip" in (self.headers.get("accept-encoding") or "")
+        if gzipped:
+            body = gzip.compress(body)
+        self.send_response(answer.status)
+        self.send_header("content-type", answer.content_type)
+        self.send_header("content-length", str(len(body)))
+        self.send_header(SIMULATOR_HEADER, "1")
+        self.send_header(id_header, f"req_sim{self.server.owner.hits:06d}")
+        for name, value in answer.headers:
+            self.send_header(name, value)
+        if gzipped:
+            self.send_header("content-encoding", "gzip")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class SimulatorServer:
+    """A local OpenAI- and Anthropic-compatible API answering from a script.
+
+    Serves ``POST /v1/chat/completions`` and ``POST /v1/messages`` (JSON and SSE
+    streaming), validates requests as the real APIs do (400 with the real error
+    shape), and marks every answer with an ``x-harness-simulator: 1`` header.
+
+    Args:
+        script: a :class:`Script`, a mapping, or the path of a YAML/JSON script.
+        host: interface to bind; keep it loopback.
+        port: TCP port, 0 for any free one.
+        gzip: compress answers when the client accepts gzip (to test decoding).
+    """
+
+    def __init__(
+        self,
+        script: Script | Mapping[str, Any] | str | os.PathLike[str],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        gzip: bool = False,
+    ) -> None:
+        self.script = load_script(script)
+        self.gzip = gzip
+        self._address = (host, port)
+        self._runner = ScriptRunner(self.script)
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._url: str | None = None
+        self.hits = 0
+        self.requests: list[ReceivedRequest] = []
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` it serves (or served) at; SDK base URLs add ``/v1``."""
+        if self._url is None:
+            raise RuntimeError("the simulator has not been started; call start() first")
+        return self._url
+
+    def start(self) -> SimulatorServer:
+        """Bind and serve in a background thread; returns self."""
+        if self._server is None:
+            self._server = _Server(self._address, self)
+            host, port = self._server.server_address[:2]
+            self._url = f"http://{host!s}:{port}"
+            self._thread = threading.Thread(
+                target=self._server.serve_forever,
+                args=(0.05,),
+                name="harness-simulator",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close every open connection."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        for connection in list(server.connections):
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> SimulatorServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def handle(self, target: str, raw: bytes) -> tuple[Answer, str]:
+        """Answer one POST; returns the answer and the name of the request-id header."""
+        path = target.split("?", 1)[0]
+        with self._lock:
+            self.hits += 1
+            serial = self.hits
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        route = _ROUTES.get(path)
+        if route is None:
+            answer = json_answer(
+                {"error": {"message": f"Unknown path {path}", "type": "not_found_error"}}, 404
+            )
+            self._remember(path, body, answer)
+            return answer, "x-request-id"
+        api, id_header = route
+        answer = self._answer(api, body, Ids(serial))
+        self._remember(path, body, answer)
+        return answer, id_header
+
+    def _answer(self, api: _Api, body: Any, ids: Ids) -> Answer:
+        try:
+            conversation = api.parse(body)
+            reply = self._runner.reply(conversation)
+        except ApiError as exc:
+            return api.error_answer(exc)
+        except ScriptExhausted as exc:
+            return api.error_answer(str(exc))
+        if reply.error is not None:
+            return api.error_answer(reply.error)
+        return api.answer(reply, conversation, ids, self.script.model or conversation.model)
+
+    def _remember(self, path: str, body: Any, answer: Answer) -> None:
+        with self._lock:
+            self.requests.append(ReceivedRequest("POST", path, body, answer.status))

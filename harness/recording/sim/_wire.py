@@ -1,0 +1,76 @@
+"""Bytes on the wire: JSON and SSE answers, ids, and how streams are split."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Answer", "Ids", "chunks", "json_answer", "sse_answer"]
+
+_PIECE = re.compile(r"\s*\S+|\s+")
+_PIECE_CHARS = 12
+_RATE_LIMITED = 429
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A complete HTTP answer of the simulator."""
+
+    status: int
+    content_type: str
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class Ids:
+    """Identifiers for one answer; unique per simulator, stable in shape."""
+
+    serial: int
+    created: int = field(default_factory=lambda: int(time.time()))
+    _calls: itertools.count[int] = field(default_factory=itertools.count)
+
+    def message(self, prefix: str) -> str:
+        """A response id such as ``chatcmpl-sim000007`` or ``msg_sim000007``."""
+        return f"{prefix}sim{self.serial:06d}"
+
+    def tool_call(self, prefix: str) -> str:
+        """A tool call id such as ``call_sim000007x0`` or ``toolu_sim000007x1``."""
+        return f"{prefix}sim{self.serial:06d}x{next(self._calls)}"
+
+
+def chunks(text: str) -> list[str]:
+    """Split text into stream deltas of a word or so, as models stream them."""
+    pieces: list[str] = []
+    for match in _PIECE.finditer(text):
+        word = match.group(0)
+        pieces.extend(word[i : i + _PIECE_CHARS] for i in range(0, len(word), _PIECE_CHARS))
+    return pieces
+
+
+def json_answer(payload: Any, status: int = 200) -> Answer:
+    """A JSON answer; a 429 tells clients to retry soon, as the real APIs do."""
+    headers = (("retry-after-ms", "20"),) if status == _RATE_LIMITED else ()
+    return Answer(
+        status, "application/json", json.dumps(payload, ensure_ascii=False).encode(), headers
+    )
+
+
+def sse_answer(events: list[tuple[str | None, Any]]) -> Answer:
+    """A ``text/event-stream`` answer from ``(event name or None, data)`` pairs."""
+    lines: list[str] = []
+    for name, data in events:
+        if name is not None:
+            lines.append(f"event: {name}")
+        text = (
+            data
+            if isinstance(data, str)
+            else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        )
+        lines.append(f"data: {text}")
+        lines.append("")
+    return Answer(200, "text/event-stream; charset=utf-8", ("\n".join(lines) + "\n").encode())

@@ -1,0 +1,18 @@
+"""Fixtures for the recording tests: a running simulator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from harness.recording.sim import SimulatorServer
+
+from .helpers import AGENT_SCRIPT
+
+
+@pytest.fixture
+def sim() -> Iterator[SimulatorServer]:
+    """A running simulator that plays a two-turn agent (tool call, then text)."""
+    with SimulatorServer(AGENT_SCRIPT) as server:
+        yield server
