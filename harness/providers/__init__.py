@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from harness.providers.echo import EchoProvider
 from harness.providers.function import FunctionProvider
 from harness.providers.protocol import LLMProvider
+from harness.providers.request_log import RequestLoggingProvider
 from harness.providers.scripted import ScriptedProvider, Turn, tool_call, turn_to_response
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ __all__ = [
     "FunctionProvider",
     "LLMProvider",
     "OpenAIProvider",
+    "RequestLoggingProvider",
     "ScriptedProvider",
     "Turn",
     "tool_call",

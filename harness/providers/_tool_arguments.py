@@ -21,7 +21,6 @@ from harness.core.messages import RAW_ARGUMENTS_KEY
 __all__ = ["RAW_ARGUMENTS_KEY", "encode_tool_arguments", "parse_tool_arguments", "raw_arguments"]
 
 
-
 def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
     """Parse a model's JSON argument text into a dict, never raising.
 

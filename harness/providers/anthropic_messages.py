@@ -10,7 +10,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import ConfigurationError, ProviderError
+from harness.core.errors import CassetteError, ConfigurationError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -122,6 +122,8 @@ class AnthropicProvider:
             else:
                 message = self._client.messages.create(**params)
         # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event (JSON).
+        except CassetteError:
+            raise  # a replay miss must reach the test unchanged, never as a ProviderError
         except (anthropic.AnthropicError, httpx2.HTTPError, json.JSONDecodeError) as exc:
             cause = chainable_cause(exc, secrets=self._secrets)
             raise anthropic_provider_error(exc, secrets=self._secrets) from cause

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import ConfigurationError, ProviderError
+from harness.core.errors import CassetteError, ConfigurationError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -127,6 +127,8 @@ class OpenAIProvider:
                 return self._complete_streaming(params)
             completion = self._client.chat.completions.create(**params)
         # A malformed stream event surfaces as a JSON error, a dropped stream as httpx2's.
+        except CassetteError:
+            raise  # a replay miss must reach the test unchanged, never as a ProviderError
         except (openai.OpenAIError, httpx2.HTTPError, json.JSONDecodeError) as exc:
             cause = chainable_cause(exc, secrets=self._secrets)
             raise openai_provider_error(exc, secrets=self._secrets) from cause

@@ -1,1 +1,124 @@
-"""The harness pytest plugin (entry point ``harness``)."""
+"""The harness pytest plugin (entry point ``harness``): glue only.
+
+Options and markers are registered here; fixtures live in
+``harness.testing.fixtures`` and logic in the modules they call. Importing this
+module imports no SDK and no part of the runtime.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.testing.collector import EvalCollector
+from harness.testing.fixtures import (
+    OPTIONS_KEY,
+    assert_trace_golden,
+    harness_app,
+    harness_options,
+    harness_run_log,
+    harness_settings,
+    make_harness_app,
+    provider,
+    provider_name,
+    scripted_provider,
+    sim_server,
+    trace,
+    workspace,
+)
+from harness.testing.options import HarnessOptions, add_options
+
+__all__ = [
+    "assert_trace_golden",
+    "harness_app",
+    "harness_options",
+    "harness_run_log",
+    "harness_settings",
+    "make_harness_app",
+    "provider",
+    "provider_name",
+    "scripted_provider",
+    "sim_server",
+    "trace",
+    "workspace",
+]
+
+COLLECTOR_KEY = pytest.StashKey[EvalCollector]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "eval(name=None): a scenario eval; reported as a row of the eval report"
+    )
+    config.addinivalue_line(
+        "markers", "live: talks to a real provider API; skipped without its API key"
+    )
+    options = HarnessOptions.from_config(config)
+    config.stash[OPTIONS_KEY] = options
+    if options.report is not None and not hasattr(config, "workerinput"):
+        config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    options = metafunc.config.stash[OPTIONS_KEY]
+    if options.epochs > 1 and metafunc.definition.get_closest_marker("eval") is not None:
+        metafunc.fixturenames.append("harness_epoch")
+        metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = config.stash[OPTIONS_KEY].provider
+    if wanted is None:
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        name = params.get("provider_name")
+        (drop if name is not None and name != wanted else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture(name="harness_epoch")
+def _harness_epoch(request: pytest.FixtureRequest) -> int:
+    """Which repetition of an eval this is (``--harness-epochs``)."""
+    return int(getattr(request, "param", 0))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("live") is None:
+        return
+    import os
+
+    if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("ANTHROPIC_API_KEY")):
+        pytest.skip("live test: set OPENAI_API_KEY or ANTHROPIC_API_KEY to run it")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    collector = session.config.stash.get(COLLECTOR_KEY, None)
+    if collector is not None:
+        session.config.pluginmanager.register(_ReportHook(collector), "harness-eval-collector")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    collector = config.stash.get(COLLECTOR_KEY, None)
+    options = config.stash[OPTIONS_KEY]
+    if collector is not None and options.report is not None:
+        collector.write(options.report)
+
+
+class _ReportHook:
+    """Feeds test reports (from workers too, under xdist) to the collector."""
+
+    def __init__(self, collector: EvalCollector) -> None:
+        self.collector = collector
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.collector.on_report(report)

@@ -43,7 +43,9 @@ class Workspace:
 
     def files(self) -> list[str]:
         """Every file under the workspace, relative, sorted."""
-        return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
+        return sorted(
+            p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()
+        )
 
     def copy_fixture(self, name: str) -> Path:
         """Copy the contents of ``fixtures/<name>`` (a folder or a file) into the workspace."""

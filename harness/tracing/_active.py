@@ -13,9 +13,16 @@ __all__ = ["ActiveTrace"]
 
 
 class ActiveTrace:
-    """The spans of one open trace, their begin order and monotonic start times."""
+    """The spans of one open trace, their begin order and monotonic start times.
+
+    Span ids are the trace's random prefix plus the span's ``sequence`` in hex:
+    unique within the trace, 16 hex digits like random ids, and free to make.
+    Spans are changed through their ``__dict__``: pydantic's ``__setattr__``
+    would only add bookkeeping that spans built by ``new_span`` do not need.
+    """
 
     __slots__ = (
+        "_id_prefix",
         "_next_sequence",
         "_started_ns",
         "created_at",
@@ -25,37 +32,37 @@ class ActiveTrace:
         "spans",
     )
 
-    def __init__(self, root: TraceSpan, session_key: str | None, metadata: dict[str, Any]) -> None:
-        self.root = root
-        self.session_key = session_key
-        self.metadata = metadata
-        self.created_at = root.started_at
-        self.spans: dict[str, TraceSpan] = {root.span_id: root}
-        self._started_ns: dict[str, int] = {root.span_id: time.perf_counter_ns()}
-        self._next_sequence = 1
-
-    def add_child(
+    def __init__(
         self,
-        parent: TraceSpan,
-        *,
-        span_id: str,
+        trace_id: str,
         kind: str,
         name: str,
         started_at: str,
         attributes: dict[str, Any],
+        session_key: str | None,
+        metadata: dict[str, Any],
+    ) -> None:
+        # The id prefix comes from the random trace id: uuid4 hex is random up front.
+        self._id_prefix = trace_id[:8]
+        root_id = f"{self._id_prefix}{0:08x}"
+        self.root = new_span(root_id, None, trace_id, kind, name, started_at, 0, attributes)
+        self.session_key = session_key
+        self.metadata = metadata
+        self.created_at = started_at
+        self.spans: dict[str, TraceSpan] = {root_id: self.root}
+        self._started_ns: dict[str, int] = {root_id: time.perf_counter_ns()}
+        self._next_sequence = 1
+
+    def add_child(
+        self, parent: TraceSpan, kind: str, name: str, started_at: str, attributes: dict[str, Any]
     ) -> TraceSpan:
         """Open a span under ``parent``; appended now, so children stay in begin order."""
+        sequence = self._next_sequence
+        self._next_sequence = sequence + 1
+        span_id = f"{self._id_prefix}{sequence:08x}"
         span = new_span(
-            span_id=span_id,
-            parent_id=parent.span_id,
-            trace_id=parent.trace_id,
-            kind=kind,
-            name=name,
-            started_at=started_at,
-            sequence=self._next_sequence,
-            attributes=attributes,
+            span_id, parent.span_id, parent.trace_id, kind, name, started_at, sequence, attributes
         )
-        self._next_sequence += 1
         parent.children.append(span)
         self.spans[span_id] = span
         self._started_ns[span_id] = time.perf_counter_ns()
@@ -63,18 +70,21 @@ class ActiveTrace:
 
     def close(self, span: TraceSpan, status: SpanStatus, now_ns: int, ended_at: str) -> None:
         """Set the end time and duration; an ``error`` status is never downgraded."""
-        started_ns = self._started_ns.pop(span.span_id, now_ns)
-        span.ended_at = ended_at
-        span.duration_ms = round((now_ns - started_ns) / 1_000_000, 3)
+        fields = span.__dict__
+        elapsed_ns = now_ns - self._started_ns.pop(fields["span_id"], now_ns)
+        fields["ended_at"] = ended_at
+        # Whole microseconds (rounded half up) as milliseconds: round(x, 3) is slow.
+        fields["duration_ms"] = (elapsed_ns + 500) // 1000 / 1000
         if status == "error":
-            span.status = "error"
+            fields["status"] = "error"
 
     def close_all(self, status: SpanStatus, now_ns: int, ended_at: str) -> None:
         """Close spans left open (as ``error`` with ``unclosed: true``), then the root."""
-        for span in self.spans.values():
-            if span.ended_at is None and span is not self.root:
-                span.attributes["unclosed"] = True
-                self.close(span, "error", now_ns, ended_at)
+        root_id = self.root.span_id
+        for span_id in [key for key in self._started_ns if key != root_id]:
+            span = self.spans[span_id]
+            span.attributes["unclosed"] = True
+            self.close(span, "error", now_ns, ended_at)
         self.close(self.root, status, now_ns, ended_at)
 
     def open_ancestor(self, span: TraceSpan) -> TraceSpan | None:

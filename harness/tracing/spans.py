@@ -80,22 +80,15 @@ class TraceSpan(BaseModel):
 _SPAN_FIELDS: Final = frozenset(TraceSpan.model_fields)
 _EVENT_FIELDS: Final = frozenset(TraceEvent.model_fields)
 
-
-def _unvalidated(cls: type[BaseModel], fields: dict[str, Any], fields_set: frozenset[str]) -> Any:
-    # What ``model_construct`` does, minus its per-field default handling: on
-    # pydantic 2.x that handling makes ``model_construct`` slower than a validated
-    # ``__init__``. Callers pass every field, so nothing is skipped.
-    # tests/tracing/test_trace_spans.py checks the result equals a validated model.
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", fields)
-    object.__setattr__(model, "__pydantic_fields_set__", set(fields_set))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
+# What ``model_construct`` does, minus its per-field default handling: on pydantic
+# 2.x that handling makes ``model_construct`` slower than a validated ``__init__``.
+# The builders below pass every field, so nothing is skipped.
+# tests/tracing/test_trace_spans.py checks the result equals a validated model.
+_new_object = object.__new__
+_set_slot = object.__setattr__
 
 
 def new_span(
-    *,
     span_id: str,
     parent_id: str | None,
     trace_id: str,
@@ -106,29 +99,39 @@ def new_span(
     attributes: dict[str, Any],
 ) -> TraceSpan:
     """Build an open span without validation (the Tracer's hot path)."""
-    fields: dict[str, Any] = {
-        "span_id": span_id,
-        "parent_id": parent_id,
-        "trace_id": trace_id,
-        "kind": kind,
-        "name": name,
-        "started_at": started_at,
-        "ended_at": None,
-        "duration_ms": None,
-        "sequence": sequence,
-        "status": "ok",
-        "attributes": attributes,
-        "events": [],
-        "children": [],
-    }
-    span: TraceSpan = _unvalidated(TraceSpan, fields, _SPAN_FIELDS)
+    span: TraceSpan = _new_object(TraceSpan)
+    _set_slot(
+        span,
+        "__dict__",
+        {
+            "span_id": span_id,
+            "parent_id": parent_id,
+            "trace_id": trace_id,
+            "kind": kind,
+            "name": name,
+            "started_at": started_at,
+            "ended_at": None,
+            "duration_ms": None,
+            "sequence": sequence,
+            "status": "ok",
+            "attributes": attributes,
+            "events": [],
+            "children": [],
+        },
+    )
+    _set_slot(span, "__pydantic_fields_set__", set(_SPAN_FIELDS))
+    _set_slot(span, "__pydantic_extra__", None)
+    _set_slot(span, "__pydantic_private__", None)
     return span
 
 
 def new_event(name: str, at: str, attributes: dict[str, Any]) -> TraceEvent:
     """Build an event without validation (the Tracer's hot path)."""
-    fields: dict[str, Any] = {"name": name, "at": at, "attributes": attributes}
-    event: TraceEvent = _unvalidated(TraceEvent, fields, _EVENT_FIELDS)
+    event: TraceEvent = _new_object(TraceEvent)
+    _set_slot(event, "__dict__", {"name": name, "at": at, "attributes": attributes})
+    _set_slot(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+    _set_slot(event, "__pydantic_extra__", None)
+    _set_slot(event, "__pydantic_private__", None)
     return event
 
 

@@ -8,14 +8,15 @@ may be begun in one thread and ended in another. Children are appended when
 they begin, under the lock, so a parent's children are always in ``sequence``
 (begin) order, whatever order they finish in.
 
-Cost: begin and end build spans without pydantic validation and take the lock
-once each; with mode ``off`` every method returns at once.
+Cost: begin and end build spans without pydantic validation, take the lock once
+each and read the wall clock once (span ids count up per trace rather than being
+drawn at random); the ``span`` / ``trace`` blocks are small classes, not
+generators. With mode ``off`` every method returns at once.
 """
 
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 import uuid
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from harness.core import ConfigurationError
@@ -33,7 +35,7 @@ from harness.tracing.modes import DEFAULT_TRACE_MODE, TraceMode, parse_trace_mod
 from harness.tracing.recorders import TraceRecorder
 from harness.tracing.redaction import redact, redact_text, truncate
 from harness.tracing.scope import TraceState
-from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceSpan, new_event, new_span
+from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceSpan, new_event
 from harness.tracing.tree import TraceTree
 
 __all__ = ["DEFAULT_MAX_PAYLOAD_CHARS", "Tracer"]
@@ -78,7 +80,6 @@ class Tracer:
         self._lock = threading.Lock()
         self._traces: dict[str, ActiveTrace] = {}
         self._warned = False
-        self._ids = random.Random()
         # One variable per Tracer, so two tracers used in one thread never see each
         # other's spans (a handful of tracers per process; they are not collected).
         self._current: ContextVar[TraceSpan | None] = ContextVar(
@@ -139,21 +140,19 @@ class Tracer:
                 "'subagent.run' inside it, or end it first"
             )
         trace_id = uuid.uuid4().hex
-        root = new_span(
-            span_id=self._new_span_id(),
-            parent_id=None,
-            trace_id=trace_id,
-            kind=kind,
-            name=name or kind,
-            started_at=utc_now_iso(),
-            sequence=0,
-            attributes=dict(attributes) if attributes else {},
+        state = ActiveTrace(
+            trace_id,
+            kind,
+            name or kind,
+            utc_now_iso(),
+            dict(attributes) if attributes else {},
+            session_key,
+            dict(metadata or {}),
         )
-        state = ActiveTrace(root, session_key, dict(metadata or {}))
         with self._lock:
             self._traces[trace_id] = state
-        self._current.set(root)
-        return root
+        self._current.set(state.root)
+        return state.root
 
     def end_trace(
         self,
@@ -213,26 +212,7 @@ class Tracer:
         """
         if not self._enabled:
             return _NULL_SPAN_BLOCK
-        return self._trace_block(kind, name, session_key, attributes, metadata)
-
-    @contextmanager
-    def _trace_block(
-        self,
-        kind: str,
-        name: str | None,
-        session_key: str | None,
-        attributes: dict[str, Any] | None,
-        metadata: dict[str, Any] | None,
-    ) -> Iterator[TraceSpan]:
-        root = self.begin_trace(
-            kind, name, session_key=session_key, attributes=attributes, metadata=metadata
-        )
-        try:
-            yield root
-        except BaseException as exc:
-            self.end_trace(root, status="error", attributes=self._error_attributes(exc))
-            raise
-        self.end_trace(root)
+        return _TraceBlock(self, kind, name, session_key, attributes, metadata)
 
     def has_active_trace(self) -> bool:
         """True when this context's current span belongs to an open trace."""
@@ -266,22 +246,24 @@ class Tracer:
         if not self._enabled:
             return NULL_SPAN
         started_at = utc_now_iso()
+        copied = dict(attributes) if attributes else {}
         with self._lock:
             if parent is None:
-                parent = self._resolve(self._current.get())
+                parent = self._current.get()
                 if parent is None:
                     return NULL_SPAN
-            state = self._traces.get(parent.trace_id)
-            if state is None:
-                return NULL_SPAN
-            span = state.add_child(
-                parent,
-                span_id=self._new_span_id(),
-                kind=kind,
-                name=name or kind,
-                started_at=started_at,
-                attributes=dict(attributes) if attributes else {},
-            )
+                state = self._traces.get(parent.trace_id)
+                if state is None:
+                    return NULL_SPAN
+                if parent.ended_at is not None:  # ended by another thread meanwhile
+                    parent = state.open_ancestor(parent)
+                    if parent is None:
+                        return NULL_SPAN
+            else:
+                state = self._traces.get(parent.trace_id)
+                if state is None:
+                    return NULL_SPAN
+            span = state.add_child(parent, kind, name or kind, started_at, copied)
         if activate:
             self._current.set(span)
         return span
@@ -307,6 +289,7 @@ class Tracer:
             return
         now_ns = time.perf_counter_ns()
         ended_at = utc_now_iso()
+        was_current = self._current.get() is span
         with self._lock:
             state = self._traces.get(span.trace_id)
             if state is None or span.ended_at is not None:
@@ -321,7 +304,7 @@ class Tracer:
                 span.attributes.update(self._error_attributes(error))
                 status = "error"
             state.close(span, status, now_ns, ended_at)
-            restore = self._resolve(span) if self._current.get() is span else None
+            restore = state.open_ancestor(span) if was_current else None
         if restore is not None:
             self._current.set(restore)
 
@@ -339,23 +322,7 @@ class Tracer:
         """
         if not self._enabled:
             return _NULL_SPAN_BLOCK
-        return self._span_block(kind, name, attributes, parent)
-
-    @contextmanager
-    def _span_block(
-        self,
-        kind: str,
-        name: str | None,
-        attributes: dict[str, Any] | None,
-        parent: TraceSpan | None,
-    ) -> Iterator[TraceSpan]:
-        span = self.begin_span(kind, name, attributes=attributes, parent=parent)
-        try:
-            yield span
-        except BaseException as exc:
-            self.end_span(span, error=exc)
-            raise
-        self.end_span(span)
+        return _SpanBlock(self, kind, name, attributes, parent)
 
     def set_status(
         self, span: TraceSpan, status: SpanStatus, *, error: BaseException | None = None
@@ -447,9 +414,6 @@ class Tracer:
 
     # -- internals ---------------------------------------------------------------
 
-    def _new_span_id(self) -> str:
-        return f"{self._ids.getrandbits(64):016x}"
-
     def _resolve(self, span: TraceSpan | None) -> TraceSpan | None:
         # The nearest open span at or above ``span`` in an active trace. Caller holds the lock.
         if span is None:
@@ -479,3 +443,89 @@ class Tracer:
                     exc,
                 )
             return None
+
+
+class _SpanBlock:
+    """``Tracer.span``: begins the span on entry and ends it on exit, as ``error``
+    when an exception passes.
+
+    A class rather than a ``@contextmanager`` generator: a span per step and per
+    model call goes through it, and a generator costs several times more.
+    """
+
+    __slots__ = ("_attributes", "_kind", "_name", "_parent", "_span", "_tracer")
+
+    def __init__(
+        self,
+        tracer: Tracer,
+        kind: str,
+        name: str | None,
+        attributes: dict[str, Any] | None,
+        parent: TraceSpan | None,
+    ) -> None:
+        self._tracer = tracer
+        self._kind = kind
+        self._name = name
+        self._attributes = attributes
+        self._parent = parent
+        self._span = NULL_SPAN
+
+    def __enter__(self) -> TraceSpan:
+        self._span = self._tracer.begin_span(
+            self._kind, self._name, attributes=self._attributes, parent=self._parent
+        )
+        return self._span
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._tracer.end_span(self._span, error=exc)
+
+
+class _TraceBlock:
+    """``Tracer.trace``: begins the trace on entry and ends it on exit, as ``error``
+    when an exception passes."""
+
+    __slots__ = ("_attributes", "_kind", "_metadata", "_name", "_root", "_session_key", "_tracer")
+
+    def __init__(
+        self,
+        tracer: Tracer,
+        kind: str,
+        name: str | None,
+        session_key: str | None,
+        attributes: dict[str, Any] | None,
+        metadata: dict[str, Any] | None,
+    ) -> None:
+        self._tracer = tracer
+        self._kind = kind
+        self._name = name
+        self._session_key = session_key
+        self._attributes = attributes
+        self._metadata = metadata
+        self._root = NULL_SPAN
+
+    def __enter__(self) -> TraceSpan:
+        self._root = self._tracer.begin_trace(
+            self._kind,
+            self._name,
+            session_key=self._session_key,
+            attributes=self._attributes,
+            metadata=self._metadata,
+        )
+        return self._root
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        tracer = self._tracer
+        if exc is None:
+            tracer.end_trace(self._root)
+        else:
+            tracer.end_trace(self._root, status="error", attributes=tracer._error_attributes(exc))

@@ -89,9 +89,7 @@ class ReverseRead:
 
 
 def test_concurrent_reads_are_ordered_by_call_index(tmp_path: Path) -> None:
-    provider = ScriptedProvider(
-        [[tool_call("read", path=p) for p in ("a", "b", "c")], "done"]
-    )
+    provider = ScriptedProvider([[tool_call("read", path=p) for p in ("a", "b", "c")], "done"])
     settings = _settings(tmp_path, enabled_tools=())
     app = build_application(settings, provider=provider, tools=[ReverseRead()])
     result = app.run("go", session="t")
@@ -117,8 +115,13 @@ def test_metadata_mode_writes_no_text(tmp_path: Path) -> None:
     result = app.run("PROMPT-SENTINEL-1", session="t")
     assert result.trace_path is not None
     text = result.trace_path.read_text()
-    for sentinel in ("PROMPT-SENTINEL", "ARG-SENTINEL", "FILE-SENTINEL", "CONTENT-SENTINEL",
-                     "ANSWER-SENTINEL"):
+    for sentinel in (
+        "PROMPT-SENTINEL",
+        "ARG-SENTINEL",
+        "FILE-SENTINEL",
+        "CONTENT-SENTINEL",
+        "ANSWER-SENTINEL",
+    ):
         assert sentinel not in text
 
 
@@ -179,8 +182,9 @@ def test_shape_failure_names_the_first_differing_node(tmp_path: Path) -> None:
     tree = load_trace(result.trace_path)
     with pytest.raises(TraceAssertionError) as info:
         assert_trace_shape(
-            tree, "agent.run\n  agent.step\n    llm.call\n    tool.call write\n  agent.step\n"
-            "    llm.call"
+            tree,
+            "agent.run\n  agent.step\n    llm.call\n    tool.call write\n  agent.step\n"
+            "    llm.call",
         )
     message = str(info.value)
     assert "tool.call write" in message and "tool.call read" in message

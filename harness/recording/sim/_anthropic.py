@@ -121,6 +121,7 @@ def parse(body: Any) -> Conversation:
             messages, body.get("system") or "", body.get("tools") or [], messages=len(messages)
         ),
         options={},
+        tool_names=tuple(str(tool.get("name", "")) for tool in body.get("tools") or []),
     )
 
 

@@ -34,6 +34,7 @@ class Conversation:
         trailing_tool_results: the tool results that end the conversation.
         input_tokens: a realistic estimate of the prompt size.
         options: provider-specific flags (e.g. ``include_usage``).
+        tool_names: the names of the tools the request offers.
     """
 
     model: str
@@ -44,6 +45,7 @@ class Conversation:
     trailing_tool_results: tuple[str, ...]
     input_tokens: int
     options: dict[str, Any]
+    tool_names: tuple[str, ...] = ()
 
 
 def text_of(content: Any) -> str:

@@ -111,6 +111,9 @@ def parse(body: Any) -> Conversation:
         trailing_tool_results=tuple(trailing),
         input_tokens=estimate_tokens(messages, body.get("tools") or [], messages=len(messages)),
         options={"include_usage": bool(stream_options.get("include_usage"))},
+        tool_names=tuple(
+            str((tool.get("function") or {}).get("name", "")) for tool in body.get("tools") or []
+        ),
     )
 
 

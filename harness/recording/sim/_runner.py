@@ -33,12 +33,15 @@ def _holds(condition: Condition, conversation: Conversation) -> bool:
         condition.tool_results_match is None
         or any(re.search(condition.tool_results_match, r) for r in conversation.tool_results),
         condition.model is None or condition.model == conversation.model,
+        condition.tools_include is None or condition.tools_include in conversation.tool_names,
+        condition.has_tool_results is None
+        or condition.has_tool_results == bool(conversation.trailing_tool_results),
     )
     return all(checks)
 
 
 def _echo(rule: EchoSentinelsRule, conversation: Conversation) -> Reply | None:
-    if not conversation.trailing_tool_results:
+    if not conversation.trailing_tool_results or not _holds(rule.when, conversation):
         return None
     found: dict[str, None] = {}
     for result in conversation.tool_results:

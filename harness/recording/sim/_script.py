@@ -94,6 +94,8 @@ class Condition(BaseModel):
     last_user_contains: str | None = None
     tool_results_match: str | None = None
     model: str | None = None
+    tools_include: str | None = None
+    has_tool_results: bool | None = None
 
     @field_validator("tool_results_match")
     @classmethod
@@ -128,6 +130,7 @@ class EchoSentinelsRule(BaseModel):
     model_config = _FROZEN
 
     kind: Literal["echo_sentinels"] = "echo_sentinels"
+    when: Condition = Field(default_factory=Condition)
     pattern: str = r"SENTINEL-[A-Z0-9-]+"
     template: str = "Sentinels found: {sentinels}"
 

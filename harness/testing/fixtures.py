@@ -1,0 +1,235 @@
+"""The plugin's fixtures. Heavy imports happen inside them, never at import time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness.testing.collector import ROW_PROPERTY
+from harness.testing.options import HarnessOptions
+from harness.testing.runlog import LastTrace, RunLog
+from harness.testing.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.app import Application
+    from harness.providers.protocol import LLMProvider
+    from harness.providers.scripted import ScriptedProvider
+    from harness.recording.sim import SimulatorServer
+
+__all__ = [
+    "assert_trace_golden",
+    "harness_app",
+    "harness_options",
+    "harness_run_log",
+    "harness_settings",
+    "make_harness_app",
+    "provider",
+    "provider_name",
+    "scripted_provider",
+    "sim_server",
+    "trace",
+    "workspace",
+]
+
+OPTIONS_KEY = pytest.StashKey[HarnessOptions]()
+
+
+@pytest.fixture(scope="session")
+def harness_options(pytestconfig: pytest.Config) -> HarnessOptions:
+    """The harness command-line options, resolved."""
+    return pytestconfig.stash[OPTIONS_KEY]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, harness_options: HarnessOptions) -> Workspace:
+    """A fresh workdir with write/read/copy_fixture and sentinel helpers."""
+    return Workspace(tmp_path / "workspace", harness_options.fixtures_dir)
+
+
+@pytest.fixture
+def scripted_provider() -> Iterator[ScriptedProvider]:
+    """A strict ScriptedProvider: add turns; unused turns fail the test at teardown."""
+    from harness.providers.scripted import ScriptedProvider
+
+    fake = ScriptedProvider()
+    yield fake
+    fake.assert_complete()
+
+
+@pytest.fixture
+def provider_name(harness_options: HarnessOptions) -> str:
+    """Which provider ``provider`` builds; parametrise it to run a test per provider."""
+    return harness_options.provider or "scripted"
+
+
+@pytest.fixture
+def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
+    """Every run the test's applications made; eval tests report it as a row."""
+    log = RunLog()
+    yield log
+    node = request.node
+    if node.get_closest_marker("eval") is not None:
+        row = {"scenario": _scenario(node), **log.summary()}
+        node.user_properties.append((ROW_PROPERTY, json.dumps(row)))
+
+
+@pytest.fixture
+def provider(
+    request: pytest.FixtureRequest,
+    provider_name: str,
+    harness_options: HarnessOptions,
+    harness_run_log: RunLog,
+) -> Iterator[LLMProvider]:
+    """The scripted provider, or openai/anthropic through this test's cassette."""
+    if provider_name == "scripted":
+        yield request.getfixturevalue("scripted_provider")
+        return
+    from harness.testing.recorded import DEFAULT_MODELS, cassette_path, recorded_provider
+
+    model = harness_options.model or DEFAULT_MODELS.get(provider_name, provider_name)
+    node = request.node
+    test_file = Path(str(node.path)).relative_to(harness_options.rootdir).as_posix()
+    path = cassette_path(
+        harness_options.cassette_dir, provider_name, model, test_file, _test_name(node)
+    )
+    hint = f"pytest {node.nodeid!r} --record-mode=rewrite --harness-provider={provider_name}"
+    harness_run_log.provider, harness_run_log.model = provider_name, model
+    with recorded_provider(
+        provider_name,
+        model=model,
+        cassette=path,
+        record_mode=harness_options.record_mode,
+        base_url=harness_options.base_url,
+        rerecord_hint=hint,
+        allow_unplayed=node.get_closest_marker("eval") is None,
+    ) as recorded:
+        yield recorded.provider
+
+
+@pytest.fixture
+def harness_settings(workspace: Workspace, tmp_path: Path) -> dict[str, Any]:
+    """Settings for ``harness_app``; override this fixture, or pass overrides to
+    ``make_harness_app``."""
+    return {
+        "workdir": workspace.root,
+        "state_dir": tmp_path / "state",
+        "trace_mode": "metadata",
+    }
+
+
+@pytest.fixture
+def make_harness_app(
+    request: pytest.FixtureRequest,
+    harness_settings: dict[str, Any],
+    harness_run_log: RunLog,
+    provider_name: str,
+) -> Iterator[Callable[..., Application]]:
+    """Build applications on the workspace: ``make_harness_app(enabled_tools=(...))``."""
+    from harness import Settings, build_application
+    from harness.providers import RequestLoggingProvider, ScriptedProvider
+
+    del provider_name  # declared so that parametrising it reaches `provider`
+    built: list[Application] = []
+
+    def make(
+        *, provider: LLMProvider | None = None, tools: Any = (), **overrides: Any
+    ) -> Application:
+        chosen = provider if provider is not None else request.getfixturevalue("provider")
+        if not isinstance(chosen, ScriptedProvider):
+            chosen = RequestLoggingProvider(chosen)  # so tests can see what was sent
+        settings = Settings(**{**harness_settings, **overrides})
+        app = build_application(settings, provider=chosen, tools=tools)
+        app.observers.append(harness_run_log.observe)
+        built.append(app)
+        return app
+
+    yield make
+    for app in built:
+        app.close()
+
+
+@pytest.fixture
+def harness_app(make_harness_app: Callable[..., Application]) -> Application:
+    """An Application on the workspace with a temporary state dir and tracing on."""
+    return make_harness_app()
+
+
+@pytest.fixture
+def trace(harness_run_log: RunLog) -> LastTrace:
+    """The trace of the latest run in this test (loaded when used)."""
+    return LastTrace(harness_run_log)
+
+
+@pytest.fixture
+def assert_trace_golden(
+    request: pytest.FixtureRequest, harness_options: HarnessOptions, harness_run_log: RunLog
+) -> Callable[..., None]:
+    """``assert_trace_golden(trace, name=None)`` against evals/shapes/<provider>/<model>/."""
+    from harness.testing import trace_assertions
+    from harness.testing.recorded import shape_path
+
+    def check(tree: Any, name: str | None = None) -> None:
+        path = shape_path(
+            harness_options.shapes_dir,
+            harness_run_log.provider,
+            harness_run_log.model,
+            name or _test_name(request.node),
+        )
+        try:
+            trace_assertions.assert_trace_golden(tree, path, update=harness_options.update_shapes)
+        except AssertionError:
+            harness_run_log.shape_ok = False
+            raise
+        harness_run_log.shape_ok = True
+
+    return check
+
+
+@pytest.fixture
+def sim_server() -> Iterator[Callable[..., SimulatorServer]]:
+    """Start the OpenAI/Anthropic simulator: ``sim_server(script)`` -> running server."""
+    from harness.recording.sim import SimulatorServer
+
+    started: list[SimulatorServer] = []
+
+    def start(script: Any) -> SimulatorServer:
+        server = SimulatorServer(script)
+        server.start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def _test_name(node: pytest.Item) -> str:
+    """The test's name without the provider parameter (the folder already says it)."""
+    callspec = getattr(node, "callspec", None)
+    base = getattr(node, "originalname", node.name)
+    if callspec is None:
+        return base
+    rest = [
+        str(value)
+        for key, value in callspec.params.items()
+        if key not in ("provider_name", "harness_epoch")
+    ]
+    return "-".join([base, *rest])
+
+
+def _scenario(node: pytest.Item) -> str:
+    marker = node.get_closest_marker("eval")
+    if marker is not None and marker.args:
+        label = str(marker.args[0])
+        callspec = getattr(node, "callspec", None)
+        extra = [
+            str(v)
+            for k, v in (callspec.params.items() if callspec else ())
+            if k not in ("provider_name", "harness_epoch")
+        ]
+        return f"{label}[{'-'.join(extra)}]" if extra else label
+    return _test_name(node)

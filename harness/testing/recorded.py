@@ -1,0 +1,126 @@
+"""Providers that run the real SDKs through a per-test cassette."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import ConfigurationError
+from harness.providers.protocol import LLMProvider
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "RecordedProvider",
+    "cassette_path",
+    "recorded_provider",
+    "shape_path",
+]
+
+DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
+_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Replayed requests never leave the process, but the SDKs insist on a key.
+_REPLAY_KEY = "harness-replay-placeholder"
+_SIMULATOR_KEY = "harness-simulator-placeholder"
+
+
+def _safe(part: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", part).strip("_") or "_"
+
+
+def cassette_path(
+    cassette_dir: Path, provider: str, model: str, test_file: str, test_name: str
+) -> Path:
+    """``<dir>/<provider>/<model>/<test file without .py>/<test name>.yaml``."""
+    relative = Path(test_file).with_suffix("")
+    return cassette_dir / _safe(provider) / _safe(model) / relative / f"{_safe(test_name)}.yaml"
+
+
+def shape_path(shapes_dir: Path, provider: str, model: str, test_name: str) -> Path:
+    """``evals/shapes/<provider>/<model>/<test>.txt``."""
+    return shapes_dir / _safe(provider) / _safe(model) / f"{_safe(test_name)}.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedProvider:
+    """A provider bound to a cassette, and what the cassette did."""
+
+    provider: LLMProvider
+    name: str
+    model: str
+    cassette: Path
+    handle: Any
+
+
+@contextmanager
+def recorded_provider(
+    name: str,
+    *,
+    model: str | None,
+    cassette: Path,
+    record_mode: str = "none",
+    base_url: str | None = None,
+    rerecord_hint: str | None = None,
+    allow_unplayed: bool = True,
+) -> Iterator[RecordedProvider]:
+    """Yield an OpenAI or Anthropic provider whose HTTP goes through ``cassette``.
+
+    In mode ``none`` nothing leaves the process. Recording needs either a key
+    (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) or ``base_url`` pointing at the
+    simulator.
+    """
+    from harness.recording import use_cassette
+
+    if name not in _KEY_VARIABLES:
+        raise ConfigurationError(f"provider {name!r} cannot be recorded; use openai or anthropic")
+    model = model or DEFAULT_MODELS[name]
+    replay = record_mode == "none"
+    key = _api_key(name, replay=replay, base_url=base_url)
+    metadata = {"provider": name, "model": model}
+    with use_cassette(
+        cassette,
+        record_mode=record_mode,
+        metadata=metadata,
+        rerecord_hint=rerecord_hint,
+        allow_unplayed=allow_unplayed,
+    ) as handle:
+        provider = _build(
+            name, model, key, None if replay else base_url, retries=0 if replay else 2
+        )
+        try:
+            yield RecordedProvider(provider, name, model, cassette, handle)
+        finally:
+            close = getattr(provider, "close", None)
+            if callable(close):
+                close()
+
+
+def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
+    variable = _KEY_VARIABLES[name]
+    if replay:
+        return _REPLAY_KEY
+    if base_url:
+        return os.environ.get(variable) or _SIMULATOR_KEY
+    key = os.environ.get(variable)
+    if not key:
+        raise ConfigurationError(
+            f"recording {name} needs {variable} (or --harness-base-url pointing at the "
+            "harness simulator); replay with --record-mode none needs no key"
+        )
+    return key
+
+
+def _build(name: str, model: str, key: str, base_url: str | None, *, retries: int) -> LLMProvider:
+    if name == "openai":
+        from harness.providers.openai_chat import OpenAIProvider
+
+        if base_url and not base_url.rstrip("/").endswith("/v1"):
+            base_url = base_url.rstrip("/") + "/v1"
+        return OpenAIProvider(model, api_key=key, base_url=base_url, max_retries=retries)
+    from harness.providers.anthropic_messages import AnthropicProvider
+
+    return AnthropicProvider(model, api_key=key, base_url=base_url, max_retries=retries)

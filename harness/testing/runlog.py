@@ -1,0 +1,91 @@
+"""RunLog: what the runs of one test did, for the ``trace`` fixture and eval rows."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.core.errors import TraceAssertionError
+from harness.engine.run_types import RunResult
+from harness.tracing import TraceSpan, TraceTree
+
+__all__ = ["LastTrace", "RunLog"]
+
+
+@dataclass(slots=True)
+class RunLog:
+    """Every ``RunResult`` of the applications a test built, in order."""
+
+    results: list[RunResult] = field(default_factory=list)
+    llm_calls: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    shape_ok: bool | None = None
+    provider: str = "scripted"
+    model: str = "scripted"
+
+    def observe(self, result: RunResult) -> None:
+        self.results.append(result)
+
+    @property
+    def last(self) -> RunResult:
+        if not self.results:
+            raise TraceAssertionError("no harness run happened in this test yet")
+        return self.results[-1]
+
+    def traces(self) -> list[TraceTree]:
+        from harness.testing.trace_assertions import load_trace
+
+        return [load_trace(r.trace_path) for r in self.results if r.trace_path is not None]
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers an eval row reports."""
+        from harness.testing.trace_query import normalize_trace
+
+        trees = self.traces()
+        return {
+            "steps": sum(r.steps for r in self.results),
+            "tool_calls": sum(r.tool_calls for r in self.results),
+            "llm_calls": sum(
+                1 for tree in trees for span in tree.walk() if span.kind == "llm.call"
+            ),
+            "input_tokens": sum(r.usage.input_tokens for r in self.results),
+            "output_tokens": sum(r.usage.output_tokens for r in self.results),
+            "duration_s": round(time.perf_counter() - self.started, 4),
+            "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
+            "shape_ok": self.shape_ok,
+            "provider": self.provider,
+            "model": self.model,
+        }
+
+
+class LastTrace:
+    """The ``trace`` fixture: the trace of the latest run, loaded when first used.
+
+    Works wherever a ``TraceTree`` is accepted by the assertions, and forwards
+    queries (``find``, ``one``, ``find_all``, ``walk``, ``root``) to that tree.
+    """
+
+    def __init__(self, log: RunLog) -> None:
+        self._log = log
+
+    def __trace_tree__(self) -> TraceTree:
+        result = self._log.last
+        if result.trace_path is None:
+            raise TraceAssertionError(
+                "the last run wrote no trace file; is trace_mode 'off' or the state dir unwritable?"
+            )
+        from harness.testing.trace_assertions import load_trace
+
+        return load_trace(result.trace_path)
+
+    @property
+    def tree(self) -> TraceTree:
+        return self.__trace_tree__()
+
+    @property
+    def root(self) -> TraceSpan:
+        return self.tree.root
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__trace_tree__(), name)
