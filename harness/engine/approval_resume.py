@@ -74,7 +74,8 @@ class ApprovalResumeRunner:
             outcome = self._apply(state, record, checkpoint, verdict, reason)
             return outcome if outcome is not None else self.loop.advance(state)
 
-        return self.loop.traced(state, "agent.run", attributes, body)
+        result = self.loop.traced(state, "agent.run", attributes, body)
+        return result.model_copy(update={"resumed_from_approval_id": approval_id})
 
     # -- claiming -----------------------------------------------------------
 

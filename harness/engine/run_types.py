@@ -98,3 +98,5 @@ class RunResult(BaseModel):
     trace_path: Path | None = None
     approval_id: str | None = None
     checkpoint_id: str | None = None
+    resumed_from_approval_id: str | None = None
+    """Set on a resumed run; its steps, tool calls and usage include the paused part."""

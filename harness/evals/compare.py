@@ -100,11 +100,14 @@ def _change(key: tuple[str, str], old: EvalRow | None, new: EvalRow | None) -> C
         )
     for label, before, after in (
         ("steps", old.steps, new.steps),
+        ("llm calls", old.llm_calls, new.llm_calls),
         ("tool calls", old.tool_calls, new.tool_calls),
         ("tokens", old.tokens, new.tokens),
     ):
         if before != after:
             notes.append(f"{label}: {before} -> {after} ({after - before:+d})")
+    if old.duration_s and abs(new.duration_s - old.duration_s) > max(0.5, old.duration_s * 0.5):
+        notes.append(f"duration: {old.duration_s:.2f}s -> {new.duration_s:.2f}s")
     if len(notes) == 1 and notes[0].startswith("model:"):
         notes = []  # only the model changed and nothing it did: not worth a line
     return Change(scenario, provider, old, new, tuple(notes), shape_diff)

@@ -36,11 +36,13 @@ class EvalRow(BaseModel):
     verdict: Verdict
     message: str = ""
     steps: int = 0
+    llm_calls: int = 0
     tool_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     duration_s: float = 0.0
     shape: str | None = None
+    shape_ok: bool | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

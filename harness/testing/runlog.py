@@ -43,14 +43,17 @@ class RunLog:
         from harness.testing.trace_query import normalize_trace
 
         trees = self.traces()
+        # A resumed run's totals already include the run it continued.
+        resumed = {r.resumed_from_approval_id for r in self.results}
+        finals = [r for r in self.results if r.approval_id is None or r.approval_id not in resumed]
         return {
-            "steps": sum(r.steps for r in self.results),
-            "tool_calls": sum(r.tool_calls for r in self.results),
+            "steps": sum(r.steps for r in finals),
+            "tool_calls": sum(r.tool_calls for r in finals),
             "llm_calls": sum(
                 1 for tree in trees for span in tree.walk() if span.kind == "llm.call"
             ),
-            "input_tokens": sum(r.usage.input_tokens for r in self.results),
-            "output_tokens": sum(r.usage.output_tokens for r in self.results),
+            "input_tokens": sum(r.usage.input_tokens for r in finals),
+            "output_tokens": sum(r.usage.output_tokens for r in finals),
             "duration_s": round(time.perf_counter() - self.started, 4),
             "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
             "shape_ok": self.shape_ok,

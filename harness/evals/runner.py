@@ -1,0 +1,94 @@
+"""Running the scenario evals through pytest and collecting their report."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness.core.errors import ConfigurationError
+from harness.evals.report import EvalReport, EvalRow, load_report
+
+__all__ = ["EvalRun", "merge_reports", "run_evals"]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRun:
+    """What ``run_evals`` produced: pytest's exit code, the report and where it went."""
+
+    exit_code: int
+    report: EvalReport
+    paths: tuple[Path, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and self.report.passed and bool(self.report.rows)
+
+
+def run_evals(
+    pytest_args: list[str],
+    *,
+    evals_dir: Path = Path("evals"),
+    report_path: Path | None = None,
+    reports_dir: Path = Path(".harness/reports"),
+    epochs: int = 1,
+    cwd: Path | None = None,
+) -> EvalRun:
+    """Run ``pytest <evals_dir> -m eval`` in a subprocess, streaming its progress.
+
+    ``pytest_args`` pass straight through (``-n auto``, ``-k edit``,
+    ``--harness-provider openai``, ``--record-mode once``, ...). The report goes
+    to ``reports_dir/eval-<timestamp>.json`` and to ``report_path`` if given.
+    """
+    root = cwd or Path.cwd()
+    if not (root / evals_dir).exists():
+        raise ConfigurationError(
+            f"no evals folder at {root / evals_dir}; run from the project root or pass --evals-dir"
+        )
+    with tempfile.TemporaryDirectory(prefix="harness-eval-") as tmp:
+        raw = Path(tmp) / "report.json"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(evals_dir),
+            "-m",
+            "eval",
+            "--harness-report",
+            str(raw),
+            "--harness-epochs",
+            str(epochs),
+            *pytest_args,
+        ]
+        exit_code = subprocess.run(command, cwd=root, check=False).returncode
+        report = load_report(raw) if raw.exists() else EvalReport()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    targets = [root / reports_dir / f"eval-{stamp}.json"]
+    if report_path is not None:
+        targets.append(report_path)
+    for target in targets:
+        report.write(target)
+    return EvalRun(exit_code, report, tuple(targets))
+
+
+def merge_reports(paths: list[Path]) -> EvalReport:
+    """Combine shard reports (e.g. pytest-split groups) into one; duplicates are refused."""
+    if not paths:
+        raise ConfigurationError("give at least one report to merge")
+    reports = [load_report(path) for path in paths]
+    seen: dict[str, Path] = {}
+    rows: list[EvalRow] = []
+    for path, report in zip(paths, reports, strict=True):
+        for row in report.rows:
+            if row.nodeid in seen:
+                raise ConfigurationError(
+                    f"{row.nodeid} is in both {seen[row.nodeid]} and {path}; "
+                    "merge reports of disjoint shards only"
+                )
+            seen[row.nodeid] = path
+            rows.append(row)
+    first = reports[0]
+    return first.model_copy(update={"rows": tuple(rows)}).sorted()
