@@ -43,7 +43,7 @@ def render_table(report: EvalReport) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(_HEADERS, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    counts = defaultdict(int)
+    counts: defaultdict[Verdict, int] = defaultdict(int)
     for row in report.rows:
         counts[row.verdict] += 1
     summary = ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])
