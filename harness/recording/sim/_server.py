@@ -9,7 +9,7 @@ import os
 import socket
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Protocol
@@ -19,7 +19,7 @@ from harness.recording.sim import _anthropic, _openai
 from harness.recording.sim._conversation import ApiError, Conversation
 from harness.recording.sim._runner import ScriptExhausted, ScriptRunner
 from harness.recording.sim._script import ErrorReply, Reply, Script, load_script
-from harness.recording.sim._wire import Answer, Ids, json_answer
+from harness.recording.sim._wire import Answer, Ids, json_answer, request_seed
 
 __all__ = ["ReceivedRequest", "SimulatorServer"]
 
@@ -97,13 +97,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", answer.content_type)
         self.send_header("content-length", str(len(body)))
         self.send_header(SIMULATOR_HEADER, "1")
-        self.send_header(id_header, f"req_sim{self.server.owner.hits:06d}")
         for name, value in answer.headers:
             self.send_header(name, value)
         if gzipped:
             self.send_header("content-encoding", "gzip")
         self.end_headers()
         self.wfile.write(body)
+
+
+def _with_request_id(answer: Answer, header: str, seed: str) -> Answer:
+    return replace(answer, headers=((header, f"req_sim{seed}"), *answer.headers))
 
 
 class SimulatorServer:
@@ -190,7 +193,7 @@ class SimulatorServer:
         path = target.split("?", 1)[0]
         with self._lock:
             self.hits += 1
-            serial = self.hits
+        seed = request_seed(raw)
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -201,9 +204,9 @@ class SimulatorServer:
                 {"error": {"message": f"Unknown path {path}", "type": "not_found_error"}}, 404
             )
             self._remember(path, body, answer)
-            return answer, "x-request-id"
+            return _with_request_id(answer, "x-request-id", seed), "x-request-id"
         api, id_header = route
-        answer = self._answer(api, body, Ids(serial))
+        answer = _with_request_id(self._answer(api, body, Ids(seed)), id_header, seed)
         self._remember(path, body, answer)
         return answer, id_header
 

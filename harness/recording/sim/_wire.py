@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Answer", "Ids", "chunks", "json_answer", "sse_answer"]
+__all__ = [
+    "FROZEN_CREATED",
+    "Answer",
+    "Ids",
+    "chunks",
+    "json_answer",
+    "request_seed",
+    "sse_answer",
+]
 
 _PIECE = re.compile(r"\s*\S+|\s+")
 _PIECE_CHARS = 12
@@ -26,21 +34,32 @@ class Answer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
+# The simulator's clock is frozen and its ids derive from the request, so
+# recording the same scenario twice gives the same bytes (bar the cassette's
+# recorded_at): a re-recording diff shows only what harness changed.
+FROZEN_CREATED = 1767225600  # 2026-01-01T00:00:00Z
+
+
+def request_seed(raw: bytes) -> str:
+    """A short digest of a request body that names everything answering it."""
+    return hashlib.sha256(raw).hexdigest()[:12]
+
+
 @dataclass
 class Ids:
-    """Identifiers for one answer; unique per simulator, stable in shape."""
+    """Identifiers for one answer, derived from the request (see ``request_seed``)."""
 
-    serial: int
-    created: int = field(default_factory=lambda: int(time.time()))
+    seed: str
+    created: int = FROZEN_CREATED
     _calls: itertools.count[int] = field(default_factory=itertools.count)
 
     def message(self, prefix: str) -> str:
-        """A response id such as ``chatcmpl-sim000007`` or ``msg_sim000007``."""
-        return f"{prefix}sim{self.serial:06d}"
+        """A response id such as ``chatcmpl-sim3fa2c0d1e9b4`` or ``msg_sim3fa2c0d1e9b4``."""
+        return f"{prefix}sim{self.seed}"
 
     def tool_call(self, prefix: str) -> str:
-        """A tool call id such as ``call_sim000007x0`` or ``toolu_sim000007x1``."""
-        return f"{prefix}sim{self.serial:06d}x{next(self._calls)}"
+        """A tool call id such as ``call_sim3fa2c0d1e9b4x0``."""
+        return f"{prefix}sim{self.seed}x{next(self._calls)}"
 
 
 def chunks(text: str) -> list[str]:

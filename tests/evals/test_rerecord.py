@@ -1,0 +1,62 @@
+"""Re-recording the evals against the simulator reproduces the committed cassettes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.recording.sim import SimulatorServer
+
+ROOT = Path(__file__).resolve().parents[2]
+_VOLATILE = (
+    (re.compile(r"^(\s*recorded_at: ).*$"), r"\1<time>"),
+    (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
+    # The match line's last field checksums the stored text, which holds the port.
+    (re.compile(r"^(- harness_match: \S+ \S+ \S+) \S+$"), r"\1 <checksum>"),
+)
+
+
+def _normalised(path: Path) -> list[str]:
+    lines = []
+    for line in path.read_text("utf-8").splitlines():
+        for pattern, replacement in _VOLATILE:
+            line = pattern.sub(replacement, line)
+        lines.append(line)
+    return lines
+
+
+def test_rerecording_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
+    out = tmp_path / "cassettes"
+    with SimulatorServer(ROOT / "fixtures" / "sim" / "evals.yaml") as server:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "evals",
+                "-q",
+                "-p",
+                "no:randomly",
+                "--record-mode",
+                "rewrite",
+                "--harness-base-url",
+                server.url,
+                "--harness-cassette-dir",
+                str(out),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    recorded = sorted(p.relative_to(out) for p in out.rglob("*.yaml"))
+    committed = sorted(
+        p.relative_to(ROOT / "cassettes") for p in (ROOT / "cassettes").rglob("*.yaml")
+    )
+    assert recorded == committed
+    for relative in recorded:
+        assert _normalised(out / relative) == _normalised(ROOT / "cassettes" / relative), relative
