@@ -11,8 +11,12 @@ from harness.cli.main import app
 
 __all__ = ["cassettes_app", "sim_app"]
 
-cassettes_app = typer.Typer(help="Inspect recorded cassettes.", no_args_is_help=True)
-sim_app = typer.Typer(help="The local OpenAI/Anthropic simulator.", no_args_is_help=True)
+cassettes_app = typer.Typer(
+    help="Inspect recorded cassettes.", no_args_is_help=True, rich_markup_mode=None
+)
+sim_app = typer.Typer(
+    help="The local OpenAI/Anthropic simulator.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @cassettes_app.command("check")

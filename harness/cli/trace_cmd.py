@@ -9,7 +9,9 @@ import typer
 
 __all__ = ["trace_app"]
 
-trace_app = typer.Typer(help="Show recorded run traces.", no_args_is_help=True)
+trace_app = typer.Typer(
+    help="Show recorded run traces.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @trace_app.command("show")

@@ -1,4 +1,13 @@
-"""Protocol types and errors. Imports nothing else of harness and does no I/O."""
+"""Protocol types and errors. Imports nothing else of harness and does no I/O.
+
+The message types load on first use (they pull in pydantic), so importing only
+the errors, as the command line does, stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import (
     ApprovalError,
@@ -9,18 +18,20 @@ from harness.core.errors import (
     ToolError,
     TraceAssertionError,
 )
-from harness.core.messages import (
-    RAW_ARGUMENTS_KEY,
-    LLMRequest,
-    LLMResponse,
-    Message,
-    Role,
-    ToolCall,
-    ToolChoice,
-    ToolDefinition,
-    Usage,
-    new_tool_call_id,
-)
+
+if TYPE_CHECKING:
+    from harness.core.messages import (
+        RAW_ARGUMENTS_KEY,
+        LLMRequest,
+        LLMResponse,
+        Message,
+        Role,
+        ToolCall,
+        ToolChoice,
+        ToolDefinition,
+        Usage,
+        new_tool_call_id,
+    )
 
 __all__ = [
     "RAW_ARGUMENTS_KEY",
@@ -41,3 +52,24 @@ __all__ = [
     "Usage",
     "new_tool_call_id",
 ]
+
+_MESSAGES = {
+    "RAW_ARGUMENTS_KEY",
+    "LLMRequest",
+    "LLMResponse",
+    "Message",
+    "Role",
+    "ToolCall",
+    "ToolChoice",
+    "ToolDefinition",
+    "Usage",
+    "new_tool_call_id",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MESSAGES:
+        raise AttributeError(f"module 'harness.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module("harness.core.messages"), name)
+    globals()[name] = value
+    return value

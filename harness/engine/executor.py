@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -18,7 +19,7 @@ from harness.session.ref import SessionRef
 from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
 from harness.tools.protocol import ToolInput
 from harness.tools.registry import ToolRegistry
-from harness.tracing import NullTracer, Tracer, TraceSpan, hash_text
+from harness.tracing import NullTracer, Tracer, TraceSpan
 
 __all__ = ["PARALLEL_SAFE_TOOL_NAMES", "CheckpointDraftFactory", "ToolBatchResult", "ToolExecutor"]
 
@@ -135,16 +136,22 @@ class ToolExecutor:
             return self._run_one(item, env, span, done)
 
     def _begin_span(self, item: _Call) -> TraceSpan:
+        tracer = self.tracer
+        if not tracer.enabled:
+            return tracer.begin_span("tool.call", item.call.name)
         call = item.call
-        attributes: dict[str, Any] = {"tool_call_id": call.id, "tool_name": call.name}
-        attributes["tool_call_index"] = item.index
-        if self.tracer.enabled:
-            encoded = _stable_json(call.arguments)
-            attributes["argument_hash"] = hash_text(encoded)
-            attributes["argument_keys"] = sorted(call.arguments)
-            attributes["argument_chars"] = len(encoded)
-        span = self.tracer.begin_span("tool.call", call.name, attributes=attributes)
-        self.tracer.set_payload(span, "arguments", call.arguments)
+        encoded = _stable_json(call.arguments)
+        attributes: dict[str, Any] = {
+            "tool_call_id": call.id,
+            "tool_name": call.name,
+            "tool_call_index": item.index,
+            "argument_hash": _digest(encoded),
+            "argument_keys": sorted(call.arguments),
+            "argument_chars": len(encoded),
+        }
+        span = tracer.begin_span("tool.call", call.name, attributes=attributes)
+        if tracer.capture_payloads:
+            tracer.set_payload(span, "arguments", call.arguments)
         return span
 
     def _run_one(
@@ -216,7 +223,7 @@ class ToolExecutor:
         if not tracer.enabled:
             return
         attributes: dict[str, Any] = {
-            "observation_hash": hash_text(result.observation),
+            "observation_hash": _digest(result.observation),
             "observation_chars": len(result.observation),
             "latency_ms": round(latency_ms, 3),
             "is_error": result.is_error,
@@ -232,7 +239,8 @@ class ToolExecutor:
         for key in ("stage", "exit_code", "large_deletion", "child_session"):
             if key in result.metadata:
                 attributes[key] = result.metadata[key]
-        tracer.set_payload(span, "observation", result.observation)
+        if tracer.capture_payloads:
+            tracer.set_payload(span, "observation", result.observation)
         tracer.end_span(
             span, status="error" if result.is_error else "ok", attributes=attributes, error=error
         )
@@ -286,5 +294,17 @@ def _unavailable(name: str, visible: tuple[str, ...], *, known: bool) -> ToolExe
     )
 
 
-def _stable_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+# json.dumps with these options would build a new encoder on every call.
+_stable_json: Callable[[Any], str] = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, default=str
+).encode
+
+
+def _digest(text: str) -> str:
+    """16 hex digits identifying ``text`` in trace attributes (``*_hash``).
+
+    BLAKE2b rather than ``hash_text``'s SHA-256: two digests per tool call sit on
+    the agent loop's hot path, and hashlib's OpenSSL SHA-256 costs several times more
+    there (its per-call setup, not the hashing, dominates for short texts).
+    """
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

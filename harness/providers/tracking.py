@@ -50,7 +50,8 @@ class UsageTrackingProvider:
             "visible_tools": [tool.name for tool in request.tools],
         }
         span = tracer.begin_span("llm.call", attributes=attributes)
-        if tracer.capture_payloads:  # dumping every message is costly; only replay keeps it
+        replay = tracer.capture_payloads
+        if replay:  # dumping every message is costly; only replay keeps it
             messages = [m.model_dump(mode="json") for m in request.messages]
             tracer.set_payload(span, "messages", messages)
         started = time.perf_counter()
@@ -66,7 +67,8 @@ class UsageTrackingProvider:
             )
             raise
         self._add(response.usage)
-        tracer.set_payload(span, "response_text", response.text)
+        if replay:
+            tracer.set_payload(span, "response_text", response.text)
         tracer.end_span(
             span,
             attributes={

@@ -61,6 +61,18 @@ def trace_file_path(state_dir: Path, session_key: str | None, trace_id: str) -> 
     return Path(state_dir) / "sessions" / folder / "traces" / f"{trace_id}.json"
 
 
+def _file_text(tree: TraceTree) -> str:
+    """The content of a trace file: compact JSON with each span starting a new line.
+
+    Half the size of ``tree.to_json()`` (indent 2) and written in half the time,
+    which matters at one file per run; a span per line still reads well, and
+    ``harness trace show`` renders the tree.
+    """
+    # In JSON text '{"span_id":' can only open an object (quotes inside strings are
+    # escaped), so the breaks are whitespace between tokens.
+    return tree.to_json(indent=None).replace('{"span_id":', '\n{"span_id":') + "\n"
+
+
 class FileTraceRecorder:
     """Writes each trace as JSON, atomically (temp file in the same folder, then rename).
 
@@ -83,10 +95,9 @@ class FileTraceRecorder:
                 left half-written.
         """
         target = self.path_for(tree)
-        text = tree.to_json()
+        text = _file_text(tree)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(target, text, durable=False)
+            atomic_write_text(target, text, durable=False)  # creates the folders too
         except OSError as exc:
             raise TraceRecordError(
                 f"cannot write trace {tree.trace_id} to {target}: {exc.strerror or exc}"

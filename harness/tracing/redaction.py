@@ -1,7 +1,7 @@
 """Keep secrets and bulk out of trace payloads.
 
-Used by ``Tracer.set_payload`` in replay mode, and by the engine for the hashes
-it records in metadata mode:
+Used by ``Tracer.set_payload`` in replay mode, and wherever a text is named in a
+trace without being stored:
 
 - :func:`redact` replaces the values of secret-looking keys (``token``,
   ``secret``, ``password``, ``passwd``, ``authorization``, ``api_key`` /

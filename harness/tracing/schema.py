@@ -46,7 +46,7 @@ Span:
     ``error_type`` holds the exception class name and, in replay mode only,
     ``error_message`` its text.
 ``attributes`` (object)
-    JSON values. In metadata mode: names, counts, hashes (``hash_text``),
+    JSON values. In metadata mode: names, counts, hashes (16 hex digits),
     timings, token usage. In replay mode also ``payload``: an object of
     redacted, truncated payloads (prompts, arguments, answers).
 ``events`` (array of event)
