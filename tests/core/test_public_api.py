@@ -1,0 +1,77 @@
+"""The public surface: SPEC section 13 imports work and every package exports sorted names."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PACKAGES = [
+    "harness",
+    "harness.core",
+    "harness.providers",
+    "harness.tools",
+    "harness.tools.builtin",
+    "harness.session",
+    "harness.tracing",
+    "harness.recording",
+    "harness.testing",
+    "harness.evals",
+    "harness.subagent",
+    "harness.integrations.feishu",
+]
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    # The order ruff's RUF022 keeps: CONSTANTS, then Classes, then functions.
+    bare = name.strip("_")
+    if bare.isupper():
+        return (0, name)
+    return (1, name) if bare[:1].isupper() else (2, name)
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_sorted_and_importable(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert exported == sorted(exported, key=_isort_key), f"{name}.__all__ is not sorted"
+    assert len(set(exported)) == len(exported)
+    for item in exported:
+        assert getattr(module, item) is not None, f"{name}.{item}"
+
+
+def test_spec_entry_points() -> None:
+    from harness import RunMode, RunResult, Settings, build_application
+    from harness.core import LLMRequest, LLMResponse, Message, ToolCall, Usage
+    from harness.providers import EchoProvider, FunctionProvider, ScriptedProvider, tool_call
+    from harness.testing import assert_trace_shape, load_trace, normalize_trace
+
+    assert all(
+        callable(x)
+        for x in (
+            build_application, EchoProvider, FunctionProvider, ScriptedProvider, tool_call,
+            load_trace, assert_trace_shape, normalize_trace,
+        )
+    )
+    assert RunMode("plan-act") is RunMode.PLAN_ACT
+    assert {"text", "stop_reason", "steps", "trace_path", "approval_id"} <= set(
+        RunResult.model_fields
+    )
+    for model in (LLMRequest, LLMResponse, Message, ToolCall, Usage, Settings):
+        assert model.model_config.get("frozen") is True
+
+
+def test_error_tree() -> None:
+    from harness.core import (
+        ApprovalError,
+        CassetteError,
+        ConfigurationError,
+        HarnessError,
+        ProviderError,
+        ToolError,
+        TraceAssertionError,
+    )
+
+    for error in (ConfigurationError, ProviderError, ToolError, ApprovalError, CassetteError):
+        assert issubclass(error, HarnessError)
+    assert issubclass(TraceAssertionError, AssertionError)
