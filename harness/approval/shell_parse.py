@@ -2,32 +2,34 @@
 
 A substring search for ``rm`` both misses evasions (``/bin/rm``, ``\\rm``, ``r''m``,
 ``bash -c "rm x"``) and trips on harmless text (``echo rm``, ``git commit -m "rm"``).
-So the command is lexed and parsed as the bash subset an agent realistically
-writes, in two layers:
+``harness.approval.shell_syntax`` parses the command; this module resolves it:
+``resolve_commands(source)`` gives every program that will run, flat: keywords
+and ``NAME=value`` prefixes are dropped, wrappers are peeled (``env``, ``nice``,
+``timeout 5``, ``xargs``, ``sudo``, ``uv run`` ...; the wrapper stays a command
+of its own), and strings that run as shell code (``bash -c``, ``eval``,
+``trap``, ``env -S``, ``find -exec``) are analysed recursively.
 
-* ``parse_shell(source)`` gives structure: pipelines of simple commands, their
-  words with quotes removed, the files their redirections write, and the command
-  substitutions (``$( )``, backticks, ``<( )``, here-documents) nested inside.
-* ``resolve_commands(source)`` gives every program that will run, flat: keywords
-  and ``NAME=value`` prefixes are dropped, wrappers are peeled (``env``, ``nice``,
-  ``timeout 5``, ``xargs``, ``sudo``, ``uv run`` ...; the wrapper stays a command
-  of its own), and strings that run as shell code (``bash -c``, ``eval``,
-  ``trap``, ``env -S``, ``find -exec``) are analysed recursively.
-
-Input that cannot be read with confidence (unbalanced quotes or parentheses,
-``case`` statements, very deep nesting) raises ``ShellParseError`` so the caller
-can fail closed.
+Input that cannot be read with confidence raises ``ShellParseError`` so the
+caller can fail closed.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from harness.core.errors import HarnessError
+from harness.approval.shell_syntax import (
+    ASSIGNMENT,
+    MAX_DEPTH,
+    Pipeline,
+    ResolvedCommand,
+    ShellParseError,
+    ShellWord,
+    SimpleCommand,
+    parse_shell,
+    program_name,
+)
 
 __all__ = [
     "Pipeline",
@@ -38,545 +40,6 @@ __all__ = [
     "parse_shell",
     "resolve_commands",
 ]
-
-# Nesting of substitutions and ``bash -c`` strings together; beyond it, fail closed
-# rather than exhaust the Python stack.
-_MAX_DEPTH = 32
-# Work allowed per input character; ``$((`` may be rescanned as a command, and a
-# budget keeps nested rescans from growing exponentially.
-_WORK_PER_CHAR = 64
-_METACHARS = frozenset(" \t\n;&|()<>")
-_CONTROL_OPERATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&", "\n", "(", ")")
-_REDIRECT_OPERATORS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
-_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_HEREDOC_BODY = "<<body"
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
-_ANSI_C_ESCAPE = re.compile(
-    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S
-)
-_ANSI_C_BODY = re.compile(r"(?:[^'\\]|\\.)*'", re.S)
-_BACKTICK_BODY = re.compile(r"(?:[^`\\]|\\.)*`", re.S)
-_FD_DUPLICATE = re.compile(r"[0-9]*-?(?=[\s;&|()<>]|$)")
-_ANSI_C_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f",
-                  "v": "\v", "e": "\x1b", "E": "\x1b"}  # fmt: skip
-# Arithmetic never puts two operands side by side; ``$((rm -rf x))`` is bash's
-# fallback to a command substitution, so it must not be mistaken for maths.
-_ARITHMETIC_CHARS = re.compile(r"[\w\s$+\-*/%<>=!&|^~?:,()\[\]#.{}@]*")
-_ADJACENT_OPERANDS = re.compile(r"[\w\])}]\s+[\w$]")
-
-
-class ShellParseError(HarnessError):
-    """The command text could not be analysed with confidence; judge it unknown."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShellWord:
-    """One word after quote removal.
-
-    Attributes:
-        value: the text bash passes on, with expansions (``$HOME``, ``$(...)``)
-            left as written.
-        dynamic: the word holds an expansion, glob or brace list, so its real
-            value is only known when the command runs.
-    """
-
-    value: str
-    dynamic: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """Words of one command plus what its redirections write and what it nests."""
-
-    words: tuple[ShellWord, ...]
-    write_targets: tuple[ShellWord, ...] = ()
-    substitutions: tuple[Pipeline, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Pipeline:
-    """Commands joined by ``|``; parentheses are transparent to the grouping."""
-
-    commands: tuple[SimpleCommand, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedCommand:
-    """A program that will run, with wrappers, keywords and assignments peeled off.
-
-    Attributes:
-        argv: the words, ``argv[0]`` as written (``/bin/rm`` stays a path).
-        dynamic_name: the program name is computed at run time (``$CMD``, globs).
-        upstream: names of commands earlier in the same pipeline (they feed stdin).
-        fed_by: names of commands whose output lands in this command's words or
-            redirections (``bash <(curl ...)``, ``sh -c "$(wget ...)"``).
-        write_targets: files the command's redirections open for writing.
-    """
-
-    argv: tuple[str, ...]
-    dynamic_name: bool = False
-    upstream: tuple[str, ...] = ()
-    fed_by: tuple[str, ...] = ()
-    write_targets: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        """Lower-case basename of the program (``/usr/bin/RM`` -> ``rm``)."""
-        return _program_name(self.argv[0]) if self.argv else ""
-
-
-def _program_name(word: str) -> str:
-    return word.rsplit("/", 1)[-1].lower()
-
-
-# --------------------------------------------------------------------- lexer
-
-
-@dataclass(frozen=True, slots=True)
-class _Operator:
-    op: str
-
-
-@dataclass(frozen=True, slots=True)
-class _WordToken:
-    word: ShellWord
-    substitutions: tuple[Pipeline, ...] = ()
-    quoted: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Redirect:
-    op: str
-    target: ShellWord | None
-    substitutions: tuple[Pipeline, ...] = ()
-
-
-_Token = _Operator | _WordToken | _Redirect
-
-
-@dataclass(slots=True)
-class _WordBuilder:
-    value: list[str] = field(default_factory=list)
-    unquoted: list[str] = field(default_factory=list)
-    substitutions: list[Pipeline] = field(default_factory=list)
-    dynamic: bool = False
-    quoted: bool = False
-
-    def literal(self, text: str, *, quoted: bool) -> None:
-        self.value.append(text)
-        if quoted:
-            self.quoted = True
-        else:
-            self.unquoted.append(text)
-
-    def expansion(self, raw: str, substitutions: Sequence[Pipeline] = ()) -> None:
-        self.value.append(raw)
-        self.unquoted.append("0")  # stands for the expanded value, an operand in arithmetic
-        self.substitutions.extend(substitutions)
-        self.dynamic = True
-
-    def is_fd_number(self) -> bool:
-        text = "".join(self.value)
-        return not self.quoted and not self.dynamic and text.isdigit()
-
-    def token(self) -> _WordToken:
-        plain = "".join(self.unquoted)
-        globbing = any(c in plain for c in "*?") or re.search(r"\[.*\]", plain) is not None
-        braces = re.search(r"\{[^}]*(,|\.\.)[^}]*\}", plain) is not None
-        word = ShellWord("".join(self.value), self.dynamic or globbing or braces)
-        return _WordToken(word, tuple(self.substitutions), self.quoted)
-
-
-class _Lexer:
-    """Turns shell text into tokens, parsing nested command text as it goes."""
-
-    def __init__(self, source: str, depth: int) -> None:
-        if depth > _MAX_DEPTH:
-            raise ShellParseError("commands are nested too deeply to judge")
-        self._src = source
-        self._pos = 0
-        self._depth = depth
-        self._budget = _WORK_PER_CHAR * (len(source) + 16)
-        self._heredocs: list[tuple[str, bool, bool]] = []
-
-    @contextmanager
-    def _deeper(self) -> Iterator[None]:
-        self._depth += 1
-        if self._depth > _MAX_DEPTH:
-            raise ShellParseError("expansions are nested too deeply to judge")
-        try:
-            yield
-        finally:
-            self._depth -= 1
-
-    def _spend(self) -> None:
-        self._budget -= 1
-        if self._budget < 0:
-            raise ShellParseError("the command is too convoluted to judge")
-
-    def lex(self, *, closing: bool = False) -> list[_Token]:
-        """Tokens to the end, or to the ``)`` that closes a ``$(`` when ``closing``."""
-        if not closing:
-            return self._lex(closing=False)
-        with self._deeper():
-            return self._lex(closing=True)
-
-    def _lex(self, *, closing: bool) -> list[_Token]:
-        tokens: list[_Token] = []
-        open_parens = 0
-        while True:
-            self._spend()
-            self._skip_blanks()
-            if self._pos >= len(self._src):
-                if closing:
-                    raise ShellParseError("unterminated $( command substitution")
-                return tokens
-            char = self._src[self._pos]
-            if char == "#":
-                self._skip_comment()
-            elif char == ")" and closing and open_parens == 0:
-                self._pos += 1
-                return tokens
-            elif self._src.startswith(("<(", ">("), self._pos):
-                tokens.append(self._process_substitution())
-            elif (arithmetic := self._arithmetic_command(tokens)) is not None:
-                tokens.append(arithmetic)
-            elif (redirect := self._match(_REDIRECT_OPERATORS)) is not None:
-                tokens.append(self._redirect(redirect))
-            elif (op := self._match(_CONTROL_OPERATORS)) is not None:
-                self._pos += len(op)
-                open_parens += {"(": 1, ")": -1}.get(op, 0)
-                if op == "\n" and self._heredocs:
-                    tokens.append(_Redirect(_HEREDOC_BODY, None, self._heredoc_bodies()))
-                tokens.append(_Operator(op))
-            else:
-                tokens.append(self._word())
-
-    def _match(self, candidates: Sequence[str]) -> str | None:
-        return next((c for c in candidates if self._src.startswith(c, self._pos)), None)
-
-    def _skip_blanks(self) -> None:
-        while self._pos < len(self._src):
-            if self._src[self._pos] in " \t":
-                self._pos += 1
-            elif self._src.startswith("\\\n", self._pos):
-                self._pos += 2
-            else:
-                return
-
-    def _skip_comment(self) -> None:
-        end = self._src.find("\n", self._pos)
-        self._pos = len(self._src) if end == -1 else end
-
-    def _nested(self, source: str) -> tuple[Pipeline, ...]:
-        return _parse_tokens(_Lexer(source, self._depth + 1).lex())
-
-    def _word(self) -> _Token:
-        builder = _WordBuilder()
-        while self._pos < len(self._src):
-            char = self._src[self._pos]
-            if char == "(" and _ASSIGNMENT.fullmatch("".join(builder.unquoted)):
-                self._array_literal(builder)
-            elif char in _METACHARS:
-                if char in "<>" and builder.is_fd_number():
-                    redirect = self._match(_REDIRECT_OPERATORS)
-                    assert redirect is not None  # every operator starting with < or > is listed
-                    return self._redirect(redirect)
-                break
-            else:
-                self._word_part(builder, char)
-        return builder.token()
-
-    def _word_part(self, builder: _WordBuilder, char: str) -> None:
-        self._spend()
-        if char == "\\":
-            self._backslash(builder)
-        elif char == "'":
-            end = self._src.find("'", self._pos + 1)
-            if end == -1:
-                raise ShellParseError("unterminated single quote")
-            builder.literal(self._src[self._pos + 1 : end], quoted=True)
-            self._pos = end + 1
-        elif char == '"':
-            self._pos += 1
-            self._double_quoted(builder, terminator='"')
-        elif char == "$" and self._src.startswith("$'", self._pos):
-            self._ansi_c_quoted(builder)
-        elif char == "$" and self._src.startswith('$"', self._pos):
-            self._pos += 2
-            self._double_quoted(builder, terminator='"')
-        elif char == "$":
-            self._dollar(builder)
-        elif char == "`":
-            self._backtick(builder)
-        else:
-            builder.literal(char, quoted=False)
-            self._pos += 1
-
-    def _backslash(self, builder: _WordBuilder) -> None:
-        following = self._src[self._pos + 1 : self._pos + 2]
-        self._pos += 2
-        if following == "\n":
-            return  # line continuation
-        builder.literal(following or "\\", quoted=True)
-
-    def _double_quoted(self, builder: _WordBuilder, terminator: str | None) -> None:
-        """Read up to ``terminator`` (None: the end, as in a here-document body)."""
-        builder.quoted = True
-        while self._pos < len(self._src):
-            self._spend()
-            char = self._src[self._pos]
-            if char == terminator:
-                self._pos += 1
-                return
-            if char == "\\" and self._src[self._pos + 1 : self._pos + 2] in ('"', "\\", "$", "`"):
-                builder.literal(self._src[self._pos + 1], quoted=True)
-                self._pos += 2
-            elif self._src.startswith("\\\n", self._pos):
-                self._pos += 2
-            elif char == "$":
-                self._dollar(builder)
-            elif char == "`":
-                self._backtick(builder)
-            else:
-                builder.literal(char, quoted=True)
-                self._pos += 1
-        if terminator is not None:
-            raise ShellParseError("unterminated double quote")
-
-    def _ansi_c_quoted(self, builder: _WordBuilder) -> None:
-        start = self._pos + 2
-        match = _ANSI_C_BODY.match(self._src, start)
-        if match is None:
-            raise ShellParseError("unterminated $'...' quote")
-        builder.literal(_decode_ansi_c(self._src[start : match.end() - 1]), quoted=True)
-        self._pos = match.end()
-
-    def _dollar(self, builder: _WordBuilder) -> None:
-        start = self._pos
-        if self._src.startswith("$((", start):
-            self._pos += 3
-            with self._deeper():
-                arithmetic = self._try_arithmetic()
-            if arithmetic is not None:
-                builder.expansion(self._src[start : self._pos], arithmetic)
-                return
-            self._pos = start
-        if self._src.startswith("$(", start):
-            self._pos += 2
-            inner = _parse_tokens(self.lex(closing=True))
-            builder.expansion(self._src[start : self._pos], inner)
-        elif self._src.startswith("${", start):
-            self._pos += 2
-            with self._deeper():
-                builder.expansion(*self._parameter_expansion(start))
-        elif (name := _PARAMETER.match(self._src, start + 1)) is not None:
-            self._pos = name.end()
-            builder.expansion(self._src[start : self._pos])
-        else:
-            builder.literal("$", quoted=False)
-            self._pos += 1
-
-    def _parameter_expansion(self, start: int) -> tuple[str, list[Pipeline]]:
-        inner = _WordBuilder()
-        depth = 1
-        while self._pos < len(self._src):
-            char = self._src[self._pos]
-            if char == "}" and depth == 1:
-                self._pos += 1
-                return self._src[start : self._pos], inner.substitutions
-            depth += {"{": 1, "}": -1}.get(char, 0)
-            if char == "}":
-                self._pos += 1
-            else:
-                self._word_part(inner, char)
-        raise ShellParseError("unterminated ${ parameter expansion")
-
-    def _try_arithmetic(self) -> list[Pipeline] | None:
-        """Read ``...))`` after ``$((``/``((``; None when it is really a command."""
-        inner = _WordBuilder()
-        depth = 0
-        while self._pos < len(self._src):
-            char = self._src[self._pos]
-            if char == ")" and depth == 0:
-                if not self._src.startswith("))", self._pos):
-                    return None
-                self._pos += 2
-                # Judge the text with nested expansions collapsed, so a substitution
-                # inside does not make every enclosing level rescan as a command.
-                text = "".join(inner.unquoted)
-                plain = _ARITHMETIC_CHARS.fullmatch(text) and not _ADJACENT_OPERANDS.search(text)
-                return inner.substitutions if plain else None
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if char in "()":
-                inner.literal(char, quoted=False)
-                self._pos += 1
-            else:
-                self._word_part(inner, char)
-        return None
-
-    def _arithmetic_command(self, tokens: Sequence[_Token]) -> _Token | None:
-        """``(( i++ ))`` where a command may start; None when it is not one."""
-        if not self._src.startswith("((", self._pos) or not _at_command_start(tokens):
-            return None
-        start = self._pos
-        self._pos += 2
-        with self._deeper():
-            substitutions = self._try_arithmetic()
-        if substitutions is None:
-            self._pos = start
-            return None
-        return _WordToken(ShellWord(self._src[start : self._pos]), tuple(substitutions))
-
-    def _backtick(self, builder: _WordBuilder) -> None:
-        start = self._pos
-        match = _BACKTICK_BODY.match(self._src, start + 1)
-        if match is None:
-            raise ShellParseError("unterminated backtick command substitution")
-        inner = re.sub(r"\\([`\\$])", r"\1", self._src[start + 1 : match.end() - 1])
-        self._pos = match.end()
-        builder.expansion(self._src[start : self._pos], self._nested(inner))
-
-    def _process_substitution(self) -> _Token:
-        start = self._pos
-        self._pos += 2
-        inner = _parse_tokens(self.lex(closing=True))
-        return _WordToken(ShellWord(self._src[start : self._pos], dynamic=True), inner)
-
-    def _array_literal(self, builder: _WordBuilder) -> None:
-        start = self._pos
-        self._pos += 1
-        tokens = self.lex(closing=True)
-        nested = [p for t in tokens if isinstance(t, _WordToken) for p in t.substitutions]
-        builder.expansion(self._src[start : self._pos], nested)
-
-    def _redirect(self, op: str) -> _Redirect:
-        self._pos += len(op)
-        self._skip_blanks()
-        if op in (">&", "<&"):
-            fd = _FD_DUPLICATE.match(self._src, self._pos)
-            if fd is not None and fd.end() > self._pos:
-                self._pos = fd.end()
-                return _Redirect(op, None)
-        if self._pos >= len(self._src) or self._src[self._pos] in _METACHARS:
-            raise ShellParseError(f"redirection {op!r} has no target")
-        token = self._word()
-        if not isinstance(token, _WordToken):
-            raise ShellParseError(f"redirection {op!r} has no target")
-        if op in ("<<", "<<-"):
-            self._heredocs.append((token.word.value, op == "<<-", not token.quoted))
-        return _Redirect(op, token.word, token.substitutions)
-
-    def _heredoc_bodies(self) -> tuple[Pipeline, ...]:
-        found: list[Pipeline] = []
-        for delimiter, strip_tabs, expands in self._heredocs:
-            lines: list[str] = []
-            while self._pos < len(self._src):
-                end = self._src.find("\n", self._pos)
-                end = len(self._src) if end == -1 else end
-                line = self._src[self._pos : end]
-                self._pos = min(end + 1, len(self._src))
-                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                    break
-                lines.append(line)
-            if expands:
-                body = _WordBuilder()
-                _Lexer("\n".join(lines), self._depth + 1)._double_quoted(body, terminator=None)
-                found.extend(body.substitutions)
-        self._heredocs.clear()
-        return tuple(found)
-
-
-def _at_command_start(tokens: Sequence[_Token]) -> bool:
-    return not tokens or (isinstance(tokens[-1], _Operator) and tokens[-1].op != ")")
-
-
-def _decode_ansi_c(text: str) -> str:
-    def decode(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] in "xuU" and len(code) > 1:
-            return chr(min(int(code[1:], 16), 0x10FFFF))
-        if code[0] in "01234567":
-            return chr(int(code, 8))
-        if code[0] == "c" and len(code) == 2:
-            return chr(ord(code[1]) & 0x1F)
-        return _ANSI_C_SIMPLE.get(code, code)
-
-    return _ANSI_C_ESCAPE.sub(decode, text)
-
-
-# -------------------------------------------------------------------- parser
-
-
-@dataclass(slots=True)
-class _CommandBuilder:
-    words: list[ShellWord] = field(default_factory=list)
-    targets: list[ShellWord] = field(default_factory=list)
-    substitutions: list[Pipeline] = field(default_factory=list)
-
-    def build(self) -> SimpleCommand | None:
-        if not (self.words or self.targets or self.substitutions):
-            return None
-        return SimpleCommand(tuple(self.words), tuple(self.targets), tuple(self.substitutions))
-
-
-def _parse_tokens(tokens: Sequence[_Token]) -> tuple[Pipeline, ...]:
-    pipelines: list[Pipeline] = []
-    stages: list[SimpleCommand] = []
-    current = _CommandBuilder()
-    depth = 0
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        index += 1
-        if isinstance(token, _WordToken):
-            current.words.append(token.word)
-            current.substitutions.extend(token.substitutions)
-            continue
-        if isinstance(token, _Redirect):
-            if token.op in _WRITE_REDIRECTS and token.target is not None:
-                current.targets.append(token.target)
-            current.substitutions.extend(token.substitutions)
-            continue
-        if (
-            token.op == "("
-            and len(current.words) == 1
-            and index < len(tokens)
-            and tokens[index] == _Operator(")")
-        ):
-            current = _CommandBuilder()  # ``name ()`` opens a function definition
-            index += 1
-            continue
-        if token.op in (";;", ";&", ";;&"):
-            raise ShellParseError("case statements are not supported")
-        depth += {"(": 1, ")": -1}.get(token.op, 0)
-        if depth < 0:
-            raise ShellParseError("unbalanced ')'")
-        if (command := current.build()) is not None:
-            stages.append(command)
-        current = _CommandBuilder()
-        if token.op not in ("|", "|&", "(", ")") and stages:
-            pipelines.append(Pipeline(tuple(stages)))
-            stages = []
-    if depth:
-        raise ShellParseError("unbalanced '('")
-    if (command := current.build()) is not None:
-        stages.append(command)
-    if stages:
-        pipelines.append(Pipeline(tuple(stages)))
-    return tuple(pipelines)
-
-
-def parse_shell(source: str) -> tuple[Pipeline, ...]:
-    """Parse ``source`` into pipelines of simple commands.
-
-    Raises:
-        ShellParseError: the text is not something bash would run as written,
-            or uses syntax this analyser does not follow.
-    """
-    return _parse_tokens(_Lexer(source, 0).lex())
-
 
 # ---------------------------------------------------------------- resolution
 
@@ -644,9 +107,9 @@ def resolve_commands(source: str) -> tuple[ResolvedCommand, ...]:
 
 
 def _resolve_script(source: str, depth: int) -> list[ResolvedCommand]:
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         raise ShellParseError("shell code is nested too deeply to judge")
-    return _resolve_pipelines(_parse_tokens(_Lexer(source, depth).lex()), depth)
+    return _resolve_pipelines(parse_shell(source, depth), depth)
 
 
 def _resolve_pipelines(pipelines: Sequence[Pipeline], depth: int) -> list[ResolvedCommand]:
@@ -675,7 +138,7 @@ def _resolve_pipelines(pipelines: Sequence[Pipeline], depth: int) -> list[Resolv
                 )
                 for script in _embedded_scripts(layer):
                     resolved.extend(_resolve_script(script, depth + 1))
-            upstream.extend(_program_name(layer[0].value) for layer in layers)
+            upstream.extend(program_name(layer[0].value) for layer in layers)
     return resolved
 
 
@@ -696,14 +159,14 @@ def _peel(words: tuple[ShellWord, ...]) -> list[tuple[ShellWord, ...]]:
 def _strip_prefix(words: tuple[ShellWord, ...]) -> tuple[ShellWord, ...]:
     index = 0
     while index < len(words) and (
-        words[index].value in _KEYWORDS or _ASSIGNMENT.match(words[index].value)
+        words[index].value in _KEYWORDS or ASSIGNMENT.match(words[index].value)
     ):
         index += 1
     return words[index:]
 
 
 def _wrapped(words: tuple[ShellWord, ...]) -> list[tuple[ShellWord, ...]]:
-    name = _program_name(words[0].value)
+    name = program_name(words[0].value)
     if name == "find":
         return _find_exec_commands(words)
     if name in _RUNNERS:
@@ -727,7 +190,7 @@ def _after_options(args: tuple[ShellWord, ...], spec: _Wrapper) -> tuple[ShellWo
             return ()
         if value.startswith("-") and len(value) > 1:
             index += 2 if value in spec.with_value else 1
-        elif spec.assignments and _ASSIGNMENT.match(value):
+        elif spec.assignments and ASSIGNMENT.match(value):
             index += 1
         elif positionals:
             positionals -= 1
@@ -754,7 +217,7 @@ def _find_exec_commands(words: tuple[ShellWord, ...]) -> list[tuple[ShellWord, .
 
 def _embedded_scripts(words: tuple[ShellWord, ...]) -> list[str]:
     """Strings in ``words`` that will run as shell code."""
-    name = _program_name(words[0].value)
+    name = program_name(words[0].value)
     values = [w.value for w in words[1:]]
     if name in _SHELLS:
         script = _shell_c_script(values)
