@@ -13,6 +13,8 @@ from harness.evals.report import EvalReport, EvalRow, Verdict
 __all__ = ["ROW_PROPERTY", "EvalCollector"]
 
 ROW_PROPERTY = "harness_eval"
+_MESSAGE_CHARS = 1000
+_LINE_CHARS = 160
 
 
 class EvalCollector:
@@ -72,11 +74,19 @@ def _row_data(report: pytest.TestReport) -> dict[str, Any] | None:
 
 
 def _message(report: pytest.TestReport) -> str:
+    """The failure in a line or a few: the crash message, not the traceback."""
     if report.skipped and isinstance(report.longrepr, tuple):
-        return str(report.longrepr[2])[:300]
-    text = str(report.longreprtext or "")
-    lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    if lines:
-        return " ".join(lines)[:300]
-    tail = text.strip().splitlines()
-    return tail[-1][:300] if tail else ""
+        return str(report.longrepr[2])[:_MESSAGE_CHARS]
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = str(getattr(crash, "message", "") or report.longreprtext or "")
+    # Long lines (a request body) would crowd out the diff lines that explain a miss.
+    # The first line names the failure (and e.g. the cassette path): keep more of it.
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    shortened = [
+        _shorten(line, 3 * _LINE_CHARS if i == 0 else _LINE_CHARS) for i, line in enumerate(lines)
+    ]
+    return "\n".join(shortened)[:_MESSAGE_CHARS]
+
+
+def _shorten(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."

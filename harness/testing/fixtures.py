@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.testing.collector import ROW_PROPERTY
+from harness.testing.naming import scenario_name, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
 from harness.testing.workspace import Workspace
@@ -73,7 +74,7 @@ def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     yield log
     node = request.node
     if node.get_closest_marker("eval") is not None:
-        row = {"scenario": _scenario(node), **log.summary()}
+        row = {"scenario": scenario_name(node), **log.summary()}
         node.user_properties.append((ROW_PROPERTY, json.dumps(row)))
 
 
@@ -94,9 +95,9 @@ def provider(
     node = request.node
     test_file = Path(str(node.path)).relative_to(harness_options.rootdir).as_posix()
     path = cassette_path(
-        harness_options.cassette_dir, provider_name, model, test_file, _test_name(node)
+        harness_options.cassette_dir, provider_name, model, test_file, test_name(node)
     )
-    hint = f"pytest {node.nodeid!r} --record-mode=rewrite --harness-provider={provider_name}"
+    hint = f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider_name}"
     harness_run_log.provider, harness_run_log.model = provider_name, model
     with recorded_provider(
         provider_name,
@@ -177,7 +178,7 @@ def assert_trace_golden(
             harness_options.shapes_dir,
             harness_run_log.provider,
             harness_run_log.model,
-            name or _test_name(request.node),
+            name or test_name(request.node),
         )
         try:
             trace_assertions.assert_trace_golden(tree, path, update=harness_options.update_shapes)
@@ -205,31 +206,3 @@ def sim_server() -> Iterator[Callable[..., SimulatorServer]]:
     yield start
     for server in started:
         server.stop()
-
-
-def _test_name(node: pytest.Item) -> str:
-    """The test's name without the provider parameter (the folder already says it)."""
-    callspec = getattr(node, "callspec", None)
-    base = getattr(node, "originalname", node.name)
-    if callspec is None:
-        return base
-    rest = [
-        str(value)
-        for key, value in callspec.params.items()
-        if key not in ("provider_name", "harness_epoch")
-    ]
-    return "-".join([base, *rest])
-
-
-def _scenario(node: pytest.Item) -> str:
-    marker = node.get_closest_marker("eval")
-    if marker is not None and marker.args:
-        label = str(marker.args[0])
-        callspec = getattr(node, "callspec", None)
-        extra = [
-            str(v)
-            for k, v in (callspec.params.items() if callspec else ())
-            if k not in ("provider_name", "harness_epoch")
-        ]
-        return f"{label}[{'-'.join(extra)}]" if extra else label
-    return _test_name(node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,12 +15,23 @@ RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 PROVIDER_CHOICES = ("scripted", "openai", "anthropic")
 
 
-def add_options(parser: pytest.Parser) -> None:
+def _recording_plugin_active(pluginmanager: pytest.PytestPluginManager) -> bool:
+    """Whether pytest-recording will register ``--record-mode`` in this session."""
+    if importlib.util.find_spec("pytest_recording") is None:
+        return False
+    if pluginmanager.is_blocked("recording"):
+        return False
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return pluginmanager.has_plugin("recording")
+    return True
+
+
+def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     """Register the ``harness`` option group."""
     group = parser.getgroup("harness", "harness: agent runs, cassettes and trace shapes")
-    # pytest-recording owns --record-mode when it is installed; both plugins then
+    # pytest-recording owns --record-mode when it is active; both plugins then
     # read the same value instead of clashing over the option.
-    if importlib.util.find_spec("pytest_recording") is None:
+    if not _recording_plugin_active(pluginmanager):
         group.addoption(
             "--record-mode",
             action="store",

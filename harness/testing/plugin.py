@@ -7,9 +7,12 @@ module imports no SDK and no part of the runtime.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Generator
+
 import pytest
 
-from harness.testing.collector import EvalCollector
+from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
     assert_trace_golden,
@@ -25,6 +28,7 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
+from harness.testing.naming import scenario_name
 from harness.testing.options import HarnessOptions, add_options
 
 __all__ = [
@@ -45,8 +49,8 @@ __all__ = [
 COLLECTOR_KEY = pytest.StashKey[EvalCollector]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    add_options(parser)
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    add_options(parser, pluginmanager)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -112,6 +116,23 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     options = config.stash[OPTIONS_KEY]
     if collector is not None and options.report is not None:
         collector.write(options.report)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    # An eval that used no harness fixture (or was skipped before its fixtures
+    # ran) still gets a row, so the report lists every eval.
+    is_eval = item.get_closest_marker("eval") is not None
+    if report.when == "teardown" and is_eval and not _has_row(report):
+        report.user_properties.append((ROW_PROPERTY, json.dumps({"scenario": scenario_name(item)})))
+    return report
+
+
+def _has_row(report: pytest.TestReport) -> bool:
+    return any(name == ROW_PROPERTY for name, _ in report.user_properties)
 
 
 class _ReportHook:

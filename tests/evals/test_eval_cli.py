@@ -1,0 +1,171 @@
+"""``harness eval``: replay the repo's evals, print the table, compare and merge reports.
+
+``harness eval`` itself runs as a subprocess from the repo root (it starts pytest
+on ``evals/``); ``compare`` and ``merge`` only read files, so they run in process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.evals import Verdict, load_report
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ("approval[approve]", "approval[reject]", "edit", "subagent")
+TARGETS = ("anthropic/claude-sonnet-4-6", "openai/gpt-4.1-mini")
+
+
+def harness_eval(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``harness eval ARGS`` from the repo root, then drop its copy under .harness/."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "eval", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    # Every run also keeps a timestamped copy in the project; it is not ours to keep.
+    match = re.search(r"^report: (\S+?\.json)", done.stdout, re.MULTILINE)
+    if match and Path(match.group(1)).parent == ROOT / ".harness" / "reports":
+        Path(match.group(1)).unlink(missing_ok=True)
+    return done
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One replay of every eval: what it printed and the report it wrote."""
+    report = tmp_path_factory.mktemp("eval") / "report.json"
+    done = harness_eval("--report", str(report))
+    assert done.returncode == 0, done.stdout + done.stderr
+    yield done.stdout, report
+
+
+def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]) -> None:
+    stdout, report_path = evaluated
+    table = stdout[stdout.index("scenario  ") :]
+    header, rule, *body = table.splitlines()
+    assert header.split() == [
+        "scenario",
+        "provider/model",
+        "verdict",
+        "steps",
+        "llm",
+        "tools",
+        "tokens",
+        "in/out",
+        "duration",
+        "shape",
+    ]
+    assert set(rule) == {"-", " "}
+    rows = [line.split() for line in body[:8]]
+    assert sorted((r[0], r[1]) for r in rows) == sorted((s, t) for s in SCENARIOS for t in TARGETS)
+    assert {r[2] for r in rows} == {"pass"}
+    assert body[8] == "8 eval run(s): 8 pass"
+    assert f", {report_path}" in body[9]
+
+    report = load_report(report_path)
+    assert len(report.rows) == 8 and report.passed
+    assert report.record_mode == "none"
+    shapes = {row.scenario: row.shape_ok for row in report.rows}
+    assert shapes == {
+        "approval[approve]": None,
+        "approval[reject]": None,
+        "edit": True,
+        "subagent": True,
+    }
+    for row in report.rows:
+        assert row.steps > 0 and row.llm_calls > 0 and row.tool_calls > 0 and row.tokens > 0
+        assert row.shape is not None and row.shape.startswith("agent.run")
+
+
+def _edited(report_path: Path, target: Path) -> Path:
+    """A copy of the report where edit/openai failed and subagent/anthropic changed shape."""
+    data: dict[str, Any] = json.loads(report_path.read_text("utf-8"))
+    for row in data["rows"]:
+        if (row["scenario"], row["provider"]) == ("edit", "openai"):
+            row.update(verdict="fail", message="verdict: greeting.py is unchanged")
+        if (row["scenario"], row["provider"]) == ("subagent", "anthropic"):
+            read = "        tool.call read\n"
+            row["shape"] = row["shape"].replace(read, read + "        tool.call bash\n", 1)
+    target.write_text(json.dumps(data), "utf-8")
+    return target
+
+
+def test_compare_shows_the_flip_and_the_shape_change(
+    evaluated: tuple[str, Path], tmp_path: Path
+) -> None:
+    old = evaluated[1]
+    new = _edited(old, tmp_path / "new.json")
+    runner = CliRunner()
+
+    shown = runner.invoke(app, ["eval", "compare", str(old), str(new)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    flip = lines.index("REGRESSION: edit [openai]")
+    assert lines[flip + 1] == "  verdict: pass -> fail (verdict: greeting.py is unchanged)"
+    shape = lines.index("changed: subagent [anthropic]")
+    assert lines[shape + 1] == "  trace shape changed:"
+    assert [line for line in lines if line.startswith(("    +", "    -"))] == [
+        "    --- old",
+        "    +++ new",
+        "    +        tool.call bash",
+    ]
+    assert lines[-1] == "2 scenario(s) changed, 1 verdict flip(s), 1 regression(s)"
+
+    gated = runner.invoke(app, ["eval", "compare", str(old), str(new), "--fail-on", "regression"])
+    assert gated.exit_code == 1
+    assert gated.stdout == shown.stdout
+    same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "regression"])
+    assert (same.exit_code, same.stdout) == (0, "no changes between the two reports\n")
+
+
+def test_merge_combines_shards_and_refuses_overlaps(
+    evaluated: tuple[str, Path], tmp_path: Path
+) -> None:
+    whole = json.loads(evaluated[1].read_text("utf-8"))
+    shards = []
+    for provider in ("openai", "anthropic"):
+        shard = {**whole, "rows": [r for r in whole["rows"] if r["provider"] == provider]}
+        shards.append(tmp_path / f"{provider}.json")
+        shards[-1].write_text(json.dumps(shard), "utf-8")
+    merged = tmp_path / "merged.json"
+    runner = CliRunner()
+
+    done = runner.invoke(app, ["eval", "merge", *map(str, shards), "--output", str(merged)])
+    assert done.exit_code == 0, done.output
+    assert f"merged 2 report(s) into {merged}" in done.stdout
+    assert load_report(merged).rows == load_report(evaluated[1]).rows
+
+    overlap = runner.invoke(
+        app, ["eval", "merge", str(shards[0]), str(merged), "--output", str(tmp_path / "x.json")]
+    )
+    assert overlap.exit_code == 2
+    assert "merge reports of disjoint shards only" in overlap.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None:
+    report = tmp_path / "epochs.json"
+    done = harness_eval("--epochs", "2", "--report", str(report), "--harness-provider", "openai")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = load_report(report).rows
+    assert sorted(row.scenario for row in rows) == sorted(SCENARIOS * 2)
+    assert {row.verdict for row in rows} == {Verdict.PASS}
+    assert len({row.nodeid for row in rows}) == 8
+    rates = done.stdout[done.stdout.index("pass rate per scenario:") :].splitlines()[1:5]
+    assert sorted(line.split()[0] for line in rates) == sorted(SCENARIOS)
+    assert all(line.split()[1:] == ["openai/gpt-4.1-mini", "2/2", "(100%)"] for line in rates)
