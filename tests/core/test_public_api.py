@@ -49,8 +49,14 @@ def test_spec_entry_points() -> None:
     assert all(
         callable(x)
         for x in (
-            build_application, EchoProvider, FunctionProvider, ScriptedProvider, tool_call,
-            load_trace, assert_trace_shape, normalize_trace,
+            build_application,
+            EchoProvider,
+            FunctionProvider,
+            ScriptedProvider,
+            tool_call,
+            load_trace,
+            assert_trace_shape,
+            normalize_trace,
         )
     )
     assert RunMode("plan-act") is RunMode.PLAN_ACT
