@@ -45,7 +45,7 @@ def test_exact_edit_changes_only_the_span(text: str, data: st.DataObject, new_te
     start = data.draw(st.sampled_from(starts), label="start")
     end = data.draw(st.integers(start + 1, len(text)), label="end")
     old_text = text[start:end]
-    assume(text.count(old_text) == 1 and old_text != new_text)
+    assume(_occurrences(text, old_text) == 1 and old_text != new_text)
 
     outcome = match_edit(text, old_text, new_text)
 
@@ -165,3 +165,15 @@ def test_loose_match_keeps_bytes_outside_the_block(
     strictest = Stage.EXACT if file_ending == "\n" else Stage.LINE_ENDINGS_TRAILING_WS
     if indent_shift == 0 and not trailing:
         assert outcome.stage is strictest
+
+
+def _occurrences(text: str, needle: str) -> int:
+    """Occurrences including overlapping ones ("===" is twice in "====")."""
+    return sum(1 for i in range(len(text)) if text.startswith(needle, i))
+
+
+def test_overlapping_occurrences_are_ambiguous() -> None:
+    # Found by hypothesis: "===" sits at offsets 4 and 5 of "::::====".
+    from harness.tools.builtin.edit_matching import MatchAmbiguous
+
+    assert isinstance(match_edit("::::====", "===", ":"), MatchAmbiguous)

@@ -21,6 +21,7 @@ more, and guessing among them could edit the wrong place.
 from __future__ import annotations
 
 import difflib
+import itertools
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -156,10 +157,10 @@ def match_edit(
         if found is None:
             continue
         tried.append(stage)
-        if len(found) == expected:
-            return MatchFound(stage, found)
         spans = tuple((r.first_line, r.last_line) for r in found)
-        if len(found) > expected:
+        if len(found) == expected and not _overlapping(found):
+            return MatchFound(stage, found)
+        if len(found) >= expected:
             return MatchAmbiguous(stage, spans, expected)
         if found:
             partial.append((stage, spans))
@@ -248,14 +249,21 @@ def _from_windows(doc: Document, query: _Query, windows: list[Window]) -> tuple[
 
 
 def _exact_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    # Overlapping occurrences count too ("===" twice in "===="): the model's
+    # text then names two places, and guessing the leftmost would be a wrong span.
     spans: list[tuple[int, int]] = []
     if not needle:
         return spans
     position = text.find(needle)
     while position >= 0:
         spans.append((position, position + len(needle)))
-        position = text.find(needle, position + len(needle))
+        position = text.find(needle, position + 1)
     return spans
+
+
+def _overlapping(found: tuple[Replacement, ...]) -> bool:
+    ordered = sorted(found, key=lambda r: r.start)
+    return any(a.end > b.start for a, b in itertools.pairwise(ordered))
 
 
 def _indent_aligned(doc: Document, start: int, old_text: str) -> bool:
