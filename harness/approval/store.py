@@ -10,15 +10,12 @@ approval cannot both win.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from harness.approval.records import (
     APPROVAL_SCHEMA_VERSION,
@@ -27,6 +24,7 @@ from harness.approval.records import (
     RunCheckpoint,
 )
 from harness.core.errors import ApprovalError
+from harness.documents import read_document
 from harness.files import atomic_write_text
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
@@ -72,23 +70,14 @@ class ApprovalStore:
         return matches[0]
 
     def load_path(self, path: Path) -> ApprovalRecord:
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ApprovalError(
-                f"approval file {path} is unreadable or corrupt ({exc}); it was not executed. "
-                "Start the task again to get a new approval."
-            ) from None
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != APPROVAL_SCHEMA_VERSION:
-            raise ApprovalError(
-                f"approval file {path} has schema_version {version!r}; this harness reads "
-                f"version {APPROVAL_SCHEMA_VERSION}"
-            )
-        try:
-            return ApprovalRecord.model_validate(data)
-        except ValidationError as exc:
-            raise ApprovalError(f"approval file {path} is invalid: {exc}") from None
+        return read_document(
+            path,
+            ApprovalRecord,
+            APPROVAL_SCHEMA_VERSION,
+            what="approval file",
+            error=ApprovalError,
+            consequence="nothing was executed; start the task again to get a new approval",
+        )
 
     def load(self, approval_id: str) -> ApprovalRecord:
         return self.load_path(self.locate(approval_id))
@@ -139,16 +128,11 @@ class CheckpointStore:
                 f"checkpoint {checkpoint_id!r} is missing ({path}); the run cannot be resumed "
                 "and nothing was executed"
             )
-        try:
-            data = json.loads(path.read_text("utf-8"))
-            if data.get("schema_version") != CHECKPOINT_SCHEMA_VERSION:
-                raise ApprovalError(
-                    f"checkpoint {path} has schema_version {data.get('schema_version')!r}; "
-                    f"this harness reads version {CHECKPOINT_SCHEMA_VERSION}"
-                )
-            return RunCheckpoint.model_validate(data)
-        except (OSError, json.JSONDecodeError, ValidationError, AttributeError) as exc:
-            raise ApprovalError(
-                f"checkpoint {path} is corrupt ({type(exc).__name__}); the run cannot be "
-                "resumed and nothing was executed"
-            ) from None
+        return read_document(
+            path,
+            RunCheckpoint,
+            CHECKPOINT_SCHEMA_VERSION,
+            what="checkpoint",
+            error=ApprovalError,
+            consequence="the run cannot be resumed and nothing was executed",
+        )

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.core.errors import ConfigurationError
+from harness.documents import read_document
 from harness.files import atomic_write_text
 
 __all__ = ["REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
@@ -79,21 +79,11 @@ class EvalReport(BaseModel):
 
 def load_report(path: Path) -> EvalReport:
     """Read a report file; a missing, corrupt or foreign file is a clear error."""
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f"eval report {path} does not exist; write one with `harness eval --report {path}`"
-        ) from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigurationError(f"eval report {path} is not readable JSON: {exc}") from None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != REPORT_SCHEMA_VERSION:
-        raise ConfigurationError(
-            f"{path} is not a harness eval report of schema_version {REPORT_SCHEMA_VERSION} "
-            f"(found {version!r})"
-        )
-    try:
-        return EvalReport.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigurationError(f"eval report {path} is invalid: {exc}") from None
+    return read_document(
+        path,
+        EvalReport,
+        REPORT_SCHEMA_VERSION,
+        what="eval report",
+        error=ConfigurationError,
+        consequence=f"write one with `harness eval --report {path}`",
+    )
