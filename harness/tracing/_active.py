@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from harness.tracing._clock import TraceClock
 from harness.tracing.schema import SCHEMA_VERSION
-from harness.tracing.spans import SpanStatus, TraceSpan, new_span
+from harness.tracing.spans import SpanStatus, TraceEvent, TraceSpan, new_event, new_span
 from harness.tracing.tree import TraceTree
 
 __all__ = ["ActiveTrace"]
@@ -15,16 +16,17 @@ __all__ = ["ActiveTrace"]
 class ActiveTrace:
     """The spans of one open trace, their begin order and monotonic start times.
 
-    Span ids are the trace's random prefix plus the span's ``sequence`` in hex:
-    unique within the trace, 16 hex digits like random ids, and free to make.
-    Spans are changed through their ``__dict__``: pydantic's ``__setattr__``
-    would only add bookkeeping that spans built by ``new_span`` do not need.
+    Span ids are the first 8 hex digits of the (random) trace id followed by the
+    span's ``sequence`` in 8 hex digits: unique within the trace, the same shape
+    as random ids, and free to make. Spans are changed through their ``__dict__``:
+    pydantic's ``__setattr__`` only adds bookkeeping that ``new_span`` already did.
     """
 
     __slots__ = (
         "_id_prefix",
         "_next_sequence",
         "_started_ns",
+        "clock",
         "created_at",
         "metadata",
         "root",
@@ -37,55 +39,60 @@ class ActiveTrace:
         trace_id: str,
         kind: str,
         name: str,
-        started_at: str,
         attributes: dict[str, Any],
         session_key: str | None,
         metadata: dict[str, Any],
     ) -> None:
-        # The id prefix comes from the random trace id: uuid4 hex is random up front.
+        self.clock = TraceClock()
+        self.created_at = self.clock.iso(self.clock.origin_ns)
         self._id_prefix = trace_id[:8]
         root_id = f"{self._id_prefix}{0:08x}"
-        self.root = new_span(root_id, None, trace_id, kind, name, started_at, 0, attributes)
+        self.root = new_span(root_id, None, trace_id, kind, name, self.created_at, 0, attributes)
         self.session_key = session_key
         self.metadata = metadata
-        self.created_at = started_at
         self.spans: dict[str, TraceSpan] = {root_id: self.root}
-        self._started_ns: dict[str, int] = {root_id: time.perf_counter_ns()}
+        self._started_ns: dict[str, int] = {root_id: self.clock.origin_ns}  # open spans only
         self._next_sequence = 1
 
     def add_child(
-        self, parent: TraceSpan, kind: str, name: str, started_at: str, attributes: dict[str, Any]
+        self, parent: TraceSpan, kind: str, name: str, attributes: dict[str, Any]
     ) -> TraceSpan:
         """Open a span under ``parent``; appended now, so children stay in begin order."""
+        now_ns = time.perf_counter_ns()
         sequence = self._next_sequence
         self._next_sequence = sequence + 1
         span_id = f"{self._id_prefix}{sequence:08x}"
+        started_at = self.clock.iso(now_ns)
         span = new_span(
             span_id, parent.span_id, parent.trace_id, kind, name, started_at, sequence, attributes
         )
         parent.children.append(span)
         self.spans[span_id] = span
-        self._started_ns[span_id] = time.perf_counter_ns()
+        self._started_ns[span_id] = now_ns
         return span
 
-    def close(self, span: TraceSpan, status: SpanStatus, now_ns: int, ended_at: str) -> None:
+    def event(self, name: str, now_ns: int, attributes: dict[str, Any]) -> TraceEvent:
+        """An event stamped ``now_ns`` (a ``time.perf_counter_ns`` reading)."""
+        return new_event(name, self.clock.iso(now_ns), attributes)
+
+    def close(self, span: TraceSpan, status: SpanStatus, now_ns: int) -> None:
         """Set the end time and duration; an ``error`` status is never downgraded."""
         fields = span.__dict__
         elapsed_ns = now_ns - self._started_ns.pop(fields["span_id"], now_ns)
-        fields["ended_at"] = ended_at
-        # Whole microseconds (rounded half up) as milliseconds: round(x, 3) is slow.
+        fields["ended_at"] = self.clock.iso(now_ns)
+        # Whole microseconds (half up) in milliseconds; round(x, 3) costs more.
         fields["duration_ms"] = (elapsed_ns + 500) // 1000 / 1000
         if status == "error":
             fields["status"] = "error"
 
-    def close_all(self, status: SpanStatus, now_ns: int, ended_at: str) -> None:
+    def close_all(self, status: SpanStatus, now_ns: int) -> None:
         """Close spans left open (as ``error`` with ``unclosed: true``), then the root."""
         root_id = self.root.span_id
         for span_id in [key for key in self._started_ns if key != root_id]:
             span = self.spans[span_id]
             span.attributes["unclosed"] = True
-            self.close(span, "error", now_ns, ended_at)
-        self.close(self.root, status, now_ns, ended_at)
+            self.close(span, "error", now_ns)
+        self.close(self.root, status, now_ns)
 
     def open_ancestor(self, span: TraceSpan) -> TraceSpan | None:
         """The nearest open span at or above ``span`` (a current span goes stale when

@@ -9,9 +9,10 @@ they begin, under the lock, so a parent's children are always in ``sequence``
 (begin) order, whatever order they finish in.
 
 Cost: begin and end build spans without pydantic validation, take the lock once
-each and read the wall clock once (span ids count up per trace rather than being
-drawn at random); the ``span`` / ``trace`` blocks are small classes, not
-generators. With mode ``off`` every method returns at once.
+and read one clock each (wall times derive from the monotonic clock, see
+``_clock``); span ids count up per trace instead of being drawn at random, and
+``span`` blocks are a small class, not a generator. With mode ``off`` every
+method returns at once.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ from typing import Any
 
 from harness.core import ConfigurationError
 from harness.tracing._active import ActiveTrace
-from harness.tracing._clock import utc_now_iso
 from harness.tracing.errors import TraceUsageError
 from harness.tracing.modes import DEFAULT_TRACE_MODE, TraceMode, parse_trace_mode
 from harness.tracing.recorders import TraceRecorder
 from harness.tracing.redaction import redact, redact_text, truncate
 from harness.tracing.scope import TraceState
-from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceSpan, new_event
+from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceSpan
 from harness.tracing.tree import TraceTree
 
 __all__ = ["DEFAULT_MAX_PAYLOAD_CHARS", "Tracer"]
@@ -144,7 +144,6 @@ class Tracer:
             trace_id,
             kind,
             name or kind,
-            utc_now_iso(),
             dict(attributes) if attributes else {},
             session_key,
             dict(metadata or {}),
@@ -176,8 +175,6 @@ class Tracer:
         """
         if not self._enabled or root is NULL_SPAN:
             return None
-        now_ns = time.perf_counter_ns()
-        ended_at = utc_now_iso()
         with self._lock:
             state = self._traces.get(root.trace_id)
             if state is None or state.root is not root:
@@ -188,7 +185,7 @@ class Tracer:
             del self._traces[root.trace_id]
             if attributes:
                 root.attributes.update(attributes)
-            state.close_all(status, now_ns, ended_at)
+            state.close_all(status, time.perf_counter_ns())  # after every begin
         current = self._current.get()
         if current is not None and current.trace_id == root.trace_id:
             self._current.set(None)
@@ -212,7 +209,26 @@ class Tracer:
         """
         if not self._enabled:
             return _NULL_SPAN_BLOCK
-        return _TraceBlock(self, kind, name, session_key, attributes, metadata)
+        return self._trace_block(kind, name, session_key, attributes, metadata)
+
+    @contextmanager
+    def _trace_block(
+        self,
+        kind: str,
+        name: str | None,
+        session_key: str | None,
+        attributes: dict[str, Any] | None,
+        metadata: dict[str, Any] | None,
+    ) -> Iterator[TraceSpan]:
+        root = self.begin_trace(
+            kind, name, session_key=session_key, attributes=attributes, metadata=metadata
+        )
+        try:
+            yield root
+        except BaseException as exc:
+            self.end_trace(root, status="error", attributes=self._error_attributes(exc))
+            raise
+        self.end_trace(root)
 
     def has_active_trace(self) -> bool:
         """True when this context's current span belongs to an open trace."""
@@ -245,25 +261,20 @@ class Tracer:
         """
         if not self._enabled:
             return NULL_SPAN
-        started_at = utc_now_iso()
         copied = dict(attributes) if attributes else {}
         with self._lock:
-            if parent is None:
+            if parent is None:  # the current span (inlined ``_resolve``: a hot path)
                 parent = self._current.get()
                 if parent is None:
                     return NULL_SPAN
                 state = self._traces.get(parent.trace_id)
-                if state is None:
-                    return NULL_SPAN
-                if parent.ended_at is not None:  # ended by another thread meanwhile
+                if state is not None and parent.ended_at is not None:  # ended elsewhere
                     parent = state.open_ancestor(parent)
-                    if parent is None:
-                        return NULL_SPAN
             else:
                 state = self._traces.get(parent.trace_id)
-                if state is None:
-                    return NULL_SPAN
-            span = state.add_child(parent, kind, name or kind, started_at, copied)
+            if state is None or parent is None:
+                return NULL_SPAN
+            span = state.add_child(parent, kind, name or kind, copied)
         if activate:
             self._current.set(span)
         return span
@@ -288,7 +299,6 @@ class Tracer:
         if not self._enabled:
             return
         now_ns = time.perf_counter_ns()
-        ended_at = utc_now_iso()
         was_current = self._current.get() is span
         with self._lock:
             state = self._traces.get(span.trace_id)
@@ -303,7 +313,7 @@ class Tracer:
             if error is not None:
                 span.attributes.update(self._error_attributes(error))
                 status = "error"
-            state.close(span, status, now_ns, ended_at)
+            state.close(span, status, now_ns)
             restore = state.open_ancestor(span) if was_current else None
         if restore is not None:
             self._current.set(restore)
@@ -343,11 +353,13 @@ class Tracer:
         """Add a point event to ``span`` (default: the current span); no-op without one."""
         if not self._enabled:
             return
-        event = new_event(name, utc_now_iso(), dict(attributes) if attributes else {})
+        now_ns = time.perf_counter_ns()
+        copied = dict(attributes) if attributes else {}
         with self._lock:
             target = span if span is not None else self._resolve(self._current.get())
-            if target is not None and target.trace_id in self._traces:
-                target.events.append(event)
+            state = self._traces.get(target.trace_id) if target is not None else None
+            if target is not None and state is not None:
+                target.events.append(state.event(name, now_ns, copied))
 
     def set_attributes(self, span: TraceSpan, **attributes: Any) -> None:
         """Merge ``attributes`` into ``span`` (while its trace is active)."""
@@ -449,8 +461,8 @@ class _SpanBlock:
     """``Tracer.span``: begins the span on entry and ends it on exit, as ``error``
     when an exception passes.
 
-    A class rather than a ``@contextmanager`` generator: a span per step and per
-    model call goes through it, and a generator costs several times more.
+    A class rather than a ``@contextmanager`` generator, which costs several times
+    more: the agent loop opens one per step.
     """
 
     __slots__ = ("_attributes", "_kind", "_name", "_parent", "_span", "_tracer")
@@ -483,49 +495,3 @@ class _SpanBlock:
         traceback: TracebackType | None,
     ) -> None:
         self._tracer.end_span(self._span, error=exc)
-
-
-class _TraceBlock:
-    """``Tracer.trace``: begins the trace on entry and ends it on exit, as ``error``
-    when an exception passes."""
-
-    __slots__ = ("_attributes", "_kind", "_metadata", "_name", "_root", "_session_key", "_tracer")
-
-    def __init__(
-        self,
-        tracer: Tracer,
-        kind: str,
-        name: str | None,
-        session_key: str | None,
-        attributes: dict[str, Any] | None,
-        metadata: dict[str, Any] | None,
-    ) -> None:
-        self._tracer = tracer
-        self._kind = kind
-        self._name = name
-        self._session_key = session_key
-        self._attributes = attributes
-        self._metadata = metadata
-        self._root = NULL_SPAN
-
-    def __enter__(self) -> TraceSpan:
-        self._root = self._tracer.begin_trace(
-            self._kind,
-            self._name,
-            session_key=self._session_key,
-            attributes=self._attributes,
-            metadata=self._metadata,
-        )
-        return self._root
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        tracer = self._tracer
-        if exc is None:
-            tracer.end_trace(self._root)
-        else:
-            tracer.end_trace(self._root, status="error", attributes=tracer._error_attributes(exc))

@@ -58,6 +58,20 @@ def test_file_recorder_replaces_atomically(tmp_path: Path, monkeypatch: pytest.M
     assert [p.name for p in target.parent.iterdir()] == [target.name]  # temp file removed
 
 
+def test_trace_file_is_compact_json_with_a_span_per_line(tmp_path: Path) -> None:
+    tree = build_run(Tracer())
+    tree.root.attributes["quoted"] = '{"span_id": "not a span"}'  # inside a string: no break
+    tree.root.attributes["nested"] = {"span_id": "not a span either"}  # an object: a break
+    target = FileTraceRecorder(tmp_path).record(tree)
+    text = target.read_text(encoding="utf-8")
+    header, *lines = text.splitlines()
+    assert header.startswith('{"schema_version":1,') and header.endswith('"root":')
+    assert all(line.startswith('{"span_id":') for line in lines)
+    assert len(lines) == len(list(tree.walk())) + 1  # the nested object starts a line too
+    assert text.endswith("\n") and "  " not in text
+    assert TraceTree.load(target) == tree
+
+
 @pytest.mark.parametrize(
     "session_key",
     [

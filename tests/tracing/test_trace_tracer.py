@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 import pytest
 
@@ -49,6 +51,28 @@ def test_parent_and_trace_ids_link_the_spans(tracer: Tracer) -> None:
             assert child.parent_id == span.span_id
     assert tree.root.parent_id is None
     assert len({s.span_id for s in tree.walk()}) == 7
+
+
+def test_span_ids_are_sixteen_hex_digits_unique_within_the_trace(tracer: Tracer) -> None:
+    first, second = build_run(tracer), build_run(tracer)
+    ids = [s.span_id for s in first.walk()]
+    assert all(re.fullmatch(r"[0-9a-f]{16}", span_id) for span_id in ids)
+    assert len(set(ids)) == len(ids)
+    assert not set(ids) & {s.span_id for s in second.walk()}
+
+
+def test_timestamps_agree_with_durations(tracer: Tracer) -> None:
+    def at(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    tree = build_run(tracer)
+    assert tree.created_at == tree.root.started_at
+    for span in tree.walk():
+        assert span.ended_at is not None and span.duration_ms is not None
+        elapsed_ms = (at(span.ended_at) - at(span.started_at)).total_seconds() * 1000
+        assert elapsed_ms == pytest.approx(span.duration_ms, abs=0.002)
+    starts = [at(s.started_at) for s in tree.walk()]
+    assert starts == sorted(starts)  # walk order is begin order here
 
 
 def test_exception_in_span_marks_error_and_keeps_message_out_in_metadata_mode(
@@ -101,6 +125,18 @@ def test_current_span_follows_begin_and_end(tracer: Tracer) -> None:
     tracer.end_trace(root)
     assert tracer.current_span() is None
     assert not tracer.has_active_trace()
+
+
+def test_span_block_begins_its_span_on_entry(tracer: Tracer) -> None:
+    root = tracer.begin_trace("agent.run")
+    block = tracer.span("agent.step")
+    assert tracer.current_span() is root
+    with block as step:
+        assert tracer.current_span() is step
+        assert step.parent_id == root.span_id
+    assert tracer.current_span() is root
+    assert step.ended_at is not None
+    tracer.end_trace(root)
 
 
 def test_begin_trace_inside_an_active_trace_is_refused(tracer: Tracer) -> None:
