@@ -7,10 +7,9 @@ so ``import harness.providers`` stays light.
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import CassetteError, ConfigurationError, ProviderError
+from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -22,6 +21,7 @@ from harness.core.messages import (
     Usage,
 )
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
+from harness.providers.credentials import base_url_from_env, require_api_key
 from harness.providers.sdk_errors import anthropic_provider_error, chainable_cause
 
 if TYPE_CHECKING:
@@ -88,19 +88,13 @@ class AnthropicProvider:
         self._secrets: tuple[str, ...] = ()
         self._owns_client = client is None
         if client is None:
-            key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-            if not key:
-                raise ConfigurationError(
-                    "ANTHROPIC_API_KEY is not set: the anthropic provider needs an API key; "
-                    "export ANTHROPIC_API_KEY, pass api_key=, or choose another provider "
-                    "(HARNESS_PROVIDER)"
-                )
+            key = require_api_key(api_key, "ANTHROPIC_API_KEY", "anthropic")
             import anthropic
 
             self._secrets = (key,)
             client = anthropic.Anthropic(
                 api_key=key,
-                base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+                base_url=base_url_from_env(base_url, "ANTHROPIC_BASE_URL"),
                 max_retries=max_retries,
                 timeout=timeout,
             )

@@ -7,11 +7,10 @@ imported when a provider is built, so ``import harness.providers`` stays light.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import CassetteError, ConfigurationError, ProviderError
+from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -26,6 +25,7 @@ from harness.providers._tool_arguments import (
     encode_tool_arguments,
     parse_tool_arguments,
 )
+from harness.providers.credentials import base_url_from_env, require_api_key
 from harness.providers.sdk_errors import chainable_cause, openai_provider_error
 
 if TYPE_CHECKING:
@@ -96,18 +96,13 @@ class OpenAIProvider:
         self._secrets: tuple[str, ...] = ()
         self._owns_client = client is None
         if client is None:
-            key = api_key or os.environ.get("OPENAI_API_KEY")
-            if not key:
-                raise ConfigurationError(
-                    "OPENAI_API_KEY is not set: the openai provider needs an API key; export "
-                    "OPENAI_API_KEY, pass api_key=, or choose another provider (HARNESS_PROVIDER)"
-                )
+            key = require_api_key(api_key, "OPENAI_API_KEY", "openai")
             import openai
 
             self._secrets = (key,)
             client = openai.OpenAI(
                 api_key=key,
-                base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
                 max_retries=max_retries,
                 timeout=timeout,
             )
