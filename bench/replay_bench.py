@@ -119,6 +119,23 @@ def baseline(base_url: str) -> Cost:
         return timed_sessions(REPEATS, contextlib.nullcontext, list(range(300)), sdk)
 
 
+def scripted_cost() -> Cost:
+    """Seconds per call through ScriptedProvider: the cost of not using HTTP at all."""
+    from harness.core import LLMRequest, Message
+    from harness.providers import ScriptedProvider
+
+    request = LLMRequest(messages=(Message.user("hello"),))
+    walls, cpus = [], []
+    for _ in range(REPEATS):
+        provider = ScriptedProvider([ANSWER] * 300)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(300):
+            provider.complete(request)
+        walls.append((time.perf_counter() - wall) / 300)
+        cpus.append((time.process_time() - cpu) / 300)
+    return Cost(statistics.median(walls), statistics.median(cpus))
+
+
 def harness_replay(base_url: str, path: Path, size: int) -> Cost:
     """Seconds per call replaying every interaction of ``path`` with harness."""
     sessions = REPEATS if size > 1 else 60
@@ -151,9 +168,12 @@ def load_time(path: Path) -> tuple[float, float]:
     return min(times["harness"]), min(times["vcrpy"])
 
 
-def report(fake: Cost, rows: list[tuple[int, Cost, Cost]], loads: tuple[float, float]) -> bool:
+def report(
+    scripted: Cost, fake: Cost, rows: list[tuple[int, Cost, Cost]], loads: tuple[float, float]
+) -> bool:
     """Print the results side by side; True when every target is met."""
     ms = 1000.0
+    print(f"ScriptedProvider: {scripted.wall * ms:.4f} ms/call wall, {scripted.cpu * ms:.4f} CPU")
     print(
         f"baseline, in-process fake transport (same SDK): {fake.wall * ms:.3f} ms/call wall, "
         f"{fake.cpu * ms:.3f} ms/call CPU\n"
@@ -194,6 +214,7 @@ def main() -> int:
         print(
             f"recorded {sum(SIZES)} calls against the simulator: {record_cost * 1000:.2f} ms/call"
         )
+        scripted = scripted_cost()
         fake = baseline(base_url)
         rows = [
             (
@@ -204,7 +225,7 @@ def main() -> int:
             for size in SIZES
         ]
         loads = load_time(paths[1000])
-    return 0 if report(fake, rows, loads) else 1
+    return 0 if report(scripted, fake, rows, loads) else 1
 
 
 if __name__ == "__main__":
