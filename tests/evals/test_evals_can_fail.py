@@ -110,6 +110,8 @@ def run_evals(project: pytest.Pytester, *args: str) -> dict[tuple[str, str], Eva
         "no:hypothesispytest",
         "-p",
         "no:randomly",
+        "-p",
+        "no:benchmark",
         # the outer run may hold modules of the same basename (this repo's evals)
         "--import-mode=importlib",
         "evals",

@@ -55,9 +55,18 @@ HARNESS_OPTIONS = (
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """Run pytest in process, without the plugins that only slow these runs down."""
+    """Run pytest in process, without plugins that slow it or reword its summary."""
+    # pytest-benchmark, where installed, rewrites the summary line runpytest parses
     return pytester.runpytest(
-        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly", *args
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:benchmark",
+        *args,
     )
 
 
