@@ -504,7 +504,9 @@ def test_works_alongside_pytest_recording(project: pytest.Pytester, sim_server: 
     server.stop()
     replay = run(project, "--record-mode=none", "-v")
     replay.assert_outcomes(passed=1)
-    replay.stdout.fnmatch_lines(["plugins:*recording-*harness-toolkit*"])
+    # both plugins loaded; their order follows the install order, which varies
+    (plugins,) = [line for line in replay.outlines if line.startswith("plugins:")]
+    assert "recording-" in plugins and "harness-toolkit-" in plugins, plugins
     markers = run(project, "--markers").stdout.str()
     assert "@pytest.mark.vcr" in markers and "@pytest.mark.eval" in markers
 
