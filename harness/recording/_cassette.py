@@ -95,7 +95,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         self._verified: list[bool] = []
         self._index: dict[str, list[int]] = {}
         self._cursor: dict[str, int] = {}
-        self._last: tuple[Any, MatchKey] | None = None
+        self._last: tuple[Any, MatchKey, str] | None = None
         # SDK calls may run in parallel threads (tool fan-out, subagents): one cursor move each.
         self._lock = threading.RLock()
 
@@ -170,13 +170,20 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
     # -- matching ----------------------------------------------------------
     def _key_of(self, request: Any) -> MatchKey:
         # vcrpy asks can_play_response_for, then play_response, with one request.
-        if self._last is None or self._last[0] is not request:
+        return self._last_key(request)[0]
+
+    def _digest_of(self, request: Any) -> str:
+        return self._last_key(request)[1]
+
+    def _last_key(self, request: Any) -> tuple[MatchKey, str]:
+        last = self._last
+        if last is None or last[0] is not request:
             key = self.options.normalizer.key(request.method, request.uri, request.body)
-            self._last = (request, key)
-        return self._last[1]
+            last = self._last = (request, key, key.digest)  # digest: a hash of the body
+        return last[1], last[2]
 
     def _next_index(self, request: Any) -> int | None:
-        digest = self._key_of(request).digest
+        digest = self._digest_of(request)
         positions = self._index.get(digest, ())
         cursor = self._cursor.get(digest, 0)
         if cursor >= len(positions):
