@@ -1,4 +1,5 @@
-"""Shared test setup: every trace file a test writes must satisfy the schema."""
+"""Shared test setup: every trace file a test writes must satisfy the schema, and
+pytester's inner runs are configured alike."""
 
 from __future__ import annotations
 
@@ -19,3 +20,20 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         for path in tmp_path.rglob("traces/*.json"):
             validate_trace_document(json.loads(path.read_text("utf-8")), source=str(path))
     return outcome
+
+
+# Inner runs treat warnings as errors, like this repo, and leave off plugins that
+# only slow them down or (pytest-benchmark, where installed) reword the summary
+# line that ``RunResult.assert_outcomes`` parses.
+_INNER_INI = """\
+[pytest]
+filterwarnings = error
+addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchmark
+"""
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """pytest's ``pytester``, with the inner-run configuration above."""
+    pytester.makeini(_INNER_INI)
+    return pytester

@@ -23,8 +23,6 @@ import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import EvalRow, Verdict, load_report
 
-pytest_plugins = ["pytester"]
-
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
 PRELOADED = (
@@ -96,7 +94,6 @@ def evals_project(pytester: pytest.Pytester) -> pytest.Pytester:
         shutil.copytree(
             ROOT / folder, pytester.path / folder, ignore=shutil.ignore_patterns("__pycache__")
         )
-    pytester.makeini("[pytest]\nfilterwarnings = error\n")
     return pytester
 
 
@@ -104,14 +101,6 @@ def run_evals(project: pytest.Pytester, *args: str) -> dict[tuple[str, str], Eva
     """Replay the evals in process; the report rows by (scenario, provider)."""
     report = project.path / "report.json"
     project.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:benchmark",
         # the outer run may hold modules of the same basename (this repo's evals)
         "--import-mode=importlib",
         "evals",

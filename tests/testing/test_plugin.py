@@ -25,8 +25,6 @@ import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.recording.sim import SimulatorServer
 
-pytest_plugins = ["pytester"]
-
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
 PRELOADED = (
@@ -55,25 +53,13 @@ HARNESS_OPTIONS = (
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """Run pytest in process, without plugins that slow it or reword its summary."""
-    # pytest-benchmark, where installed, rewrites the summary line runpytest parses
-    return pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:benchmark",
-        *args,
-    )
+    """Run pytest in process (configured by the ``pytester`` of tests/conftest.py)."""
+    return pytester.runpytest(*args)
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     """A generated project whose pytest turns warnings into errors, like this repo's."""
-    pytester.makeini("[pytest]\nfilterwarnings = error\n")
     return pytester
 
 

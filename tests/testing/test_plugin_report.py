@@ -13,8 +13,6 @@ import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import Verdict, load_report
 
-pytest_plugins = ["pytester"]
-
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
 PRELOADED = (
@@ -66,25 +64,13 @@ ANSWER_SHAPE = "agent.run\n  agent.step\n    llm.call"
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """Run pytest in process, without plugins that slow it or reword its summary."""
-    # pytest-benchmark, where installed, rewrites the summary line runpytest parses
-    return pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:benchmark",
-        *args,
-    )
+    """Run pytest in process (configured by the ``pytester`` of tests/conftest.py)."""
+    return pytester.runpytest(*args)
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     """A generated project of eval tests, with warnings as errors."""
-    pytester.makeini("[pytest]\nfilterwarnings = error\n")
     pytester.makepyfile(test_evals=EVAL_TESTS)
     return pytester
 
