@@ -35,7 +35,7 @@ _KEY: Final = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: (.+))?\Z")
 _SINGLE_QUOTED: Final = re.compile(r"'((?:[^']|'')*)'\Z")
 _DECIMAL: Final = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _BLOCK_HEADER: Final = re.compile(r"\|([-+]?)\Z")
-# A plain scalar may not start with these (YAML indicators) ...
+# YAML indicators: a plain scalar starting with one is read otherwise, or not at all.
 _INDICATORS: Final = frozenset("?:,[]{}#&*!|>'\"%@`-")
 # PyYAML's resolver is untyped; this is its signature as used here.
 _resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = (
