@@ -33,7 +33,7 @@ _FOREIGN_BREAKS: Final = ("\r", "\x85", "\u2028", "\u2029", "\ufeff")
 _NON_PRINTABLE: Final = yaml.reader.Reader.NON_PRINTABLE  # what PyYAML refuses to read
 _KEY: Final = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: (.+))?\Z")
 _SINGLE_QUOTED: Final = re.compile(r"'((?:[^']|'')*)'\Z")
-_DECIMAL: Final = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_DECIMAL: Final = re.compile(r"(?:0|[1-9][0-9]*)\Z")  # "-" never gets here: an indicator
 _BLOCK_HEADER: Final = re.compile(r"\|([-+]?)\Z")
 # YAML indicators: a plain scalar starting with one is read otherwise, or not at all.
 _INDICATORS: Final = frozenset("?:,[]{}#&*!|>'\"%@`-")
