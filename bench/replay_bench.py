@@ -2,7 +2,9 @@
 
 Run: ``python bench/replay_bench.py``. Records cassettes of 1, 100 and 1,000
 interactions against the local simulator (loopback only) in a temp dir, then
-measures the cost per OpenAI SDK call when replaying them, and the load time.
+measures the cost per LLM call when replaying them, and the load time. An LLM
+call is ``provider.complete(request)``, as in the ScriptedProvider row: here
+``OpenAIProvider`` over the real openai SDK, whose HTTP vcrpy intercepts.
 
 Targets: replay at 1,000 interactions < 2 ms per call and >= 10x faster than
 plain vcrpy with body matching at that size; loading 1,000 interactions < 100 ms.
@@ -16,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,6 +26,8 @@ import httpx2
 import openai
 import vcr
 
+from harness.core import LLMRequest, Message
+from harness.providers import OpenAIProvider
 from harness.recording import use_cassette
 from harness.recording.sim import SimulatorServer
 
@@ -36,36 +40,38 @@ SCRIPT = {"version": 1, "rules": [{"reply": ANSWER}]}
 VCR_MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
 
-def messages(i: int) -> list[dict[str, str]]:
+def request(i: int) -> LLMRequest:
     """The request of interaction ``i``: a system prompt and a distinct question."""
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"Question {i}: what is {i} squared?"},
-    ]
+    messages = (Message.system(SYSTEM), Message.user(f"Question {i}: what is {i} squared?"))
+    return LLMRequest(messages=messages, model="gpt-4o-mini")
 
 
-def client(base_url: str, http: httpx2.Client | None = None) -> openai.OpenAI:
-    """An OpenAI SDK client without retries."""
-    return openai.OpenAI(
+REQUESTS = [request(i) for i in range(max(SIZES))]
+
+
+@contextlib.contextmanager
+def client(base_url: str, http: httpx2.Client | None = None) -> Iterator[OpenAIProvider]:
+    """An OpenAIProvider on an SDK client without retries."""
+    with openai.OpenAI(
         api_key="sk-bench", base_url=base_url, max_retries=0, http_client=http or httpx2.Client()
-    )
+    ) as sdk:
+        yield OpenAIProvider("gpt-4o-mini", client=sdk)
 
 
-def call(sdk: openai.OpenAI, i: int) -> None:
-    """One chat completion for interaction ``i``."""
-    reply = sdk.chat.completions.create(model="gpt-4o-mini", messages=messages(i))  # type: ignore[arg-type]
-    assert reply.choices[0].message.content == ANSWER
+def call(provider: OpenAIProvider, i: int) -> None:
+    """One LLM call for interaction ``i``."""
+    assert provider.complete(REQUESTS[i]).text == ANSWER
 
 
 def record(directory: Path) -> tuple[str, dict[int, Path], float]:
     """Record one cassette per size; returns the base URL, paths, and seconds per recorded call."""
     paths = {size: directory / f"replay-{size}.yaml" for size in SIZES}
-    with SimulatorServer(SCRIPT) as sim, client(f"{sim.url}/v1") as sdk:
+    with SimulatorServer(SCRIPT) as sim, client(f"{sim.url}/v1") as provider:
         started = time.perf_counter()
         for size, path in paths.items():
             with use_cassette(path, record_mode="once"):
                 for i in range(size):
-                    call(sdk, i)
+                    call(provider, i)
         per_call = (time.perf_counter() - started) / sum(SIZES)
         return f"{sim.url}/v1", paths, per_call
 
@@ -78,7 +84,7 @@ class Cost(NamedTuple):
 
 
 def timed_sessions(
-    sessions: int, open_session: Callable[[], Any], calls: list[int], sdk: openai.OpenAI
+    sessions: int, open_session: Callable[[], Any], calls: list[int], provider: OpenAIProvider
 ) -> Cost:
     """Median over ``sessions`` of the cost per call made inside one session."""
     walls, cpus = [], []
@@ -86,7 +92,7 @@ def timed_sessions(
         with open_session():
             wall, cpu = time.perf_counter(), time.process_time()
             for i in calls:
-                call(sdk, i)
+                call(provider, i)
             walls.append((time.perf_counter() - wall) / len(calls))
             cpus.append((time.process_time() - cpu) / len(calls))
     return Cost(statistics.median(walls), statistics.median(cpus))
@@ -117,22 +123,22 @@ def fake_transport() -> httpx2.MockTransport:
     )
 
 
-def sdk_versus_replay(base_url: str, path: Path) -> tuple[Cost, Cost]:
-    """Seconds per call of the bare SDK (fake transport) and of replaying ``path``.
+def fake_versus_replay(base_url: str, path: Path) -> tuple[Cost, Cost]:
+    """Seconds per call through a fake transport (no vcrpy) and replaying ``path``.
 
-    Sessions of the two alternate, so a slow spell of the machine (the SDK alone
-    varies from 1.3 to 2.2 ms per call here) hits both alike.
+    Sessions of the two alternate, so a slow spell of the machine (the SDK's own
+    share varies by half here) hits both alike.
     """
     fake: list[Cost] = []
     replay: list[Cost] = []
     calls = list(range(1000))
     with (
         client(base_url, httpx2.Client(transport=fake_transport())) as bare,
-        client(base_url) as sdk,
+        client(base_url) as provider,
     ):
         for _ in range(REPEATS * 2 + 1):
             fake.append(timed_sessions(1, contextlib.nullcontext, calls, bare))
-            replay.append(timed_sessions(1, lambda: use_cassette(path), calls, sdk))
+            replay.append(timed_sessions(1, lambda: use_cassette(path), calls, provider))
     return _median(fake), _median(replay)
 
 
@@ -160,8 +166,8 @@ def scripted_cost() -> Cost:
 def harness_replay(base_url: str, path: Path, size: int) -> Cost:
     """Seconds per call replaying every interaction of ``path`` with harness."""
     sessions = REPEATS if size > 1 else 60
-    with client(base_url) as sdk:
-        return timed_sessions(sessions, lambda: use_cassette(path), list(range(size)), sdk)
+    with client(base_url) as provider:
+        return timed_sessions(sessions, lambda: use_cassette(path), list(range(size)), provider)
 
 
 def vcrpy_replay(base_url: str, path: Path, size: int) -> Cost:
@@ -170,8 +176,8 @@ def vcrpy_replay(base_url: str, path: Path, size: int) -> Cost:
     sample = list(range(0, size, step))[:VCR_SAMPLE]
     recorder = vcr.VCR(match_on=VCR_MATCH_ON, record_mode="none")
     sessions = REPEATS if size > 1 else 60
-    with client(base_url) as sdk:
-        return timed_sessions(sessions, lambda: recorder.use_cassette(str(path)), sample, sdk)
+    with client(base_url) as provider:
+        return timed_sessions(sessions, lambda: recorder.use_cassette(str(path)), sample, provider)
 
 
 def load_time(path: Path) -> tuple[float, float]:
@@ -196,7 +202,7 @@ def report(
     ms = 1000.0
     print(f"ScriptedProvider: {scripted.wall * ms:.4f} ms/call wall, {scripted.cpu * ms:.4f} CPU")
     print(
-        f"the SDK alone, in-process fake transport (sessions alternating with the 1,000 "
+        f"OpenAIProvider and SDK, in-process fake transport (sessions alternating with the 1,000 "
         f"replay): {fake.wall * ms:.3f} ms/call wall, {fake.cpu * ms:.3f} ms/call CPU\n"
     )
     header = f"{'harness wall / CPU':>20} | {'plain vcrpy wall / CPU':>24}"
@@ -236,7 +242,7 @@ def main() -> int:
             f"recorded {sum(SIZES)} calls against the simulator: {record_cost * 1000:.2f} ms/call"
         )
         scripted = scripted_cost()
-        fake, largest = sdk_versus_replay(base_url, paths[SIZES[-1]])
+        fake, largest = fake_versus_replay(base_url, paths[SIZES[-1]])
         rows = [
             (
                 size,

@@ -2,13 +2,25 @@
 
 Works with any OpenAI-compatible server through ``base_url``. The SDK is
 imported when a provider is built, so ``import harness.providers`` stays light.
+
+Requests go out through the SDK client's ``post`` (its documented way to send a
+body as is) rather than ``chat.completions.create``. ``create`` first walks the
+parameters against the SDK's TypedDicts, trying every member of every union, to
+rename aliased keys and format dates and files; none of that applies to the
+plain JSON this module builds, so the walk returns its input unchanged, at a
+cost of 1.8 ms for a 4-message request and 17 ms for 52 messages (openai 3.57).
+tests/providers/test_openai_payload.py runs the SDK's own transform over
+generated payloads to keep that true. Everything else is the SDK's: auth
+headers, retries, errors, response models, streaming. One consequence:
+instrumentation that patches ``Completions.create`` does not see these calls;
+harness's trace records each one as ``llm.call``.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import (
@@ -30,6 +42,7 @@ from harness.providers.sdk_errors import chainable_cause, openai_provider_error
 
 if TYPE_CHECKING:
     import openai
+    from openai import RequestOptions
     from openai.types import CompletionUsage
     from openai.types.chat import (
         ChatCompletion,
@@ -38,7 +51,6 @@ if TYPE_CHECKING:
         ChatCompletionMessageFunctionToolCallParam,
         ChatCompletionMessageParam,
     )
-    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 __all__ = [
     "RAW_ARGUMENTS_KEY",
@@ -50,6 +62,9 @@ __all__ = [
 ]
 
 MaxTokensParam = Literal["max_completion_tokens", "max_tokens"]
+
+# What ``chat.completions.create`` passes: authenticate with the API key (bearer).
+_OPTIONS: RequestOptions = {"security": {"bearer_auth": True}}
 
 
 class OpenAIProvider:
@@ -116,11 +131,11 @@ class OpenAIProvider:
         import httpx2
         import openai
 
-        params = self._params(request)
+        body = self._body(request)
         try:
             if self.stream:
-                return self._complete_streaming(params)
-            completion = self._client.chat.completions.create(**params)
+                return self._complete_streaming(body)
+            completion = self._post(body)
         # A malformed stream event surfaces as a JSON error, a dropped stream as httpx2's.
         except CassetteError:
             raise  # a replay miss must reach the test unchanged, never as a ProviderError
@@ -140,25 +155,45 @@ class OpenAIProvider:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _params(self, request: LLMRequest) -> CompletionCreateParamsBase:
-        params: CompletionCreateParamsBase = {
-            "model": request.model or self.model,
-            "messages": to_chat_messages(request.messages),
-        }
-        tools = to_chat_tools(request.tools)
-        if tools:
-            params["tools"] = tools
-            params["tool_choice"] = request.tool_choice.value
+    def _body(self, request: LLMRequest) -> dict[str, Any]:
+        """The request body, its keys in the order ``chat.completions.create``
+        sends them, so a cassette recorded either way is the same byte for byte."""
+        body: dict[str, Any] = {"model": request.model or self.model}
+        if self.stream:
+            body["stream"] = True
+        body["messages"] = to_chat_messages(request.messages)
         max_tokens = request.max_tokens or self.default_max_tokens
         if max_tokens is not None:
-            params[self.max_tokens_param] = max_tokens
-        return params
+            body[self.max_tokens_param] = max_tokens
+        if self.stream:
+            # Without include_usage the stream carries no token counts at all.
+            body["stream_options"] = {"include_usage": True}
+        tools = to_chat_tools(request.tools)
+        if tools:
+            body["tool_choice"] = request.tool_choice.value
+            body["tools"] = tools
+        return body
 
-    def _complete_streaming(self, params: CompletionCreateParamsBase) -> LLMResponse:
+    def _post(self, body: dict[str, Any]) -> ChatCompletion:
+        from openai.types.chat import ChatCompletion
+
+        return self._client.post(
+            "/chat/completions", body=body, cast_to=ChatCompletion, options=_OPTIONS
+        )
+
+    def _complete_streaming(self, body: dict[str, Any]) -> LLMResponse:
+        from openai import Stream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        stream = self._client.post(
+            "/chat/completions",
+            body=body,
+            cast_to=ChatCompletion,
+            options=_OPTIONS,
+            stream=True,
+            stream_cls=Stream[ChatCompletionChunk],
+        )
         assembler = ChunkAssembler()
-        # Without include_usage the stream carries no token counts at all.
-        params["stream_options"] = {"include_usage": True}
-        stream = self._client.chat.completions.create(**params, stream=True)
         with stream:
             for chunk in stream:
                 assembler.add(chunk)
