@@ -3,7 +3,9 @@ pytester's inner runs are configured alike."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from collections.abc import Generator
 from pathlib import Path
 
@@ -37,3 +39,12 @@ def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     """pytest's ``pytester``, with the inner-run configuration above."""
     pytester.makeini(_INNER_INI)
     return pytester
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # lark_oapi's websocket module opens an event loop when it is imported and never
+    # closes it; left to the collector at exit it prints a ResourceWarning per worker.
+    client = sys.modules.get("lark_oapi.ws.client")
+    loop = getattr(client, "loop", None)
+    if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running():
+        loop.close()
