@@ -63,8 +63,11 @@ __all__ = [
 
 MaxTokensParam = Literal["max_completion_tokens", "max_tokens"]
 
-# What ``chat.completions.create`` passes: authenticate with the API key (bearer).
-_OPTIONS: RequestOptions = {"security": {"bearer_auth": True}}
+
+def _options() -> RequestOptions:
+    """What ``chat.completions.create`` passes: authenticate with the API key
+    (bearer). A new dict per request, as ``create`` makes, since the SDK keeps it."""
+    return {"security": {"bearer_auth": True}}
 
 
 class OpenAIProvider:
@@ -178,7 +181,7 @@ class OpenAIProvider:
         from openai.types.chat import ChatCompletion
 
         return self._client.post(
-            "/chat/completions", body=body, cast_to=ChatCompletion, options=_OPTIONS
+            "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
         )
 
     def _complete_streaming(self, body: dict[str, Any]) -> LLMResponse:
@@ -189,7 +192,7 @@ class OpenAIProvider:
             "/chat/completions",
             body=body,
             cast_to=ChatCompletion,
-            options=_OPTIONS,
+            options=_options(),
             stream=True,
             stream_cls=Stream[ChatCompletionChunk],
         )
