@@ -73,13 +73,13 @@ def one_run(variant: str, workdir: Path, state: Path, provider: LLMProvider | No
 
 
 def interleaved(
-    variants: tuple[str, ...], workdir: Path, run: Callable[[str, Path], float], rounds: int
+    variants: tuple[str, ...], states: Path, run: Callable[[str, Path], float], rounds: int
 ) -> dict[str, float]:
     """Median seconds per run of each variant, the variants taking turns."""
     timings: dict[str, list[float]] = {variant: [] for variant in variants}
     for index in range(rounds + 2):
         for variant in variants:
-            elapsed = run(variant, workdir / f"state-{variant}-{index}")
+            elapsed = run(variant, states / f"state-{variant}-{index}")
             if index >= 2:  # warm-up
                 timings[variant].append(elapsed)
     return {variant: statistics.median(timings[variant]) for variant in variants}
@@ -87,20 +87,21 @@ def interleaved(
 
 def replayed(workdir: Path) -> dict[str, float]:
     """The run through OpenAIProvider and a cassette recorded once against the simulator."""
-    cassette = workdir / "run.yaml"
+    cassette, states = workdir / "replay.yaml", workdir / "replay"
 
     def provider(url: str) -> OpenAIProvider:
         return OpenAIProvider("gpt-4o-mini", api_key="sk-bench", base_url=url, max_retries=0)
 
-    with SimulatorServer(SCRIPT) as sim, use_cassette(cassette, record_mode="once"):
-        one_run("off", workdir, workdir / "state-record", provider(f"{sim.url}/v1"))
+    with SimulatorServer(SCRIPT) as sim:
         url = f"{sim.url}/v1"
+        with use_cassette(cassette, record_mode="once"), provider(url) as llm:
+            one_run("off", workdir, states / "state-record", llm)
 
     def run(variant: str, state: Path) -> float:
         with use_cassette(cassette), provider(url) as llm:
             return one_run(variant, workdir, state, llm)
 
-    return interleaved(("off", "metadata"), workdir, run, ROUNDS // 2)
+    return interleaved(("off", "metadata"), states, run, ROUNDS // 2)
 
 
 def main() -> None:
@@ -122,7 +123,7 @@ def main() -> None:
             f"spans {built:.2f} ms, the trace file {written:.2f} ms"
         )
         print(f"  metadata/off     {meta / off:8.3f}x  (target < 1.10x)")
-        replay = replayed(workdir / "replay")
+        replay = replayed(workdir)
         print(f"\nthe same run replayed through OpenAIProvider, median of {ROUNDS // 2} rounds")
         print(f"  trace off        {replay['off'] * 1000:8.2f} ms")
         print(f"  trace metadata   {replay['metadata'] * 1000:8.2f} ms")
