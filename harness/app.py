@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from harness.approval.keyfile import approval_key_folder, load_approval_key
+from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import HumanApprovalMiddleware
+from harness.approval.signing import ApprovalSigner
 from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ConfigurationError
 from harness.engine.approval_resume import ApprovalResumeRunner
@@ -54,8 +58,12 @@ class Application:
             registry, tracer=tracer, max_parallel_tools=settings.max_parallel_tools
         )
         self.observers: list[Callable[[RunResult], None]] = []
-        self.approvals = ApprovalStore(self.state_dir)
-        self.checkpoints = CheckpointStore(self.state_dir)
+        signer = _approval_signer(settings, self.workdir, self.state_dir)
+        self.approvals = ApprovalStore(self.state_dir, signer)
+        self.checkpoints = CheckpointStore(self.state_dir, signer)
+        self.decisions = DecisionLedger(
+            lambda: approval_key_folder(workdir=self.workdir, state_dir=self.state_dir) / "decided"
+        )
         self.loop = MainLoop(
             provider=provider,
             registry=registry,
@@ -96,16 +104,22 @@ class Application:
         decision: str,
         session: str | SessionRef | None = None,
         reason: str | None = None,
+        *,
+        decided_by: str = "api",
     ) -> RunResult:
         """Continue a paused run: ``decision`` is "approve" or "reject".
 
+        ``decided_by`` is recorded with the decision: "api" (the default),
+        "cli" or "feishu:<open_id>".
+
         Fails closed with ``ApprovalError`` (nothing executed) on an unknown id,
         another session's id, an expired or already decided approval, or a
-        missing, corrupt or tampered checkpoint.
+        missing, corrupt, moved or tampered record or checkpoint.
         """
         ref = self.sessions.resolve(session)
-        runner = ApprovalResumeRunner(self.loop, self.approvals, self.checkpoints)
-        return self._notify(runner.resume(approval_id, decision, ref, reason))
+        runner = ApprovalResumeRunner(self.loop, self.approvals, self.checkpoints, self.decisions)
+        result = runner.resume(approval_id, decision, ref, reason, decided_by=decided_by)
+        return self._notify(result)
 
     def _notify(self, result: RunResult) -> RunResult:
         # Observers (the pytest plugin, eval reports) see every finished run.
@@ -239,7 +253,14 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
         app.checkpoints,
         timeout_seconds=settings.approval_timeout_seconds,
         tracer=app.tracer,
+        tool_lookup=app.registry.get,
     )
+
+
+def _approval_signer(settings: Settings, workdir: Path, state_dir: Path) -> ApprovalSigner:
+    secret = settings.approval_key.get_secret_value() if settings.approval_key else None
+    # Loaded on first use: a harness that never pauses a call never touches the key.
+    return ApprovalSigner(lambda: load_approval_key(secret, workdir=workdir, state_dir=state_dir))
 
 
 def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from harness.core.errors import ConfigurationError
 
@@ -45,6 +45,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_EDIT_FUZZY_THRESHOLD": ("edit_fuzzy_threshold", "float"),
     "HARNESS_CASSETTE": ("cassette", "path"),
     "HARNESS_RECORD_MODE": ("record_mode", "str"),
+    "HARNESS_APPROVAL_KEY": ("approval_key", "str"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -90,6 +91,8 @@ class Settings(BaseModel):
     cassette: Path | None = None
     record_mode: Literal["none", "once", "new_episodes", "all", "rewrite"] = "none"
     system_prompt: str | None = None
+    # A secret: SecretStr keeps it out of repr, dumps and `harness health`.
+    approval_key: SecretStr | None = None
 
     @field_validator("provider")
     @classmethod

@@ -48,3 +48,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     loop = getattr(client, "loop", None)
     if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running():
         loop.close()
+
+
+@pytest.fixture(autouse=True)
+def _approval_key_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Approval keys and the decision ledger go to a fresh folder per test, never ~."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    monkeypatch.delenv("HARNESS_APPROVAL_KEY", raising=False)

@@ -6,6 +6,7 @@ import logging
 from datetime import timedelta
 from typing import Any, Protocol
 
+from harness.approval.preview import ApprovalPreview, ToolLookup, build_approval_preview
 from harness.approval.records import (
     ApprovalRecord,
     CheckpointDraft,
@@ -44,10 +45,17 @@ class RiskEvaluator(Protocol):
 class HumanApprovalMiddleware:
     """Lets low-risk calls through; pauses high-risk ones for a human.
 
-    A paused call is persisted as a ``RunCheckpoint`` plus an ``ApprovalRecord``
-    (checkpoint first, so a record never points at nothing), the channel's
-    requester is notified, and the result is ``suspended``. Without a checkpoint
-    draft the call is denied: an approval that cannot be resumed is never made.
+    A paused call is persisted as a signed ``RunCheckpoint`` plus a signed
+    ``ApprovalRecord`` holding the preview the approver will see and the
+    checkpoint's signature (checkpoint first, so a record never points at
+    nothing); the channel's requester is notified, and the result is
+    ``suspended``. Without a checkpoint draft, or when the preview cannot be
+    built, the call is denied: an approval that cannot be resumed, or decided
+    with open eyes, is never made.
+
+    Args:
+        tool_lookup: finds the tools of the batch's later calls, to preview them
+            too (``ToolRegistry.get``); without it they are shown as arguments.
     """
 
     def __init__(
@@ -58,12 +66,14 @@ class HumanApprovalMiddleware:
         *,
         timeout_seconds: int = 3600,
         tracer: Tracer | None = None,
+        tool_lookup: ToolLookup | None = None,
     ) -> None:
         self.policy = policy
         self.approvals = approvals
         self.checkpoints = checkpoints
         self.timeout_seconds = timeout_seconds
         self.tracer: Tracer = tracer or NullTracer()
+        self.tool_lookup: ToolLookup = tool_lookup or (lambda name: None)
 
     def __call__(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
         approved = ctx.metadata.get(APPROVED_CALL_HASH_KEY)
@@ -86,17 +96,36 @@ class HumanApprovalMiddleware:
                 "but this run cannot be paused and resumed here, so it was not executed",
                 "approval_checkpoint_missing",
             )
-        return self._pause(ctx, draft, tuple(decision.reasons))
+        try:
+            preview = self._preview(ctx, draft)
+        except Exception as exc:  # never ask a human to decide blind
+            logger.exception("could not build the approval preview for %s", ctx.tool_name)
+            return ToolExecutionResult.denied(
+                f"Error: {ctx.tool_name} needs human approval but its preview could not be "
+                f"built ({type(exc).__name__}: {exc}), so it was not executed",
+                "approval_preview_failed",
+            )
+        return self._pause(ctx, draft, tuple(decision.reasons), preview)
+
+    def _preview(self, ctx: ToolExecutionContext, draft: CheckpointDraft) -> ApprovalPreview:
+        later = draft.pending_tool_calls[draft.pending_index - draft.first_index + 1 :]
+        return build_approval_preview(
+            ctx.tool_call, ctx.tool, ctx.tool_input, later, self.tool_lookup
+        )
 
     def _pause(
-        self, ctx: ToolExecutionContext, draft: CheckpointDraft, reasons: tuple[str, ...]
+        self,
+        ctx: ToolExecutionContext,
+        draft: CheckpointDraft,
+        reasons: tuple[str, ...],
+        preview: ApprovalPreview,
     ) -> ToolExecutionResult:
         approval_id, checkpoint_id = new_id("appr"), new_id("ckpt")
         with self.tracer.span("approval.pause", attributes={"approval_id": approval_id}):
             checkpoint = RunCheckpoint(
                 **draft.model_dump(), checkpoint_id=checkpoint_id, approval_id=approval_id
             )
-            self.checkpoints.save(checkpoint)
+            checkpoint = self.checkpoints.save(checkpoint)
             session = ctx.tool_input.session
             now = utc_now()
             record = ApprovalRecord(
@@ -112,8 +141,10 @@ class HumanApprovalMiddleware:
                 checkpoint_id=checkpoint_id,
                 created_at=now,
                 expires_at=now + timedelta(seconds=self.timeout_seconds),
+                preview=preview,
+                checkpoint_signature=checkpoint.signature,
             )
-            self.approvals.save(record)
+            record = self.approvals.save(record)
             self._notify(ctx, record)
         logger.info(
             "approval %s pending for %s in session %s",

@@ -1,7 +1,9 @@
 """Persisted approval data: the frozen run (checkpoint) and the approval record.
 
-Both are versioned pydantic documents validated on read; an unknown version or
-a corrupt file is refused with a clear error rather than guessed at.
+Both are versioned pydantic documents, validated on read and HMAC-signed over
+their whole content (see ``signing``); an unknown version, an extra field, a
+corrupt or changed file is refused with a clear error rather than guessed at.
+Version 2 added the signatures; version 1 files are refused.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.approval.preview import ApprovalPreview
 from harness.core.messages import Message, ToolCall, Usage
 
 __all__ = [
     "APPROVAL_SCHEMA_VERSION",
     "CHECKPOINT_SCHEMA_VERSION",
+    "DECIDED_BY_PATTERN",
     "ApprovalRecord",
     "ApprovalStatus",
     "CheckpointDraft",
@@ -27,8 +31,11 @@ __all__ = [
     "utc_now",
 ]
 
-CHECKPOINT_SCHEMA_VERSION = 1
-APPROVAL_SCHEMA_VERSION = 1
+CHECKPOINT_SCHEMA_VERSION = 2
+APPROVAL_SCHEMA_VERSION = 2
+
+DECIDED_BY_PATTERN = r"^(cli|api|feishu:[A-Za-z0-9_-]{1,128})$"
+"""Who decided: the CLI, the Python API, or a Feishu user by open_id."""
 
 
 def utc_now() -> datetime:
@@ -54,7 +61,7 @@ class CheckpointDraft(BaseModel):
     middleware turns it into a ``RunCheckpoint`` when it pauses the call.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     session_key: str
     mode: str
@@ -88,6 +95,7 @@ class RunCheckpoint(CheckpointDraft):
     checkpoint_id: str
     approval_id: str
     created_at: datetime = Field(default_factory=utc_now)
+    signature: str = ""
 
 
 class ApprovalStatus(StrEnum):
@@ -99,9 +107,13 @@ class ApprovalStatus(StrEnum):
 
 
 class ApprovalRecord(BaseModel):
-    """A request for a human decision on one tool call."""
+    """A request for a human decision on one tool call.
 
-    model_config = ConfigDict(frozen=True)
+    ``preview`` is what the approver is shown; ``checkpoint_signature`` ties the
+    record to the one checkpoint written with it; ``signature`` covers all the rest.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = APPROVAL_SCHEMA_VERSION
     approval_id: str
@@ -120,6 +132,10 @@ class ApprovalRecord(BaseModel):
     decided_at: datetime | None = None
     decision: str | None = None
     decision_reason: str | None = None
+    decided_by: str | None = Field(default=None, pattern=DECIDED_BY_PATTERN)
+    preview: ApprovalPreview | None = None
+    checkpoint_signature: str = ""
+    signature: str = ""
 
     def is_expired(self, now: datetime | None = None) -> bool:
         return (now or utc_now()) >= self.expires_at

@@ -1,14 +1,18 @@
 """Approval records and run checkpoints on disk, with an atomic status transition.
 
 Layout: ``state_dir/sessions/<key>/approvals/<approval_id>.json`` and
-``state_dir/sessions/<key>/checkpoints/<checkpoint_id>.json``. Writes go to a
-temp file and a rename. Status changes happen under an exclusive ``flock`` on a
-per-approval lock file, so two threads or two processes resuming the same
-approval cannot both win.
+``state_dir/sessions/<key>/checkpoints/<checkpoint_id>.json``. Every file is
+signed by harness when written and verified when read (``signing``), and is
+valid only at its own path: a record or checkpoint copied into another
+session's folder, or renamed, is refused. Writes go to a temp file and a
+rename. Status changes happen under an exclusive ``flock`` on a per-approval
+lock file, so two threads or two processes resuming the same approval cannot
+both win.
 """
 
 from __future__ import annotations
 
+import builtins
 import fcntl
 import os
 import re
@@ -23,9 +27,10 @@ from harness.approval.records import (
     ApprovalRecord,
     RunCheckpoint,
 )
+from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core.errors import ApprovalError
-from harness.documents import read_document
 from harness.files import atomic_write_text
+from harness.session.ref import SESSION_KEY_PATTERN
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
 
@@ -43,19 +48,51 @@ def _check_id(value: str, what: str) -> None:
         )
 
 
-class ApprovalStore:
-    """Reads and writes ``ApprovalRecord`` files."""
+def _check_session(key: str) -> None:
+    if not SESSION_KEY_PATTERN.match(key):
+        raise ApprovalError(f"session key {key!r} is malformed")
 
-    def __init__(self, state_dir: Path) -> None:
+
+def _default_signer(state_dir: Path) -> ApprovalSigner:
+    from harness.approval.keyfile import KEY_ENV, load_approval_key
+
+    return ApprovalSigner(
+        lambda: load_approval_key(os.environ.get(KEY_ENV), workdir=None, state_dir=state_dir)
+    )
+
+
+def _check_place(path: Path, expected: Path, what: str) -> None:
+    if path.absolute() != expected.absolute():
+        raise ApprovalError(
+            f"{what} {path} is not at its own path ({expected}): it was moved or copied "
+            "from elsewhere and is void; nothing was executed"
+        )
+
+
+class ApprovalStore:
+    """Reads and writes signed ``ApprovalRecord`` files.
+
+    Args:
+        state_dir: the harness state dir.
+        signer: signs and verifies; by default keyed from ``HARNESS_APPROVAL_KEY``
+            or the key file (loaded on first use).
+    """
+
+    def __init__(self, state_dir: Path, signer: ApprovalSigner | None = None) -> None:
         self.state_dir = state_dir
+        self.signer = signer or _default_signer(state_dir)
 
     def path_for(self, session_key: str, approval_id: str) -> Path:
         return self.state_dir / "sessions" / session_key / "approvals" / f"{approval_id}.json"
 
-    def save(self, record: ApprovalRecord) -> Path:
+    def save(self, record: ApprovalRecord) -> ApprovalRecord:
+        """Sign ``record`` and write it at its path; returns the signed record."""
+        _check_id(record.approval_id, "approval id")
+        _check_session(record.session_key)
+        signed = self.signer.sign(record)
         path = self.path_for(record.session_key, record.approval_id)
-        atomic_write_text(path, record.model_dump_json(indent=2))
-        return path
+        atomic_write_text(path, signed.model_dump_json(indent=2))
+        return signed
 
     def locate(self, approval_id: str) -> Path:
         """The file of ``approval_id`` in whichever session holds it."""
@@ -70,17 +107,34 @@ class ApprovalStore:
         return matches[0]
 
     def load_path(self, path: Path) -> ApprovalRecord:
-        return read_document(
+        """The verified record at ``path``; ``ApprovalError`` on any doubt."""
+        record = read_signed_document(
             path,
             ApprovalRecord,
             APPROVAL_SCHEMA_VERSION,
+            self.signer,
             what="approval file",
-            error=ApprovalError,
-            consequence="nothing was executed; start the task again to get a new approval",
+            consequence="nothing was executed; run the prompt again to get a new approval",
         )
+        _check_place(path, self.path_for(record.session_key, record.approval_id), "approval file")
+        return record
 
     def load(self, approval_id: str) -> ApprovalRecord:
-        return self.load_path(self.locate(approval_id))
+        """The verified record of ``approval_id``.
+
+        A copy planted in another session's folder is void (it is not at its
+        own path) and does not shadow the real record.
+        """
+        first = self.locate(approval_id)
+        sessions = self.state_dir / "sessions"
+        error: ApprovalError | None = None
+        for path in sorted(sessions.glob(f"*/approvals/{approval_id}.json")) or [first]:
+            try:
+                return self.load_path(path)
+            except ApprovalError as exc:
+                error = error or exc
+        assert error is not None
+        raise error
 
     def list(self, session_key: str | None = None) -> list[ApprovalRecord]:
         pattern = f"{session_key or '*'}/approvals/*.json"
@@ -91,6 +145,17 @@ class ApprovalStore:
             except ApprovalError:
                 continue
         return sorted(records, key=lambda r: r.created_at)
+
+    def refused(self, session_key: str | None = None) -> builtins.list[tuple[Path, str]]:
+        """Approval files that fail verification, with the reason (for listings)."""
+        pattern = f"{session_key or '*'}/approvals/*.json"
+        found = []
+        for path in sorted((self.state_dir / "sessions").glob(pattern)):
+            try:
+                self.load_path(path)
+            except ApprovalError as exc:
+                found.append((path, str(exc)))
+        return found
 
     @contextmanager
     def locked(self, record: ApprovalRecord) -> Iterator[None]:
@@ -107,18 +172,23 @@ class ApprovalStore:
 
 
 class CheckpointStore:
-    """Reads and writes ``RunCheckpoint`` files."""
+    """Reads and writes signed ``RunCheckpoint`` files."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, signer: ApprovalSigner | None = None) -> None:
         self.state_dir = state_dir
+        self.signer = signer or _default_signer(state_dir)
 
     def path_for(self, session_key: str, checkpoint_id: str) -> Path:
         return self.state_dir / "sessions" / session_key / "checkpoints" / f"{checkpoint_id}.json"
 
-    def save(self, checkpoint: RunCheckpoint) -> Path:
+    def save(self, checkpoint: RunCheckpoint) -> RunCheckpoint:
+        """Sign ``checkpoint`` and write it at its path; returns the signed checkpoint."""
+        _check_id(checkpoint.checkpoint_id, "checkpoint id")
+        _check_session(checkpoint.session_key)
+        signed = self.signer.sign(checkpoint)
         path = self.path_for(checkpoint.session_key, checkpoint.checkpoint_id)
-        atomic_write_text(path, checkpoint.model_dump_json(indent=2))
-        return path
+        atomic_write_text(path, signed.model_dump_json(indent=2))
+        return signed
 
     def load(self, session_key: str, checkpoint_id: str) -> RunCheckpoint:
         _check_id(checkpoint_id, "checkpoint id")
@@ -128,11 +198,14 @@ class CheckpointStore:
                 f"checkpoint {checkpoint_id!r} is missing ({path}); the run cannot be resumed "
                 "and nothing was executed"
             )
-        return read_document(
+        checkpoint = read_signed_document(
             path,
             RunCheckpoint,
             CHECKPOINT_SCHEMA_VERSION,
+            self.signer,
             what="checkpoint",
-            error=ApprovalError,
             consequence="the run cannot be resumed and nothing was executed",
         )
+        expected = self.path_for(checkpoint.session_key, checkpoint.checkpoint_id)
+        _check_place(path, expected, "checkpoint")
+        return checkpoint

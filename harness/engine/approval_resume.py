@@ -1,18 +1,24 @@
 """ApprovalResumeRunner: continue a paused run once a human has decided.
 
 Fail closed: any doubt (unknown id, other session, expired, already decided,
-missing or corrupt checkpoint, arguments that no longer hash the same) raises
+missing, corrupt, moved or re-signed files, a checkpoint that is not the one
+written with the record, arguments that no longer hash the same) raises
 ``ApprovalError`` and executes nothing. The status moves from pending to its
-final value under the approval's lock *before* the tool runs, so an approval
-is consumed even if the tool then fails and can never run twice.
+final value under the approval's lock *before* the tool runs, and the decision
+is entered in the ledger outside the state dir, so an approval is consumed even
+if the tool then fails and can never run twice, not even from a restored copy.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
+import re
 
+from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import APPROVED_CALL_HASH_KEY
 from harness.approval.records import (
+    DECIDED_BY_PATTERN,
     ApprovalRecord,
     ApprovalStatus,
     RunCheckpoint,
@@ -46,11 +52,16 @@ class ApprovalResumeRunner:
     """Resumes runs from checkpoints with the loop's own step logic."""
 
     def __init__(
-        self, loop: MainLoop, approvals: ApprovalStore, checkpoints: CheckpointStore
+        self,
+        loop: MainLoop,
+        approvals: ApprovalStore,
+        checkpoints: CheckpointStore,
+        ledger: DecisionLedger | None = None,
     ) -> None:
         self.loop = loop
         self.approvals = approvals
         self.checkpoints = checkpoints
+        self.ledger = ledger
 
     def resume(
         self,
@@ -58,9 +69,16 @@ class ApprovalResumeRunner:
         decision: str,
         session: SessionRef,
         reason: str | None = None,
+        *,
+        decided_by: str = "api",
     ) -> RunResult:
         verdict = normalize_decision(decision)
-        record, checkpoint = self._claim(approval_id, verdict, session, reason)
+        if not re.match(DECIDED_BY_PATTERN, decided_by):
+            raise ApprovalError(
+                f"decided_by {decided_by!r} is not understood; use 'cli', 'api' or "
+                "'feishu:<open_id>'"
+            )
+        record, checkpoint = self._claim(approval_id, verdict, session, reason, decided_by)
         state = self._state(checkpoint, session)
         attributes = {
             "mode": state.mode.value,
@@ -80,7 +98,12 @@ class ApprovalResumeRunner:
     # -- claiming -----------------------------------------------------------
 
     def _claim(
-        self, approval_id: str, verdict: str, session: SessionRef, reason: str | None
+        self,
+        approval_id: str,
+        verdict: str,
+        session: SessionRef,
+        reason: str | None,
+        decided_by: str,
     ) -> tuple[ApprovalRecord, RunCheckpoint]:
         record = self.approvals.load(approval_id)
         if record.session_key != session.key:
@@ -102,6 +125,8 @@ class ApprovalResumeRunner:
                 )
             checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
             self._verify(record, checkpoint)
+            if self.ledger is not None:
+                self.ledger.claim(approval_id, verdict)
             final = ApprovalStatus.CONSUMED if verdict == "approve" else ApprovalStatus.REJECTED
             self.approvals.save(
                 record.model_copy(
@@ -110,6 +135,7 @@ class ApprovalResumeRunner:
                         "decided_at": utc_now(),
                         "decision": verdict,
                         "decision_reason": reason,
+                        "decided_by": decided_by,
                     }
                 )
             )
@@ -118,10 +144,19 @@ class ApprovalResumeRunner:
 
     @staticmethod
     def _verify(record: ApprovalRecord, checkpoint: RunCheckpoint) -> None:
-        if checkpoint.approval_id != record.approval_id:
+        if (
+            checkpoint.approval_id != record.approval_id
+            or checkpoint.session_key != record.session_key
+            or checkpoint.checkpoint_id != record.checkpoint_id
+        ):
             raise ApprovalError(
-                f"checkpoint {checkpoint.checkpoint_id!r} belongs to another approval; "
-                "nothing was executed"
+                f"checkpoint {checkpoint.checkpoint_id!r} belongs to another approval or "
+                "session; nothing was executed"
+            )
+        if not hmac.compare_digest(checkpoint.signature, record.checkpoint_signature):
+            raise ApprovalError(
+                f"approval {record.approval_id!r}: the checkpoint is not the one written with "
+                "the approval (it was replaced); nothing was executed"
             )
         try:
             call = checkpoint.pending_call

@@ -109,7 +109,7 @@ def _delete_checkpoint(app: Application, approval_id: str) -> None:
         (None, "demo", "appr_doesnotexist", "unknown approval id"),
         (None, "someone-else", None, "another session"),
         (_expire, "demo", None, "expired"),
-        (_tamper_checkpoint, "demo", None, "hash mismatch"),
+        (_tamper_checkpoint, "demo", None, "invalid signature"),
         (_corrupt_checkpoint, "demo", None, "corrupt"),
         (_delete_checkpoint, "demo", None, "missing"),
         (_corrupt_record, "demo", None, "corrupt"),

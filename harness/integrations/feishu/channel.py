@@ -4,20 +4,43 @@ from __future__ import annotations
 
 import threading
 
+from harness.approval.preview import render_preview
 from harness.approval.records import ApprovalRecord
 from harness.engine.run_types import RunResult, StopReason
 from harness.integrations.feishu.client import FeishuMessenger
 
-__all__ = ["MAX_MESSAGE_CHARS", "FeishuChannel", "format_approval_message", "format_run_result"]
+__all__ = [
+    "MAX_APPROVAL_PREVIEW_CHARS",
+    "MAX_MESSAGE_CHARS",
+    "FeishuChannel",
+    "format_approval_message",
+    "format_run_result",
+]
 
 # Feishu caps a text message far above this; long agent answers are cut so a
 # reply never fails (and the chat stays readable). The trace keeps the whole text.
 MAX_MESSAGE_CHARS = 8000
 
+# Feishu refuses text messages over about 150 KB; a preview longer than this is
+# cut, and the message says how much was left out and where to read it all.
+MAX_APPROVAL_PREVIEW_CHARS = 30_000
+
 
 def format_approval_message(record: ApprovalRecord) -> str:
-    """The text that asks a human to decide ``record``, with the exact commands."""
+    """The text that asks a human to decide ``record``: what would run, and the commands.
+
+    The preview comes first after the header (the whole command, the content
+    or the diff, and the later calls of the batch); a cut says how much it left out.
+    """
     reasons = "; ".join(record.risk_reasons) or "(none given)"
+    preview = render_preview(record.preview)
+    if len(preview) > MAX_APPROVAL_PREVIEW_CHARS:
+        left = len(preview) - MAX_APPROVAL_PREVIEW_CHARS
+        preview = (
+            preview[:MAX_APPROVAL_PREVIEW_CHARS]
+            + f"\n[... {left} more characters of the preview left out here; read all of it "
+            f"with `harness approvals --json` before approving ...]"
+        )
     return "\n".join(
         [
             f"Approval required: {record.approval_id}",
@@ -26,6 +49,8 @@ def format_approval_message(record: ApprovalRecord) -> str:
             f"Tool: {record.tool_name}",
             f"Risk: {reasons}",
             f"Expires: {record.expires_at.isoformat(timespec='seconds')}",
+            "What would run:",
+            preview,
             f"Approve: /approve {record.approval_id}",
             f"Reject: /reject {record.approval_id} <reason>",
         ]

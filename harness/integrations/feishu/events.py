@@ -167,7 +167,11 @@ class FeishuEventAdapter:
         session = session_for_chat(message.chat_id, message.chat_type)
         try:
             result = self.app.resume_approval(
-                command.approval_id, command.action, session=session, reason=command.reason
+                command.approval_id,
+                command.action,
+                session=session,
+                reason=command.reason,
+                decided_by=f"feishu:{message.sender_open_id}",
             )
         except HarnessError as exc:  # fail closed: nothing ran; say why
             logger.info(

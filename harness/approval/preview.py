@@ -1,0 +1,324 @@
+"""What the approver sees: a faithful preview of each call, built at pause time.
+
+bash shows the whole command; write shows path, mode, size, sha256 and the
+content; edit shows the unified diff against the file as it is at pause time;
+any other tool shows its arguments as JSON. Control and invisible characters
+(ANSI escapes, carriage returns, bidi overrides, zero-width marks) are shown
+escaped so a command cannot paint over what the approver reads; real newlines
+stay line breaks. Whenever something is escaped, literal backslashes are
+doubled and a note says so, so ``\\x1b`` typed by the model and an escaped ESC
+never look alike. Nothing is cut silently: every cut says how much it left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.core.messages import ToolCall
+from harness.tools.protocol import Tool, ToolInput
+
+__all__ = [
+    "ApprovalPreview",
+    "CallPreview",
+    "build_approval_preview",
+    "escape_text",
+    "preview_call",
+    "render_preview",
+]
+
+HEAD_LINES = 40
+TAIL_LINES = 10
+MAX_LINE_CHARS = 2000
+DIFF_HEAD_LINES = 300
+DIFF_TAIL_LINES = 50
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+_NAMED = {"\t": "\\t", "\r": "\\r"}
+
+ToolLookup = Callable[[str], Tool | None]
+
+
+class CallPreview(BaseModel):
+    """One call as the approver sees it.
+
+    Attributes:
+        kind: how ``body`` shows the call: the bash command, the written content,
+            the edit's diff, or the arguments as JSON.
+        summary: one line: the tool and the key facts (path, mode, size, sha256).
+        body: the command, content, diff or JSON, control characters escaped.
+        left_out: what ``body`` leaves out and how much, when anything.
+        escaped_characters: control or invisible characters shown escaped.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tool_call_id: str
+    tool_name: str
+    kind: Literal["bash", "write", "edit", "arguments"]
+    summary: str
+    body: str
+    left_out: str | None = None
+    escaped_characters: int = 0
+    path: str | None = None
+    mode: str | None = None
+    byte_count: int | None = None
+    sha256: str | None = None
+
+
+class ApprovalPreview(BaseModel):
+    """The paused call and the calls of its batch that run after it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    call: CallPreview
+    later_calls: tuple[CallPreview, ...] = ()
+
+
+def _hidden(char: str) -> bool:
+    return char != "\n" and unicodedata.category(char) in _HIDDEN_CATEGORIES
+
+
+def _escape_char(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def escape_text(text: str) -> tuple[str, int]:
+    """``text`` with control/invisible characters escaped, and how many there were.
+
+    Text without such characters comes back unchanged; otherwise backslashes
+    are doubled too, so every escape in the result stands for one character.
+    """
+    count = sum(1 for char in text if _hidden(char))
+    if count == 0:
+        return text, 0
+    out = [
+        "\\\\" if char == "\\" else _escape_char(char) if _hidden(char) else char for char in text
+    ]
+    return "".join(out), count
+
+
+def _cut_lines(lines: list[str], head: int, tail: int, noun: str) -> tuple[list[str], str | None]:
+    if len(lines) <= head + tail:
+        return lines, None
+    missing = len(lines) - head - tail
+    note = f"{missing} {noun} left out ({noun} {head + 1}-{head + missing} of {len(lines)})"
+    return [*lines[:head], f"[... {note} ...]", *lines[-tail:]], note
+
+
+def _cut_line(line: str) -> tuple[str, bool]:
+    if len(line) <= MAX_LINE_CHARS:
+        return line, False
+    extra = len(line) - MAX_LINE_CHARS
+    return f"{line[:MAX_LINE_CHARS]}[... {extra} more characters on this line ...]", True
+
+
+def _bounded(text: str, head: int, tail: int, noun: str) -> tuple[str, str | None, int]:
+    escaped, count = escape_text(text)
+    lines, note = _cut_lines(escaped.split("\n"), head, tail, noun)
+    shown = [_cut_line(line) for line in lines]
+    notes = [note] if note else []
+    long_lines = sum(1 for _, cut in shown if cut)
+    if long_lines:
+        notes.append(
+            f"{long_lines} long line(s) cut at {MAX_LINE_CHARS} characters (each says how much)"
+        )
+    return "\n".join(line for line, _ in shown), "; ".join(notes) or None, count
+
+
+def _arguments_json(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _bash(call: ToolCall) -> CallPreview:
+    command = call.arguments.get("command")
+    if not isinstance(command, str):
+        return _generic(call)
+    body, count = escape_text(command)
+    others = {k: v for k, v in call.arguments.items() if k != "command"}
+    lines = command.count("\n") + 1
+    summary = f"bash: {lines} line(s), {len(command)} characters"
+    if others:
+        summary += f"; other arguments {json.dumps(others, sort_keys=True, default=str)}"
+    return CallPreview(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        kind="bash",
+        summary=escape_text(summary)[0],
+        body=body,
+        escaped_characters=count,
+    )
+
+
+def _write(call: ToolCall, tool_input: ToolInput) -> CallPreview:
+    path, content = call.arguments.get("path"), call.arguments.get("content")
+    if not isinstance(path, str) or not isinstance(content, str):
+        return _generic(call)
+    mode = str(call.arguments.get("mode", "create"))
+    data = content.encode("utf-8", errors="surrogatepass")
+    digest = hashlib.sha256(data).hexdigest()
+    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    body, left_out, count = _bounded(content, HEAD_LINES, TAIL_LINES, "lines")
+    summary = (
+        f"write {path}: mode {mode}, {len(data)} bytes, {lines} line(s), sha256 {digest}"
+        f"{_existing(tool_input, path)}"
+    )
+    return CallPreview(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        kind="write",
+        summary=escape_text(summary)[0],
+        body=body,
+        left_out=left_out,
+        escaped_characters=count,
+        path=path,
+        mode=mode,
+        byte_count=len(data),
+        sha256=digest,
+    )
+
+
+def _existing(tool_input: ToolInput, raw: str) -> str:
+    from harness.tools.paths import resolve_in_workdir
+
+    try:
+        path = resolve_in_workdir(tool_input.workdir, raw)
+        if not path.exists():
+            return "; the file does not exist yet"
+        return f"; the file exists now ({path.stat().st_size} bytes)"
+    except Exception as exc:  # the tool will refuse it; the approver should know why
+        return f"; the path cannot be resolved ({exc})"
+
+
+def _edit(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
+    import difflib
+
+    path = call.arguments.get("path")
+    try:
+        plan = tool.plan(tool_input)
+    except Exception as exc:  # the approver sees why no diff exists, and the arguments
+        preview = _generic(call)
+        note = f"no diff: the edit does not apply to the file at pause time ({exc})"
+        return preview.model_copy(
+            update={"kind": "edit", "summary": escape_text(f"edit {path}: {note}")[0]}
+        )
+    before = plan.original.splitlines(keepends=True)
+    after = plan.updated.splitlines(keepends=True)
+    diff: list[str] = []
+    for line in difflib.unified_diff(before, after, f"a/{plan.shown}", f"b/{plan.shown}"):
+        diff.append(line.removesuffix("\n"))
+        if not line.endswith("\n"):
+            diff.append("\\ No newline at end of file")
+    body, left_out, count = _bounded(
+        "\n".join(diff), DIFF_HEAD_LINES, DIFF_TAIL_LINES, "diff lines"
+    )
+    summary = (
+        f"edit {plan.shown}: +{plan.lines_added} -{plan.lines_deleted} lines "
+        "(diff against the file at pause time)"
+    )
+    return CallPreview(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        kind="edit",
+        summary=escape_text(summary)[0],
+        body=body,
+        left_out=left_out,
+        escaped_characters=count,
+        path=plan.shown,
+    )
+
+
+def _generic(call: ToolCall) -> CallPreview:
+    text = _arguments_json(call.arguments)
+    body, left_out, count = _bounded(text, 400, 50, "lines")
+    return CallPreview(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        kind="arguments",
+        summary=escape_text(f"{call.name}: arguments as JSON")[0],
+        body=body,
+        left_out=left_out,
+        escaped_characters=count,
+    )
+
+
+def preview_call(call: ToolCall, tool: Tool | None, tool_input: ToolInput) -> CallPreview:
+    """The preview of ``call`` run by ``tool`` (None: an unknown tool, arguments shown)."""
+    from harness.tools import builtin
+
+    if isinstance(tool, builtin.BashTool):
+        return _bash(call)
+    if isinstance(tool, builtin.WriteTool):
+        return _write(call, tool_input)
+    if isinstance(tool, builtin.EditTool):
+        return _edit(call, tool, tool_input)
+    return _generic(call)
+
+
+def build_approval_preview(
+    call: ToolCall,
+    tool: Tool | None,
+    tool_input: ToolInput,
+    later: Sequence[ToolCall],
+    lookup: ToolLookup,
+) -> ApprovalPreview:
+    """The paused ``call`` and the ``later`` calls of its batch, each previewed."""
+    rest = tuple(
+        preview_call(
+            item,
+            lookup(item.name),
+            ToolInput(
+                arguments=dict(item.arguments),
+                workdir=tool_input.workdir,
+                session=tool_input.session,
+                visible_tool_names=tool_input.visible_tool_names,
+            ),
+        )
+        for item in later
+    )
+    return ApprovalPreview(call=preview_call(call, tool, tool_input), later_calls=rest)
+
+
+def _render_one(preview: CallPreview, indent: str) -> list[str]:
+    lines = [f"{indent}{preview.summary}"]
+    if preview.escaped_characters:
+        lines.append(
+            f"{indent}note: {preview.escaped_characters} control/invisible character(s) "
+            "shown escaped (\\xNN, \\uNNNN, \\t, \\r); literal backslashes shown as \\\\"
+        )
+    if preview.left_out:
+        lines.append(f"{indent}cut: {preview.left_out}")
+    fence = f"{indent}----- {preview.kind} -----"
+    lines.append(fence)
+    lines.extend(f"{indent}{line}" for line in preview.body.split("\n"))
+    lines.append(f"{indent}----- end -----")
+    return lines
+
+
+def render_preview(preview: ApprovalPreview | None, indent: str = "") -> str:
+    """The preview as plain text for a terminal or a chat message."""
+    if preview is None:
+        return f"{indent}(no preview was recorded for this approval)"
+    lines = _render_one(preview.call, indent)
+    if preview.later_calls:
+        count = len(preview.later_calls)
+        lines.append(
+            f"{indent}Then {count} more call(s) of the same batch run after it "
+            "(each still checked by the risk policy):"
+        )
+        for number, item in enumerate(preview.later_calls, 1):
+            lines.append(f"{indent}  [{number}/{count}] {item.tool_name}")
+            lines.extend(_render_one(item, indent + "    "))
+    else:
+        lines.append(f"{indent}No other calls of the same batch run after it.")
+    return "\n".join(lines)
