@@ -38,7 +38,8 @@ MAX_LINE_CHARS = 2000
 DIFF_HEAD_LINES = 300
 DIFF_TAIL_LINES = 50
 
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+# Zs too: a no-break space looks like a word break to the eye but not to bash.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp", "Zs"})
 _NAMED = {"\t": "\\t", "\r": "\\r"}
 
 ToolLookup = Callable[[str], Tool | None]
@@ -54,6 +55,8 @@ class CallPreview(BaseModel):
         body: the command, content, diff or JSON, control characters escaped.
         left_out: what ``body`` leaves out and how much, when anything.
         escaped_characters: control or invisible characters shown escaped.
+        non_ascii_characters: other non-ASCII characters, shown as they are
+            (a look-alike letter is one of them).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -65,6 +68,7 @@ class CallPreview(BaseModel):
     body: str
     left_out: str | None = None
     escaped_characters: int = 0
+    non_ascii_characters: int = 0
     path: str | None = None
     mode: str | None = None
     byte_count: int | None = None
@@ -81,7 +85,7 @@ class ApprovalPreview(BaseModel):
 
 
 def _hidden(char: str) -> bool:
-    return char != "\n" and unicodedata.category(char) in _HIDDEN_CATEGORIES
+    return char not in "\n " and unicodedata.category(char) in _HIDDEN_CATEGORIES
 
 
 def _escape_char(char: str) -> str:
@@ -257,12 +261,15 @@ def preview_call(call: ToolCall, tool: Tool | None, tool_input: ToolInput) -> Ca
     from harness.tools import builtin
 
     if isinstance(tool, builtin.BashTool):
-        return _bash(call)
-    if isinstance(tool, builtin.WriteTool):
-        return _write(call, tool_input)
-    if isinstance(tool, builtin.EditTool):
-        return _edit(call, tool, tool_input)
-    return _generic(call)
+        preview = _bash(call)
+    elif isinstance(tool, builtin.WriteTool):
+        preview = _write(call, tool_input)
+    elif isinstance(tool, builtin.EditTool):
+        preview = _edit(call, tool, tool_input)
+    else:
+        preview = _generic(call)
+    others = sum(1 for char in preview.body if ord(char) > 0x7F)
+    return preview.model_copy(update={"non_ascii_characters": others}) if others else preview
 
 
 def build_approval_preview(
@@ -295,6 +302,11 @@ def _render_one(preview: CallPreview, indent: str) -> list[str]:
         lines.append(
             f"{indent}note: {preview.escaped_characters} control/invisible character(s) "
             "shown escaped (\\xNN, \\uNNNN, \\t, \\r); literal backslashes shown as \\\\"
+        )
+    if preview.non_ascii_characters:
+        lines.append(
+            f"{indent}note: {preview.non_ascii_characters} other non-ASCII character(s) shown "
+            "as they are; a letter that looks like an ASCII one may be another"
         )
     if preview.left_out:
         lines.append(f"{indent}cut: {preview.left_out}")

@@ -207,7 +207,7 @@ def test_a_record_moved_to_another_session_is_refused_there(tmp_path: Path, dele
     case = Case(tmp_path)
     _move(case, delete=delete)
     # moved: the copy is void; copied: the real record is found, and it is not "other"'s
-    with pytest.raises(ApprovalError, match="not at its own path|belongs to another session"):
+    with pytest.raises(ApprovalError, match=r"not at its own path|belongs to another session"):
         _approve(case, session="other")
     case.assert_nothing_ran()
     assert case.app.approvals.list("other") == []
