@@ -1,0 +1,83 @@
+"""The Feishu approval message shows what would run; a Feishu decision names its approver."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness import Settings, build_application
+from harness.approval.preview import ApprovalPreview, CallPreview
+from harness.approval.records import ApprovalRecord, ApprovalStatus
+from harness.integrations.feishu import FeishuEventAdapter, RecordingMessenger, message_event
+from harness.integrations.feishu.channel import (
+    MAX_APPROVAL_PREVIEW_CHARS,
+    format_approval_message,
+)
+from harness.providers import ScriptedProvider, tool_call
+
+RMTREE = "rm -rf build && python3 -c \"import shutil; shutil.rmtree('precious')\""
+APPROVER = "ou_approver"
+
+
+def test_a_chat_approval_shows_the_command_and_records_the_approver(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "precious").mkdir(parents=True)
+    settings = Settings(
+        workdir=work,
+        state_dir=tmp_path / "state",
+        enabled_tools=("read", "bash"),
+        approval_provider="feishu",
+    )
+    turns = [tool_call("bash", command=RMTREE), "cleaned"]
+    app = build_application(settings, provider=ScriptedProvider(turns))
+    messenger = RecordingMessenger()
+    adapter = FeishuEventAdapter(app, messenger, approvers=frozenset({APPROVER}))
+    try:
+        adapter.handle_event(message_event("clean up", chat_id="oc_1")).result(timeout=30)  # type: ignore[union-attr]
+        request = messenger.messages[-1].text
+        approval_id = request.splitlines()[0].removeprefix("Approval required: ")
+        assert "What would run:" in request and RMTREE in request
+        assert request.index(RMTREE) < request.index(f"/approve {approval_id}")
+        assert (work / "precious").exists()
+        command = message_event(f"/approve {approval_id}", chat_id="oc_1", sender=APPROVER)
+        adapter.handle_event(command).result(timeout=30)  # type: ignore[union-attr]
+        record = app.approvals.load(approval_id)
+        assert record.status is ApprovalStatus.CONSUMED
+        assert record.decided_by == f"feishu:{APPROVER}"
+        assert not (work / "precious").exists()
+    finally:
+        adapter.close()
+        app.close()
+
+
+def _record(body: str) -> ApprovalRecord:
+    call = CallPreview(
+        tool_call_id="call_1", tool_name="bash", kind="bash", summary="bash", body=body
+    )
+    return ApprovalRecord(
+        approval_id="appr_1",
+        session_key="demo",
+        tool_call_id="call_1",
+        tool_name="bash",
+        arguments={"command": body},
+        tool_call_hash="0" * 64,
+        risk_reasons=("x" * 400,),
+        checkpoint_id="ckpt_1",
+        expires_at=datetime(2030, 1, 1, tzinfo=UTC),
+        preview=ApprovalPreview(call=call),
+    )
+
+
+def test_risk_reasons_are_not_cut() -> None:
+    assert f"Risk: {'x' * 400}\n" in format_approval_message(_record("rm -rf a"))
+
+
+def test_an_oversized_preview_says_how_much_the_message_left_out() -> None:
+    body = "y" * (MAX_APPROVAL_PREVIEW_CHARS * 2)
+    text = format_approval_message(_record(body))
+    assert "more characters of the preview left out here" in text
+    assert "harness approvals --json" in text
+    assert text.endswith("Reject: /reject appr_1 <reason>")
+    left = int(text.split("[... ")[1].split(" more characters")[0])
+    shown = text.split("What would run:\n")[1].split("\n[... ")[0]
+    assert len(shown) == MAX_APPROVAL_PREVIEW_CHARS and left > MAX_APPROVAL_PREVIEW_CHARS

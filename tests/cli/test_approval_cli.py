@@ -1,0 +1,129 @@
+"""`harness approvals` / `approve` as real subprocesses: the approver sees what will run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from harness import Settings, build_application
+from harness.approval.records import ApprovalRecord, utc_now
+
+RMTREE = "rm -rf build && python3 -c \"import shutil; shutil.rmtree('precious')\""
+
+
+def _env(tmp_path: Path, script: list[Any]) -> dict[str, str]:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    env.update(
+        HARNESS_STATE_DIR=str(tmp_path / "state"),
+        HARNESS_WORKDIR=str(tmp_path / "work"),
+        HARNESS_PROVIDER="scripted",
+        HARNESS_SCRIPT=str(path),
+        HARNESS_ENABLED_TOOLS="read,write,bash",
+    )
+    (tmp_path / "work").mkdir(exist_ok=True)
+    return env
+
+
+def _harness(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _pause(env: dict[str, str]) -> str:
+    done = _harness(env, "run", "--json", "--session", "demo", "clean up")
+    data = json.loads(done.stdout)
+    assert data["stop_reason"] == "approval_required", done.stdout
+    approval_id: str = data["approval_id"]
+    return approval_id
+
+
+def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path: Path) -> None:
+    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
+    (tmp_path / "work" / "precious").mkdir()
+    approval_id = _pause(env)
+
+    listed = _harness(env, "approvals")
+    assert listed.returncode == 0, listed.stderr
+    assert RMTREE in listed.stdout and "reasons: " in listed.stdout
+    assert "No other calls of the same batch run after it." in listed.stdout
+
+    as_json = json.loads(_harness(env, "approvals", "--json").stdout)
+    assert [r["approval_id"] for r in as_json] == [approval_id]
+    assert as_json[0]["preview"]["call"]["body"] == RMTREE
+    assert as_json[0]["decided_by"] is None
+
+    env["HARNESS_SCRIPT"] = str(tmp_path / "rest.json")
+    Path(env["HARNESS_SCRIPT"]).write_text(json.dumps(["cleaned"]))
+    approved = _harness(env, "approve", approval_id)
+    assert approved.returncode == 0, approved.stderr
+    out = approved.stdout
+    assert out.startswith(f"Approving:\n{approval_id}")
+    assert out.index("shutil.rmtree('precious')") < out.index("cleaned")
+    assert not (tmp_path / "work" / "precious").exists()  # what was shown is what ran
+
+    decided = _harness(env, "approvals", "--all")
+    assert "consumed" in decided.stdout and "decided: approve by cli at " in decided.stdout
+    assert _harness(env, "approvals").stdout.strip() == "no pending approvals"
+    records = json.loads(_harness(env, "approvals", "--all", "--json").stdout)
+    assert (records[0]["status"], records[0]["decided_by"]) == ("consumed", "cli")
+
+
+def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
+    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": "rm -rf build"}}, "ok"])
+    approval_id = _pause(env)
+    Path(env["HARNESS_SCRIPT"]).write_text(json.dumps(["ok"]))
+    rejected = _harness(env, "reject", approval_id, "not now")
+    assert rejected.returncode == 0, rejected.stderr
+    assert rejected.stdout.startswith("Rejecting:")
+    records = json.loads(_harness(env, "approvals", "--all", "--json").stdout)
+    assert (records[0]["status"], records[0]["decided_by"]) == ("rejected", "cli")
+    assert records[0]["decision_reason"] == "not now"
+
+
+def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    command = "rm -rf build\r\x1b[2Kecho all good"
+    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": command}}])
+    _pause(env)
+    listed = _harness(env, "approvals")
+    assert "\x1b" not in listed.stdout and "\r" not in listed.stdout
+    assert r"rm -rf build\r\x1b[2Kecho all good" in listed.stdout
+    assert "2 control/invisible character(s) shown escaped" in listed.stdout
+
+
+def test_long_risk_reasons_are_listed_whole(tmp_path: Path) -> None:
+    env = _env(tmp_path, [])
+    settings = Settings(workdir=tmp_path / "work", state_dir=tmp_path / "state")
+    app = build_application(settings)
+    reason = "deletes " + " ".join(f"dir{n}" for n in range(60))
+    now = utc_now()
+    app.approvals.save(
+        ApprovalRecord(
+            approval_id="appr_long",
+            session_key="demo",
+            tool_call_id="call_1",
+            tool_name="bash",
+            arguments={"command": "true"},
+            tool_call_hash="0" * 64,
+            risk_reasons=(reason,),
+            checkpoint_id="ckpt_1",
+            created_at=now,
+            expires_at=now + timedelta(hours=1),
+        )
+    )
+    app.close()
+    listed = _harness(env, "approvals")
+    assert f"reasons: {reason}\n" in listed.stdout and len(reason) > 300
+    assert "(no preview was recorded for this approval)" in listed.stdout
