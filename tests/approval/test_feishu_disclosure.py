@@ -8,10 +8,11 @@ from pathlib import Path
 from harness import Settings, build_application
 from harness.approval.preview import ApprovalPreview, CallPreview
 from harness.approval.records import ApprovalRecord, ApprovalStatus
-from harness.integrations.feishu import FeishuEventAdapter, RecordingMessenger, message_event
-from harness.integrations.feishu.channel import (
-    MAX_APPROVAL_PREVIEW_CHARS,
+from harness.integrations.feishu import (
+    FeishuEventAdapter,
+    RecordingMessenger,
     format_approval_message,
+    message_event,
 )
 from harness.providers import ScriptedProvider, tool_call
 
@@ -73,11 +74,13 @@ def test_risk_reasons_are_not_cut() -> None:
 
 
 def test_an_oversized_preview_says_how_much_the_message_left_out() -> None:
-    body = "y" * (MAX_APPROVAL_PREVIEW_CHARS * 2)
-    text = format_approval_message(_record(body))
+    body = "y" * 2000
+    text = format_approval_message(_record(body), max_preview_chars=500)
     assert "more characters of the preview left out here" in text
     assert "harness approvals --json" in text
     assert text.endswith("Reject: /reject appr_1 <reason>")
     left = int(text.split("[... ")[1].split(" more characters")[0])
     shown = text.split("What would run:\n")[1].split("\n[... ")[0]
-    assert len(shown) == MAX_APPROVAL_PREVIEW_CHARS and left > MAX_APPROVAL_PREVIEW_CHARS
+    full = format_approval_message(_record(body)).split("What would run:\n")[1]
+    full = full.split("\nApprove: ")[0]
+    assert (len(shown), left) == (500, len(full) - 500)

@@ -9,35 +9,27 @@ from harness.approval.records import ApprovalRecord
 from harness.engine.run_types import RunResult, StopReason
 from harness.integrations.feishu.client import FeishuMessenger
 
-__all__ = [
-    "MAX_APPROVAL_PREVIEW_CHARS",
-    "MAX_MESSAGE_CHARS",
-    "FeishuChannel",
-    "format_approval_message",
-    "format_run_result",
-]
+__all__ = ["MAX_MESSAGE_CHARS", "FeishuChannel", "format_approval_message", "format_run_result"]
 
 # Feishu caps a text message far above this; long agent answers are cut so a
 # reply never fails (and the chat stays readable). The trace keeps the whole text.
 MAX_MESSAGE_CHARS = 8000
 
-# Feishu refuses text messages over about 150 KB; a preview longer than this is
-# cut, and the message says how much was left out and where to read it all.
-MAX_APPROVAL_PREVIEW_CHARS = 30_000
 
-
-def format_approval_message(record: ApprovalRecord) -> str:
+def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 30_000) -> str:
     """The text that asks a human to decide ``record``: what would run, and the commands.
 
-    The preview comes first after the header (the whole command, the content
-    or the diff, and the later calls of the batch); a cut says how much it left out.
+    The preview follows the header (the whole command, the content or the
+    diff, and the later calls of the batch). Feishu refuses text messages over
+    about 150 KB, so a preview over ``max_preview_chars`` is cut, saying how
+    much was left out and where to read all of it.
     """
     reasons = "; ".join(record.risk_reasons) or "(none given)"
     preview = render_preview(record.preview)
-    if len(preview) > MAX_APPROVAL_PREVIEW_CHARS:
-        left = len(preview) - MAX_APPROVAL_PREVIEW_CHARS
+    if len(preview) > max_preview_chars:
+        left = len(preview) - max_preview_chars
         preview = (
-            preview[:MAX_APPROVAL_PREVIEW_CHARS]
+            preview[:max_preview_chars]
             + f"\n[... {left} more characters of the preview left out here; read all of it "
             f"with `harness approvals --json` before approving ...]"
         )
