@@ -1,1 +1,84 @@
-"""harness.approval."""
+"""Human approval: the risk policy, the pause, signed records and what the approver sees.
+
+One concept per module:
+
+- ``risk``, ``shell_parse``, ``shell_syntax``: ``DefaultRiskPolicy``, which calls need a human.
+- ``middleware``: ``HumanApprovalMiddleware``, which pauses those calls.
+- ``records``: ``ApprovalRecord`` and ``RunCheckpoint``, the versioned files.
+- ``store``: reading and writing them, each valid only at its own path.
+- ``signing``: the HMAC over their canonical JSON; ``keyfile``: where the key lives.
+- ``ledger``: ``DecisionLedger``, decided ids kept outside the state dir.
+- ``preview``: ``ApprovalPreview``, the command, content or diff shown to the approver.
+- ``requester``: the ``ApprovalRequester`` seam a channel implements.
+
+Names resolve on first use, so importing one module (the engine imports
+``records``) never drags in the rest, and no import cycle can form here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.approval.keyfile import default_key_path, load_approval_key
+    from harness.approval.ledger import DecisionLedger
+    from harness.approval.middleware import HumanApprovalMiddleware
+    from harness.approval.preview import ApprovalPreview, CallPreview, render_preview
+    from harness.approval.records import (
+        ApprovalRecord,
+        ApprovalStatus,
+        CheckpointDraft,
+        RunCheckpoint,
+    )
+    from harness.approval.requester import ApprovalRequester, RecordingApprovalRequester
+    from harness.approval.risk import DefaultRiskPolicy
+    from harness.approval.signing import ApprovalSigner
+    from harness.approval.store import ApprovalStore, CheckpointStore
+
+__all__ = [
+    "ApprovalPreview",
+    "ApprovalRecord",
+    "ApprovalRequester",
+    "ApprovalSigner",
+    "ApprovalStatus",
+    "ApprovalStore",
+    "CallPreview",
+    "CheckpointDraft",
+    "CheckpointStore",
+    "DecisionLedger",
+    "DefaultRiskPolicy",
+    "HumanApprovalMiddleware",
+    "RecordingApprovalRequester",
+    "RunCheckpoint",
+    "default_key_path",
+    "load_approval_key",
+    "render_preview",
+]
+
+_HOME = {
+    "ApprovalPreview": "preview",
+    "ApprovalRecord": "records",
+    "ApprovalRequester": "requester",
+    "ApprovalSigner": "signing",
+    "ApprovalStatus": "records",
+    "ApprovalStore": "store",
+    "CallPreview": "preview",
+    "CheckpointDraft": "records",
+    "CheckpointStore": "store",
+    "DecisionLedger": "ledger",
+    "DefaultRiskPolicy": "risk",
+    "HumanApprovalMiddleware": "middleware",
+    "RecordingApprovalRequester": "requester",
+    "RunCheckpoint": "records",
+    "default_key_path": "keyfile",
+    "load_approval_key": "keyfile",
+    "render_preview": "preview",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.approval' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"harness.approval.{module}"), name)

@@ -255,6 +255,17 @@ def test_a_record_signed_with_another_key_is_refused(tmp_path: Path) -> None:
     assert len(case.spy.runs) == 1
 
 
+def test_an_old_unsigned_record_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    case = Case(tmp_path)
+    case.edit(case.record_path, lambda d: (d.update(schema_version=1), d.pop("signature")))
+    with pytest.raises(ApprovalError) as caught:
+        _approve(case)
+    message = str(caught.value)
+    assert "older harness without a signature" in message
+    assert "run the prompt again" in message
+    case.assert_nothing_ran()
+
+
 def test_the_real_cli_refuses_a_consistent_rewrite(tmp_path: Path) -> None:
     """A write-tool pause, rewritten consistently, then `harness approve ID` as a subprocess."""
     script = tmp_path / "script.json"
