@@ -260,7 +260,8 @@ def preview_call(call: ToolCall, tool: Tool | None, tool_input: ToolInput) -> Ca
     """The preview of ``call`` run by ``tool`` (None: an unknown tool, arguments shown)."""
     from harness.tools import builtin
 
-    if isinstance(tool, builtin.BashTool):
+    # bash by name too: a wrapped or sandboxed bash tool still shows its command whole.
+    if isinstance(tool, builtin.BashTool) or call.name == "bash":
         preview = _bash(call)
     elif isinstance(tool, builtin.WriteTool):
         preview = _write(call, tool_input)

@@ -255,6 +255,14 @@ def test_a_record_signed_with_another_key_is_refused(tmp_path: Path) -> None:
     assert len(case.spy.runs) == 1
 
 
+def test_an_unknown_decider_is_refused(tmp_path: Path) -> None:
+    case = Case(tmp_path)
+    with pytest.raises(ApprovalError, match="decided_by 'the model'"):
+        case.app.resume_approval(case.approval_id, "approve", SESSION, decided_by="the model")
+    case.assert_nothing_ran()
+    assert case.app.approvals.load(case.approval_id).status is ApprovalStatus.PENDING
+
+
 def test_an_old_unsigned_record_is_refused_with_the_way_out(tmp_path: Path) -> None:
     case = Case(tmp_path)
     case.edit(case.record_path, lambda d: (d.update(schema_version=1), d.pop("signature")))
