@@ -36,7 +36,7 @@ def _body_findings(path: Path, index: int, response: dict[str, Any]) -> Iterator
     elif isinstance(body, bytes) and decode_body(body, codings) is None:
         what = f"body does not decode as {', '.join(codings)}"
         yield Finding(path, index, field, what, "")
-    elif isinstance(body, str) and body and not body.isascii():
+    elif isinstance(body, str) and body and codings != ["identity"]:
         what = f"text body under Content-Encoding {', '.join(codings)}"
         yield Finding(path, index, field, what, "(drop the header, or store the bytes)")
 

@@ -8,8 +8,10 @@ interaction and the field.
 
 Two response layouts are read, as vcrpy reads them: the current one
 (``status: {code, message}``, ``headers``, ``body: {string}``) and the one
-vcrpy's httpx stub wrote before 4.x (``status_code``, ``headers``,
-``content``), which is converted to the current one with its body decoded.
+older vcrpy httpx stubs wrote (``status_code``, ``headers``,
+``content``), which is converted to the current one with its body decoded
+(vcrpy decodes gzip/deflate there; harness also br/zstd, and drops a stale
+``Content-Encoding`` on a body that stub had stored decoded already).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import CassetteError
+from harness.recording._encoding import decode_response, encodings_of
 
 __all__ = ["check_request", "check_response"]
 
@@ -79,8 +82,6 @@ def check_request(path: Path, index: int, request: Any) -> dict[str, Any]:
 
 
 def _older_layout(path: Path, index: int, response: dict[str, Any]) -> dict[str, Any]:
-    from vcr.filters import decode_response
-
     code = response["status_code"]
     if not isinstance(code, int) or isinstance(code, bool):
         raise _malformed(path, index, f"status_code {code!r:.40} is not a number", _RESPONSE_LAYOUT)
@@ -93,7 +94,16 @@ def _older_layout(path: Path, index: int, response: dict[str, Any]) -> dict[str,
         "headers": headers,
         "body": {"string": body},
     }
-    return dict(decode_response(current))
+    decoded = decode_response(current)
+    if encodings_of(decoded["headers"]):
+        # That stub stored httpx's decoded ``content`` next to the original headers:
+        # a body that does not decode is text already, and the header is stale.
+        decoded["headers"] = {
+            name: values
+            for name, values in decoded["headers"].items()
+            if name.lower() not in ("content-encoding", "content-length")
+        }
+    return decoded
 
 
 def check_response(path: Path, index: int, response: Any) -> dict[str, Any]:
