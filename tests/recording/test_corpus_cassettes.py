@@ -69,7 +69,9 @@ def _recorded(path: Path, index: int) -> tuple[dict[str, Any], httpx2.Response]:
     else:
         status, body = response["status"]["code"], response["body"]["string"]
     body = body.encode("utf-8") if isinstance(body, str) else body
-    return json.loads(item["request"]["body"]), httpx2.Response(status, headers=headers, content=body)
+    return json.loads(item["request"]["body"]), httpx2.Response(
+        status, headers=headers, content=body
+    )
 
 
 def _call(create: Callable[..., Any], body: dict[str, Any]) -> Any:
