@@ -153,9 +153,12 @@ def test_new_episodes_trims_the_loaded_interactions_too(tmp_path: Path) -> None:
         },
     }
     path.write_text(yaml.safe_dump({"version": 1, "interactions": [foreign]}), encoding="utf-8")
-    with wire_server() as server, _client(server, "identity") as client:
-        with use_cassette(path, record_mode="new_episodes"):
-            _ask(client)
+    with (
+        wire_server() as server,
+        _client(server, "identity") as client,
+        use_cassette(path, record_mode="new_episodes"),
+    ):
+        _ask(client)
     text = path.read_text(encoding="utf-8")
     assert _leaks(text) == []
     assert "set-cookie" not in text.lower() and "authorization" not in text.lower()
@@ -166,12 +169,15 @@ def test_new_episodes_trims_the_loaded_interactions_too(tmp_path: Path) -> None:
 
 def test_a_prompt_quoting_a_key_is_still_refused(tmp_path: Path) -> None:
     path = tmp_path / "refused.yaml"
-    with wire_server() as server, _client(server) as client:
-        with pytest.raises(CassetteError, match="refusing to save"):
-            with use_cassette(path, record_mode="once"):
-                client.chat.completions.create(
-                    model="m", messages=[{"role": "user", "content": f"use {OPENAI_KEY}xyz"}]
-                )
+    with (
+        wire_server() as server,
+        _client(server) as client,
+        pytest.raises(CassetteError, match="refusing to save"),
+        use_cassette(path, record_mode="once"),
+    ):
+        client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": f"use {OPENAI_KEY}xyz"}]
+        )
     assert not path.exists()
 
 
@@ -238,8 +244,16 @@ def test_redaction_never_touches_non_strings(value: Any) -> None:
 
 @pytest.mark.parametrize(
     ("name", "secret"),
-    [("key", True), ("api-key", True), ("X-Amz-Signature", True), ("sig", True)]
-    + [("access_token", True), ("beta", False), ("api-version", False), ("max_tokens", False)],
+    [
+        ("key", True),
+        ("api-key", True),
+        ("X-Amz-Signature", True),
+        ("sig", True),
+        ("access_token", True),
+        ("beta", False),
+        ("api-version", False),
+        ("max_tokens", False),
+    ],
 )
 def test_query_parameter_names(name: str, secret: bool) -> None:
     assert is_credential_param(name) is secret
