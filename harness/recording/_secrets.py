@@ -29,9 +29,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # "token" must not be followed by "s" (max_tokens); a thinking block's "signature"
 # is high-entropy but no credential, so it is not a name here.
 _CREDENTIAL_NAME = (
-    r"(?<![A-Za-z0-9])(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key"
-    r"|client[_-]?secret|secret|password|passwd|access[_-]?token|refresh[_-]?token"
-    r"|auth[_-]?token|id[_-]?token|token|x-api-key|key)"
+    r"(?:(?<![A-Za-z0-9])(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token"
+    r"|id[_-]?token|x-api-key)"
+    # Bare words only as a whole name: "key=", not "idempotency_key" or "cache-key".
+    r"|(?<![A-Za-z0-9_-])(?:token|key|secret))"
 )
 _NAMED_VALUE = re.compile(
     _CREDENTIAL_NAME + r"""["']?\s*[:=]\s*["']?(?P<value>[A-Za-z0-9_\-./+~]{16,}={0,2})""",

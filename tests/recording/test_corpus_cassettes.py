@@ -149,3 +149,32 @@ def test_replay_equals_the_sdk_parse_of_the_recorded_bytes(
     assert adapted.raw_id and adapted.model
     assert adapted.text or adapted.tool_calls
     assert adapted.usage.input_tokens >= adapted.usage.cached_input_tokens
+
+
+# (input incl. cache, output, cache reads, cache writes), read off the recorded bodies.
+CACHED_USAGE = {
+    ("A02", 0): (11 + 2055, 100, 2055, 0),  # Anthropic input_tokens excludes the cache read
+    ("A07", 0): (4 + 1165, 201, 0, 1165),  # ... and the cache write
+    ("A07", 1): (4 + 1165, 221, 1165, 0),
+    ("O03", 0): (1420, 100, 1280, 0),  # OpenAI prompt_tokens already includes cached_tokens
+}
+
+
+@pytest.mark.parametrize(
+    ("prefix", "index"), [pytest.param(*key, id=f"{key[0]}-{key[1]}") for key in CACHED_USAGE]
+)
+def test_adapters_normalise_cached_usage(prefix: str, index: int) -> None:
+    matches = sorted(CORPUS.glob(f"{prefix}__*.yaml")) if CORPUS.is_dir() else []
+    if not matches:
+        pytest.skip(f"no corpus cassette {prefix} at {CORPUS}")
+    body, response = _recorded(matches[0], index)
+    uri = "/chat/completions" if prefix.startswith("O") else "/v1/messages"
+    mock: Callable[[httpx2.Request], httpx2.Response] = lambda request: response  # noqa: E731
+    parsed = _sdk_call(uri, body, httpx2.Client(transport=httpx2.MockTransport(mock)))
+    usage = _adapted(uri, parsed).usage
+    assert (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cached_input_tokens,
+        usage.cache_write_input_tokens,
+    ) == CACHED_USAGE[(prefix, index)]

@@ -268,3 +268,24 @@ def test_log_redaction_covers_urls_headers_and_keys() -> None:
     redacted = redact_log_text(line)
     assert _leaks(redacted) == []
     assert "beta=true" in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        pytest.param("?key=AIzaSyD3x9Kq7LmN2pQ8rT4vW6yZ1bC5dE7fG9h", True, id="query-key"),
+        pytest.param(
+            '"client_secret": "gho_16C7e42F292c6912E7710c838347Ae178B4a"', True, id="json"
+        ),
+        pytest.param("ACCESS_TOKEN=ya29Xb8Qm2Lp7Xv4Rt8Kn3Wz5Yq1", True, id="env-line"),
+        pytest.param('"idempotency_key": "a8f5f167f44f4964e6c998dee827110c"', False, id="id-key"),
+        pytest.param('"signature": "EqQBCkgIARABGAIiQL1234567890abcdefXYZ"', False, id="thinking"),
+        pytest.param('"max_tokens": 123456789012345678', False, id="usage"),
+        pytest.param('"token": "internationalization"', False, id="a-word"),
+    ],
+)
+def test_high_entropy_values_after_credential_names(text: str, flagged: bool) -> None:
+    from harness.recording._secrets import scan_data
+
+    findings = scan_data(Path("x.yaml"), {"interactions": [{"request": {"body": text}}]})
+    assert bool(findings) is flagged
