@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
-from harness.recording._redact import redact_json, redact_query_pairs
+from harness.recording._redact import may_hold_credentials, redact_json, redact_query_pairs
 
 __all__ = ["BodyNormalizer", "MatchKey", "canonical_json", "normalize_body", "parse_match_line"]
 
@@ -141,7 +141,7 @@ class BodyNormalizer:
             return body
         for path in self._paths:
             value = _drop(value, path)
-        return redact_json(value)
+        return redact_json(value) if may_hold_credentials(body) else value
 
     def key(self, method: str, uri: str, body: bytes | str | None) -> MatchKey:
         """The match key of one request."""

@@ -28,6 +28,7 @@ __all__ = [
     "REDACTED",
     "is_credential_field",
     "is_credential_param",
+    "may_hold_credentials",
     "redact_json",
     "redact_query_pairs",
     "redact_text_body",
@@ -68,11 +69,11 @@ _KEY_OWNERS: Final = frozenset({"api", "access", "secret", "private", "auth", "c
 _NOT_CREDENTIALS: Final = frozenset({"logprobs", "top_logprobs"})
 _HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_\-.\s]+")
-_NAME_HINT = re.compile(
-    r"token|secret|passw|apikey|api_key|api-key|credential|authorization|access_key"
-    r"|private_key|auth_key|client_key",
-    re.IGNORECASE,
-)
+# Every name the rules above accept contains one of these (case aside); text
+# without any is left alone unparsed. "token(?!s)": usage fields are plural.
+_HINT = r"token(?!s)|secret|passw|credential|authoriz|key"
+_NAME_HINT = re.compile(_HINT, re.IGNORECASE)
+_NAME_HINT_BYTES = re.compile(_HINT.encode(), re.IGNORECASE)
 
 
 def words(name: str) -> list[str]:
@@ -94,6 +95,13 @@ def is_credential_field(name: str) -> bool:
     if last in FIELD_WORDS:
         return True
     return last == "key" and len(parts) > 1 and parts[-2] in _KEY_OWNERS
+
+
+def may_hold_credentials(text: str | bytes) -> bool:
+    """False when ``text`` names no credential field at all (a cheap pre-check)."""
+    if isinstance(text, bytes):
+        return _NAME_HINT_BYTES.search(text) is not None
+    return _NAME_HINT.search(text) is not None
 
 
 def redact_query_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -289,3 +289,22 @@ def test_high_entropy_values_after_credential_names(text: str, flagged: bool) ->
 
     findings = scan_data(Path("x.yaml"), {"interactions": [{"request": {"body": text}}]})
     assert bool(findings) is flagged
+
+
+_NAME = st.lists(
+    st.sampled_from(
+        [*sorted(FIELD_WORDS), "key", "api", "access", "private", "auth", "client", "tokens"]
+    )
+    | _WORD,
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(_NAME, st.sampled_from(["_", "-", "", "camel"]))
+def test_the_cheap_pre_check_never_skips_a_credential_name(parts: list[str], sep: str) -> None:
+    from harness.recording._redact import may_hold_credentials
+
+    name = "".join(p.capitalize() for p in parts) if sep == "camel" else sep.join(parts)
+    if is_credential_field(name):  # the pre-check guards body-field redaction
+        assert may_hold_credentials(name) and may_hold_credentials(name.encode())
