@@ -52,11 +52,13 @@ def _deflate(data: bytes) -> bytes:
 
 def _optional_decoders() -> dict[str, Callable[[bytes], bytes]]:
     found: dict[str, Callable[[bytes], bytes]] = {}
-    try:
-        brotli: Any = __import__("brotli")
+    for module in ("brotli", "brotlicffi"):  # the two httpx itself uses
+        try:
+            brotli: Any = __import__(module)
+        except ImportError:
+            continue
         found["br"] = brotli.decompress
-    except ImportError:
-        pass
+        break
     for module in ("compression.zstd", "backports.zstd"):
         try:
             zstd: Any = __import__(module, fromlist=["decompress"])

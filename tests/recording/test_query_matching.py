@@ -103,3 +103,18 @@ def test_query_in_the_key(recorded: str, sent: str, ignored: tuple[str, ...], sa
     old = normalizer.key("POST", "https://h" + recorded, b"{}")
     new = normalizer.key("POST", "https://h" + sent, b"{}")
     assert (old.digest == new.digest) is same
+
+
+def test_ignored_parameters_are_saved_with_the_match_lines(tmp_path: Path) -> None:
+    path = tmp_path / "ignored.yaml"
+    with wire_server() as server:
+        with (
+            _client(server, {"beta": "true"}) as client,
+            use_cassette(path, record_mode="once", ignore_query_params=("beta",)),
+        ):
+            _ask(client)
+        server.stop()
+        assert "ignore_query_params:\n  - beta\n" in path.read_text(encoding="utf-8")
+        # The stored digests were made without ?beta, so a client without it matches them.
+        with _client(server) as client, use_cassette(path, ignore_query_params=("beta",)):
+            assert _ask(client) == ANSWER
