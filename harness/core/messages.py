@@ -104,13 +104,24 @@ class ToolDefinition(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts of one call, or summed over a run."""
+    """Token counts of one call, or summed over a run, the same for every provider.
+
+    Attributes:
+        input_tokens: every prompt token, cache reads and cache writes included
+            (OpenAI's ``prompt_tokens``; Anthropic's ``input_tokens`` plus its
+            ``cache_read_input_tokens`` and ``cache_creation_input_tokens``).
+        output_tokens: generated tokens.
+        cached_input_tokens: the part of ``input_tokens`` read from the prompt cache.
+        cache_write_input_tokens: the part of ``input_tokens`` written to the
+            prompt cache (Anthropic reports it; OpenAI has none).
+    """
 
     model_config = _FROZEN
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -121,6 +132,7 @@ class Usage(BaseModel):
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
         )
 
 

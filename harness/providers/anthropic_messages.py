@@ -6,10 +6,13 @@ so ``import harness.providers`` stays light.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import CassetteError, ProviderError
+from harness.core.errors import CassetteError, ConfigurationError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -34,11 +37,13 @@ if TYPE_CHECKING:
         ToolResultBlockParam,
     )
     from anthropic.types import Message as AnthropicMessage
+    from anthropic.types import Usage as AnthropicUsage
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
 __all__ = [
     "RAW_ARGUMENTS_KEY",
     "AnthropicProvider",
+    "anthropic_usage",
     "from_anthropic_message",
     "to_anthropic_messages",
     "to_anthropic_tools",
@@ -55,7 +60,8 @@ class AnthropicProvider:
         max_retries: retries the SDK makes on connection errors, 408/409/429 and 5xx.
         timeout: seconds to wait for a response.
         stream: consume the response as server-sent events and assemble it.
-        client: a ready ``anthropic.Anthropic`` client; the provider then never closes it.
+        client: a ready ``anthropic.Anthropic`` client, or an ``anthropic.AsyncAnthropic``
+            one for :meth:`acomplete`; the provider then never closes it.
         max_tokens: output token cap when the request sets none (the API requires one).
 
     Raises:
@@ -66,6 +72,9 @@ class AnthropicProvider:
     merged into one message, since the API wants user and assistant to alternate.
     A tool message with ``metadata["is_error"]`` is sent as ``is_error: true``.
     Thinking and server-tool blocks (e.g. tool search) in a response are skipped.
+
+    From async code, ``await provider.acomplete(request)``: with an async client
+    it awaits the SDK; with a sync one it runs :meth:`complete` in a thread.
     """
 
     name = "anthropic"
@@ -79,7 +88,7 @@ class AnthropicProvider:
         max_retries: int = 2,
         timeout: float = 60.0,
         stream: bool = False,
-        client: anthropic.Anthropic | None = None,
+        client: anthropic.Anthropic | anthropic.AsyncAnthropic | None = None,
         max_tokens: int = 4096,
     ) -> None:
         self.model = model
@@ -106,26 +115,57 @@ class AnthropicProvider:
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Send one Messages API request; SDK failures become ``ProviderError``."""
         import anthropic
-        import httpx2
 
+        client = self._client
+        if isinstance(client, anthropic.AsyncAnthropic):
+            raise ConfigurationError(
+                "AnthropicProvider was given an AsyncAnthropic client: call `await "
+                "provider.acomplete(request)`, or pass an anthropic.Anthropic client"
+            )
         params = self._params(request)
-        try:
+        with self._translated_errors():
             if self.stream:
-                with self._client.messages.stream(**params) as stream:
+                with client.messages.stream(**params) as stream:
                     message: AnthropicMessage = stream.get_final_message()
             else:
-                message = self._client.messages.create(**params)
+                message = client.messages.create(**params)
+        return from_anthropic_message(message)
+
+    async def acomplete(self, request: LLMRequest) -> LLMResponse:
+        """``complete`` for async code (awaits an ``AsyncAnthropic`` client natively)."""
+        import anthropic
+
+        client = self._client
+        if not isinstance(client, anthropic.AsyncAnthropic):
+            return await asyncio.to_thread(self.complete, request)
+        params = self._params(request)
+        with self._translated_errors():
+            if self.stream:
+                async with client.messages.stream(**params) as stream:
+                    message: AnthropicMessage = await stream.get_final_message()
+            else:
+                message = await client.messages.create(**params)
+        return from_anthropic_message(message)
+
+    @contextlib.contextmanager
+    def _translated_errors(self) -> Iterator[None]:
+        import anthropic
+        import httpx2
+
+        try:
+            yield
         # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event (JSON).
         except CassetteError:
             raise  # a replay miss must reach the test unchanged, never as a ProviderError
         except (anthropic.AnthropicError, httpx2.HTTPError, json.JSONDecodeError) as exc:
             cause = chainable_cause(exc, secrets=self._secrets)
             raise anthropic_provider_error(exc, secrets=self._secrets) from cause
-        return from_anthropic_message(message)
 
     def close(self) -> None:
         """Close the HTTP client, unless it was passed in by the caller."""
-        if self._owns_client:
+        import anthropic
+
+        if self._owns_client and isinstance(self._client, anthropic.Anthropic):
             self._client.close()
 
     def __enter__(self) -> AnthropicProvider:
@@ -224,6 +264,18 @@ def to_anthropic_tools(tools: tuple[ToolDefinition, ...]) -> list[ToolParam]:
     ]
 
 
+def anthropic_usage(usage: AnthropicUsage) -> Usage:
+    """Normalise Anthropic usage: its ``input_tokens`` excludes cache reads and writes."""
+    read = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=usage.input_tokens + read + written,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=read,
+        cache_write_input_tokens=written,
+    )
+
+
 def from_anthropic_message(message: AnthropicMessage) -> LLMResponse:
     """Map a Messages API response (streamed or not) to an ``LLMResponse``.
 
@@ -246,15 +298,10 @@ def from_anthropic_message(message: AnthropicMessage) -> LLMResponse:
         elif isinstance(block, ToolUseBlock):
             calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(block.input)))
         after_text = isinstance(block, TextBlock)
-    usage = message.usage
     return LLMResponse(
         text="\n\n".join(p for p in paragraphs if p),
         tool_calls=tuple(calls),
-        usage=Usage(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cached_input_tokens=usage.cache_read_input_tokens or 0,
-        ),
+        usage=anthropic_usage(message.usage),
         model=message.model,
         stop_reason=message.stop_reason,
         raw_id=message.id,

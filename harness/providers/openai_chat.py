@@ -18,11 +18,14 @@ harness's trace records each one as ``llm.call``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness.core.errors import CassetteError, ProviderError
+from harness.core.errors import CassetteError, ConfigurationError, ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -80,7 +83,8 @@ class OpenAIProvider:
         max_retries: retries the SDK makes on connection errors, 408/409/429 and 5xx.
         timeout: seconds to wait for a response.
         stream: consume the response as server-sent events and assemble it.
-        client: a ready ``openai.OpenAI`` client; the provider then never closes it.
+        client: a ready ``openai.OpenAI`` client, or an ``openai.AsyncOpenAI`` one for
+            :meth:`acomplete`; the provider then never closes it.
         default_max_tokens: output token cap when the request sets none (None: no cap).
         max_tokens_param: wire name of the token cap; ``"max_tokens"`` for older
             OpenAI-compatible servers that do not know ``max_completion_tokens``.
@@ -90,6 +94,9 @@ class OpenAIProvider:
 
     Tool-call arguments that are not a JSON object come back as
     ``{RAW_ARGUMENTS_KEY: "<raw text>"}`` instead of failing the call.
+
+    From async code, ``await provider.acomplete(request)``: with an async client
+    it awaits the SDK; with a sync one it runs :meth:`complete` in a thread.
     """
 
     name = "openai"
@@ -103,7 +110,7 @@ class OpenAIProvider:
         max_retries: int = 2,
         timeout: float = 60.0,
         stream: bool = False,
-        client: openai.OpenAI | None = None,
+        client: openai.OpenAI | openai.AsyncOpenAI | None = None,
         default_max_tokens: int | None = None,
         max_tokens_param: MaxTokensParam = "max_completion_tokens",
     ) -> None:
@@ -131,25 +138,70 @@ class OpenAIProvider:
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Send one Chat Completions request; SDK failures become ``ProviderError``."""
+        import openai
+
+        client = self._client
+        if isinstance(client, openai.AsyncOpenAI):
+            raise ConfigurationError(
+                "OpenAIProvider was given an AsyncOpenAI client: call `await "
+                "provider.acomplete(request)`, or pass an openai.OpenAI client for complete()"
+            )
+        body = self._body(request)
+        with self._translated_errors():
+            if self.stream:
+                return self._complete_streaming(client, body)
+            completion = self._post(client, body)
+        return from_chat_completion(completion)
+
+    async def acomplete(self, request: LLMRequest) -> LLMResponse:
+        """``complete`` for async code (awaits an ``AsyncOpenAI`` client natively)."""
+        import openai
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        client = self._client
+        if not isinstance(client, openai.AsyncOpenAI):
+            return await asyncio.to_thread(self.complete, request)
+        body = self._body(request)
+        with self._translated_errors():
+            if not self.stream:
+                completion = await client.post(
+                    "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
+                )
+                return from_chat_completion(completion)
+            stream = await client.post(
+                "/chat/completions",
+                body=body,
+                cast_to=ChatCompletion,
+                options=_options(),
+                stream=True,
+                stream_cls=AsyncStream[ChatCompletionChunk],
+            )
+            assembler = ChunkAssembler()
+            async with stream:
+                async for chunk in stream:
+                    assembler.add(chunk)
+            return assembler.response()
+
+    @contextlib.contextmanager
+    def _translated_errors(self) -> Iterator[None]:
         import httpx2
         import openai
 
-        body = self._body(request)
         try:
-            if self.stream:
-                return self._complete_streaming(body)
-            completion = self._post(body)
+            yield
         # A malformed stream event surfaces as a JSON error, a dropped stream as httpx2's.
         except CassetteError:
             raise  # a replay miss must reach the test unchanged, never as a ProviderError
         except (openai.OpenAIError, httpx2.HTTPError, json.JSONDecodeError) as exc:
             cause = chainable_cause(exc, secrets=self._secrets)
             raise openai_provider_error(exc, secrets=self._secrets) from cause
-        return from_chat_completion(completion)
 
     def close(self) -> None:
         """Close the HTTP client, unless it was passed in by the caller."""
-        if self._owns_client:
+        import openai
+
+        if self._owns_client and isinstance(self._client, openai.OpenAI):
             self._client.close()
 
     def __enter__(self) -> OpenAIProvider:
@@ -177,18 +229,18 @@ class OpenAIProvider:
             body["tools"] = tools
         return body
 
-    def _post(self, body: dict[str, Any]) -> ChatCompletion:
+    def _post(self, client: openai.OpenAI, body: dict[str, Any]) -> ChatCompletion:
         from openai.types.chat import ChatCompletion
 
-        return self._client.post(
+        return client.post(
             "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
         )
 
-    def _complete_streaming(self, body: dict[str, Any]) -> LLMResponse:
+    def _complete_streaming(self, client: openai.OpenAI, body: dict[str, Any]) -> LLMResponse:
         from openai import Stream
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-        stream = self._client.post(
+        stream = client.post(
             "/chat/completions",
             body=body,
             cast_to=ChatCompletion,
@@ -291,6 +343,7 @@ def from_chat_completion(completion: ChatCompletion) -> LLMResponse:
 
 
 def _usage(usage: CompletionUsage | None) -> Usage:
+    # prompt_tokens already counts the cached part; OpenAI reports no cache writes.
     if usage is None:
         return Usage()
     details = usage.prompt_tokens_details

@@ -40,6 +40,7 @@ from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata, desc
 from harness.recording._miss import missing_cassette_error, unmatched_request_error
 from harness.recording._modes import RecordMode
 from harness.recording._playback import LazyInteractions
+from harness.recording._redact import redact_uri
 from harness.recording._storage import load_cassette, save_cassette
 
 __all__ = ["CassetteOptions", "HarnessCassette"]
@@ -110,8 +111,11 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         self.data = LazyInteractions(loaded.entries)
         self._intact = loaded.entries.intact
         meta = loaded.metadata
+        normalizer = self.options.normalizer
         trusted = (
-            meta is not None and meta.ignore_body_fields == self.options.normalizer.ignore_fields
+            meta is not None
+            and meta.ignore_body_fields == normalizer.ignore_fields
+            and meta.ignore_query_params == normalizer.ignore_query_params
         )
         for index in range(len(loaded.entries)):
             stored = parse_match_line(loaded.entries.match(index)) if trusted else None
@@ -284,7 +288,11 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         requests = [self.data.request(i) for i in chosen]
         described = [(request.uri, normalizer.value(request.body)) for request in requests]
         metadata = describe_recording(
-            described, simulated, self.options.metadata, normalizer.ignore_fields
+            described,
+            simulated,
+            self.options.metadata,
+            normalizer.ignore_fields,
+            normalizer.ignore_query_params,
         )
         save_cassette(Path(self._path), [self._stored(i) for i in chosen], metadata)
         self.dirty = False
@@ -295,7 +303,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         headers = keep_request_headers(request.headers)
         stored_request = {
             "method": request.method,
-            "uri": request.uri,
+            "uri": redact_uri(request.uri),
             "headers": {name: [value] for name, value in headers.items()},
             "body": stored_body(request.body, headers.get("content-type", "")),
         }

@@ -1,4 +1,5 @@
-"""``harness cassettes check``: scan cassette files for key-like strings."""
+"""``harness cassettes check``: scan cassette files for key-like strings, bodies that
+cannot replay, and malformed interactions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.errors import CassetteError
+from harness.recording._bodycheck import check_bodies
 from harness.recording._format import parse_document
 from harness.recording._secrets import Finding, scan_data
 
@@ -16,7 +18,10 @@ CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def scan_cassette_file(path: str | os.PathLike[str]) -> list[Finding]:
-    """Key-like strings in one cassette; an unreadable file is one finding too."""
+    """Key-like strings, undecodable bodies and malformed interactions in one cassette.
+
+    An unreadable file (corrupt, an alias bomb, not UTF-8) is one finding too.
+    """
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
@@ -24,7 +29,7 @@ def scan_cassette_file(path: str | os.PathLike[str]) -> list[Finding]:
     except (OSError, UnicodeDecodeError, CassetteError) as exc:
         reason = str(exc).splitlines()[0][:200]
         return [Finding(file, None, "(file)", "unreadable", reason)]
-    return scan_data(file, data)
+    return scan_data(file, data) + check_bodies(file, data)
 
 
 def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -15,14 +15,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from harness.recording._fastyaml import read_block_document
-from harness.recording._format import (
-    MATCH_KEY,
-    Interaction,
-    check_request,
-    check_response,
-    is_json,
-    parse_document,
-)
+from harness.recording._format import MATCH_KEY, Interaction, is_json, parse_document
+from harness.recording._layout import check_request, check_response
 
 __all__ = ["CassetteEntries", "split_items", "stamp_checksums"]
 

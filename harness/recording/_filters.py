@@ -2,9 +2,12 @@
 
 Headers are kept by allow-list: secrets (``authorization``, ``x-api-key``,
 cookies, organisation/project ids) and noise (``x-stainless-*``, rate limits,
-``cf-*``, dates, user agents) never reach the file. Compressed bodies are stored
-decoded, JSON bodies pretty-printed, and 429/5xx answers are dropped unless the
-caller wants them (a retried 429 would otherwise replay its backoff).
+``cf-*``, dates, user agents) never reach the file, whether the interaction was
+recorded now or loaded from a file that is saved again. Compressed bodies are
+stored decoded (a body that cannot be decoded keeps its ``Content-Encoding``),
+JSON bodies pretty-printed with credential fields redacted, and 429/5xx answers
+are dropped unless the caller wants them (a retried 429 would otherwise replay
+its backoff).
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from vcr.filters import decode_response
-
+from harness.recording._encoding import decode_response
 from harness.recording._metadata import SIMULATOR_HEADER
+from harness.recording._redact import redact_json, redact_text_body
 
 __all__ = [
     "REQUEST_HEADERS",
@@ -42,11 +45,15 @@ def keep_request_headers(headers: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+# Kept only while the body is still encoded (decode_response drops it otherwise).
+_STILL_ENCODED = "content-encoding"
+
+
 def _trim_response(response: dict[str, Any]) -> dict[str, Any]:
     headers = {
-        name.lower(): list(values)
-        for name, values in response.get("headers", {}).items()
-        if name.lower() in RESPONSE_HEADERS
+        name.lower(): list(values) if isinstance(values, list) else [values]
+        for name, values in (response.get("headers") or {}).items()
+        if name.lower() in RESPONSE_HEADERS or name.lower() == _STILL_ENCODED
     }
     # content-length is dropped too: stored bodies are decoded and re-indented.
     return {**response, "headers": headers}
@@ -78,21 +85,20 @@ def _text(body: bytes | str | None) -> bytes | str | None:
 def stored_body(body: bytes | str | None, content_type: str) -> bytes | str | None:
     """A body as it is written: UTF-8 text, JSON indented for reading."""
     text = _text(body)
-    if (
-        not isinstance(text, str)
-        or not text
-        or ("json" not in content_type and text[0] not in "{[")
-    ):
+    if not isinstance(text, str) or not text:
         return text
+    if "json" not in content_type and text[0] not in "{[":
+        return redact_text_body(text)  # an event stream, or plain text
     try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        return json.dumps(redact_json(json.loads(text)), indent=2, ensure_ascii=False)
     except ValueError:
         return text
 
 
-def stored_response(response: Mapping[str, Any]) -> dict[str, Any]:
-    """A vcrpy response dict in the form written to the cassette."""
-    headers = response.get("headers", {})
+def stored_response(response: dict[str, Any]) -> dict[str, Any]:
+    """A vcrpy response dict in the form written to the cassette (decoded, trimmed)."""
+    response = _trim_response(decode_response(response))
+    headers = response["headers"]
     content_type = next(
         (
             values[0]
@@ -102,8 +108,10 @@ def stored_response(response: Mapping[str, Any]) -> dict[str, Any]:
         "",
     )
     status = response["status"]
+    body = response["body"].get("string")
     return {
         "status": {"code": status["code"], "message": status.get("message") or ""},
         "headers": dict(headers),
-        "body": {"string": stored_body(response["body"].get("string"), content_type)},
+        # A still-encoded body stays bytes (YAML !!binary), next to its Content-Encoding.
+        "body": {"string": body if _STILL_ENCODED in headers else stored_body(body, content_type)},
     }

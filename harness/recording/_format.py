@@ -16,6 +16,8 @@ import yaml
 from pydantic import ValidationError
 
 from harness.core.errors import CassetteError
+from harness.recording._bounds import check_bounds
+from harness.recording._layout import check_request, check_response
 from harness.recording._metadata import METADATA_KEY, CassetteMetadata
 
 __all__ = [
@@ -70,6 +72,7 @@ def parse_document(path: Path, text: str) -> Any:
     Raises:
         CassetteError: the text is not valid YAML/JSON.
     """
+    check_bounds(path, text, aliases=not is_json(path))
     try:
         if is_json(path):
             return json.loads(text)
@@ -122,25 +125,10 @@ def check_header(path: Path, data: Any) -> CassetteMetadata | None:
         ) from exc
 
 
-def check_request(path: Path, index: int, request: Any) -> dict[str, Any]:
-    """A stored request dict, or a clear error."""
-    if not isinstance(request, dict) or not {"method", "uri"} <= request.keys():
-        raise foreign_format(path, f"interaction {index} has no request with method and uri")
-    return request
-
-
-def check_response(path: Path, index: int, response: Any) -> dict[str, Any]:
-    """A stored response dict, or a clear error."""
-    if not isinstance(response, dict) or not isinstance(response.get("status"), dict):
-        raise foreign_format(path, f"interaction {index} has no response with a status")
-    if not isinstance(response.get("body"), dict):
-        raise foreign_format(path, f"interaction {index} has no response body")
-    return response
-
-
 def check_interaction(path: Path, index: int, item: Any) -> Interaction:
     """A stored interaction, or a clear error naming its index."""
-    item = item if isinstance(item, dict) else {}
+    if not isinstance(item, dict):
+        raise foreign_format(path, f"interaction {index} is a {type(item).__name__}, not a mapping")
     match = item.get(MATCH_KEY)
     return Interaction(
         check_request(path, index, item.get("request")),

@@ -3,7 +3,11 @@
 Replay looks the key up in a dict, so the cost of a request does not grow with
 the number of stored interactions. Bodies are compared as JSON values: key order
 never matters, and fields the caller names as volatile (``metadata``, ``user``,
-``messages.*.id``...) are removed before comparing.
+``messages.*.id``...) are removed before comparing. The query is compared as
+sorted pairs, without the parameters the caller names (``beta``,
+``api-version``...). Credentials (query parameters and body fields named like
+one, see :mod:`harness.recording._redact`) are compared as redacted, since the
+file only ever holds them redacted.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
+
+from harness.recording._redact import may_hold_credentials, redact_json, redact_query_pairs
 
 __all__ = ["BodyNormalizer", "MatchKey", "canonical_json", "normalize_body", "parse_match_line"]
 
@@ -31,10 +37,15 @@ class MatchKey(NamedTuple):
     body: str
 
     @classmethod
-    def build(cls, method: str, uri: str, body: str) -> MatchKey:
+    def build(
+        cls, method: str, uri: str, body: str, ignore_query: frozenset[str] = frozenset()
+    ) -> MatchKey:
         """Key for ``method uri`` with an already canonical ``body``."""
         parts = urlsplit(uri)
-        query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        pairs = parse_qsl(parts.query, keep_blank_values=True) if parts.query else []
+        if ignore_query:
+            pairs = [(k, v) for k, v in pairs if k.lower() not in ignore_query]
+        query = tuple(sorted(redact_query_pairs(pairs)))
         return cls(method.upper(), parts.path or "/", query, body)
 
     @property
@@ -106,10 +117,16 @@ class BodyNormalizer:
         ignore_fields: dotted paths to remove from JSON bodies before comparing,
             e.g. ``"metadata"``, ``"stream_options.include_usage"``,
             ``"messages.*.id"`` (``*`` is any key or any list item).
+        ignore_query_params: query parameter names left out of the key
+            (case-insensitive), e.g. ``("beta", "api-version")``.
     """
 
-    def __init__(self, ignore_fields: Iterable[str] = ()) -> None:
+    def __init__(
+        self, ignore_fields: Iterable[str] = (), ignore_query_params: Iterable[str] = ()
+    ) -> None:
         self.ignore_fields = tuple(ignore_fields)
+        self.ignore_query_params = tuple(ignore_query_params)
+        self._ignored_query = frozenset(name.lower() for name in self.ignore_query_params)
         self._paths = _parse_paths(self.ignore_fields)
 
     def value(self, body: bytes | str | None) -> Any:
@@ -124,11 +141,11 @@ class BodyNormalizer:
             return body
         for path in self._paths:
             value = _drop(value, path)
-        return value
+        return redact_json(value) if may_hold_credentials(body) else value
 
     def key(self, method: str, uri: str, body: bytes | str | None) -> MatchKey:
         """The match key of one request."""
-        return MatchKey.build(method, uri, canonical_json(self.value(body)))
+        return MatchKey.build(method, uri, canonical_json(self.value(body)), self._ignored_query)
 
 
 def normalize_body(body: bytes | str | None, ignore_fields: Iterable[str] = ()) -> str:

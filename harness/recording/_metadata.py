@@ -24,8 +24,9 @@ SIMULATOR_HEADER = "x-harness-simulator"
 class CassetteMetadata(BaseModel):
     """Where and when a cassette was recorded (schema version 1).
 
-    ``ignore_body_fields`` and ``interaction_count`` describe the stored
-    ``harness_match`` lines, which let a replay index the file without parsing it.
+    ``ignore_body_fields``, ``ignore_query_params`` and ``interaction_count``
+    describe the stored ``harness_match`` lines, which let a replay index the file
+    without parsing it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -39,6 +40,7 @@ class CassetteMetadata(BaseModel):
     ignore_body_fields: tuple[str, ...] = ()
     interaction_count: int | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+    ignore_query_params: tuple[str, ...] = ()
 
 
 def _provider(path: str, host: str) -> str | None:
@@ -59,6 +61,7 @@ def describe_recording(
     simulated: bool,
     overrides: Mapping[str, Any] | None,
     ignore_body_fields: Sequence[str] = (),
+    ignore_query_params: Sequence[str] = (),
 ) -> CassetteMetadata:
     """Metadata for interactions given as ``(uri, normalized request body)`` pairs.
 
@@ -83,4 +86,5 @@ def describe_recording(
         recorded_against=against,
         ignore_body_fields=tuple(ignore_body_fields),
         extra=extra,
+        ignore_query_params=tuple(ignore_query_params),
     )

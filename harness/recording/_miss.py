@@ -34,6 +34,10 @@ def missing_cassette_error(path: Path, rerecord_hint: str | None) -> CassetteErr
     )
 
 
+def _query(key: MatchKey) -> str:
+    return "?" + "&".join(f"{k}={v}" for k, v in key.query) if key.query else "(none)"
+
+
 def _preview(value: Any) -> str:
     text = value if isinstance(value, str) else canonical_json(value)
     if len(text) > _BODY_PREVIEW:
@@ -62,16 +66,28 @@ def unmatched_request_error(
         lines.append(f"The cassette has no {key.method} {key.path} request at all.")
     else:
         index, recorded = closest
-        played = " (already played)" if cassette.play_counts[index] else ""
-        differences = describe_difference(recorded, body) or [
-            "no difference in the body: the recording was already played; "
-            "the request was sent more often than when recorded"
-        ]
+        stored = cassette.key_at(index)
+        was_played = bool(cassette.play_counts[index])
+        differences = describe_difference(recorded, body)
+        if stored.query != key.query:
+            differences.insert(0, f"query: {_query(stored)} -> {_query(key)}")
+        if not differences:
+            differences = [
+                "no difference in path, query or body: the recording was already played; "
+                "the request was sent more often than when recorded"
+                if was_played
+                else "no difference in path, query or body, yet the interaction is not "
+                "available to replay (recorded in this session)"
+            ]
+        played = " (already played)" if was_played else ""
         lines.append(f"Nearest recorded request: interaction {index}{played}; recorded -> now:")
         lines.extend(f"  {line}" for line in differences)
     ignored = cassette.options.normalizer.ignore_fields
     if ignored:
         lines.append(f"(ignored body fields: {', '.join(ignored)})")
+    ignored_query = cassette.options.normalizer.ignore_query_params
+    if ignored_query:
+        lines.append(f"(ignored query parameters: {', '.join(ignored_query)})")
     lines.append(
         f"If the change is intended, re-record: {_hint(cassette.options.rerecord_hint, 'rewrite')}"
     )

@@ -1,11 +1,15 @@
 """Secret scan: find key-like strings in cassette data before it reaches disk.
 
 Auth headers are dropped at record time; this scan is the second line, for keys
-that travel in bodies (a prompt quoting a ``.env`` file, a tool result...).
+that travel in bodies (a prompt quoting a ``.env`` file, a tool result...). Besides
+known key shapes it flags any long high-entropy value written right after a
+credential-like name (``api_key=...``, ``"client_secret": "..."``), and it reads
+compressed (gzip, deflate, zstd) binary bodies after decoding them.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -13,13 +17,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Finding", "scan_data"]
+from harness.recording._encoding import decode_body
+
+__all__ = ["Finding", "high_entropy", "scan_data"]
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
     ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
 )
+# "token" must not be followed by "s" (max_tokens); a thinking block's "signature"
+# is high-entropy but no credential, so it is not a name here.
+_CREDENTIAL_NAME = (
+    r"(?:(?<![A-Za-z0-9])(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token"
+    r"|id[_-]?token|x-api-key)"
+    # Bare words only as a whole name: "key=", not "idempotency_key" or "cache-key".
+    r"|(?<![A-Za-z0-9_-])(?:token|key|secret))"
+)
+_NAMED_VALUE = re.compile(
+    _CREDENTIAL_NAME + r"""["']?\s*[:=]\s*["']?(?P<value>[A-Za-z0-9_\-./+~]{16,}={0,2})""",
+    re.IGNORECASE,
+)
+_MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
 _ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
 
@@ -47,6 +67,15 @@ class Finding:
         return f"{self.path}: {where}, {self.field}: {self.kind} {self.excerpt}".rstrip()
 
 
+def high_entropy(value: str) -> bool:
+    """Whether ``value`` looks random: letters and digits, Shannon entropy >= 3.5 bits."""
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    counts = [value.count(c) for c in set(value)]
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+    return entropy >= _MIN_ENTROPY
+
+
 def _redact(secret: str) -> str:
     return f"{secret[:6]}… ({len(secret)} chars)"
 
@@ -64,7 +93,7 @@ def _strings(value: Any, field: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, str):
         yield field, value
     elif isinstance(value, bytes):
-        yield field, value.decode("utf-8", errors="replace")
+        yield field, _decoded(value).decode("utf-8", errors="replace")
     elif isinstance(value, Mapping):
         for key, item in value.items():
             yield from _strings(str(key), f"{field}.<key>" if field else "<key>")
@@ -74,6 +103,19 @@ def _strings(value: Any, field: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{field}[{index}]")
 
 
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x78", "deflate"))
+
+
+def _decoded(body: bytes) -> bytes:
+    """A compressed body decoded (it is scanned as the reader of the file would see it)."""
+    for magic, coding in _COMPRESSED:
+        if body.startswith(magic):
+            decoded = decode_body(body, [coding])
+            if decoded is not None:
+                return decoded
+    return body
+
+
 def _scan_value(
     path: Path, interaction: int | None, value: Any, prefix: str, patterns: list[Any]
 ) -> Iterator[Finding]:
@@ -81,6 +123,11 @@ def _scan_value(
         for kind, pattern in patterns:
             for match in pattern.finditer(text):
                 yield Finding(path, interaction, field, kind, _redact(match.group(0)))
+        for match in _NAMED_VALUE.finditer(text):
+            value = match.group("value")
+            if high_entropy(value) and not value.startswith("sk-"):  # sk- is reported above
+                kind = "high-entropy value after a credential name"
+                yield Finding(path, interaction, field, kind, _redact(value))
 
 
 def scan_data(path: Path, data: Any) -> list[Finding]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import CassetteError
 from harness.recording._guard import block_network
+from harness.recording._logfilter import quiet_http_logs
 from harness.recording._matching import BodyNormalizer
 from harness.recording._metadata import CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
@@ -104,6 +105,7 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
         # patched, and the stack lifts the guard again.
         patcher = HarnessCassette.use(path=os.fspath(self._path), options=self._options)
         with contextlib.ExitStack() as stack:
+            stack.enter_context(quiet_http_logs())
             if self._guard:
                 stack.enter_context(block_network())
             self._cassette = stack.enter_context(patcher)
@@ -141,6 +143,7 @@ def use_cassette(
     *,
     record_mode: str | RecordMode = RecordMode.NONE,
     ignore_body_fields: Iterable[str] = (),
+    ignore_query_params: Iterable[str] = (),
     allow_unplayed: bool = True,
     metadata: Mapping[str, Any] | None = None,
     rerecord_hint: str | None = None,
@@ -157,6 +160,9 @@ def use_cassette(
         record_mode: see :class:`RecordMode`; ``"none"`` only replays.
         ignore_body_fields: dotted body paths to ignore when matching, e.g.
             ``("metadata", "user", "messages.*.id")``.
+        ignore_query_params: query parameters to ignore when matching
+            (case-insensitive), e.g. ``("beta", "api-version")``: an SDK that
+            stopped sending ``?beta=true`` still replays an older recording.
         allow_unplayed: when False, stored interactions left unused fail the block.
         metadata: extra ``harness:`` metadata to save (``provider``/``model`` override
             what is detected from the traffic).
@@ -183,7 +189,7 @@ def use_cassette(
     mode = parse_record_mode(record_mode)
     options = CassetteOptions(
         mode=mode,
-        normalizer=BodyNormalizer(ignore_body_fields),
+        normalizer=BodyNormalizer(ignore_body_fields, ignore_query_params),
         rerecord_hint=rerecord_hint,
         save_error_responses=save_error_responses,
         metadata=dict(metadata) if metadata else None,

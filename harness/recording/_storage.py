@@ -106,9 +106,11 @@ def save_cassette(
         for i in interactions
     ]
     counted = metadata.model_copy(update={"interaction_count": len(items)})
+    # Written only when set: files recorded without it stay byte-identical to before.
+    unset = None if counted.ignore_query_params else {"ignore_query_params"}
     data: dict[str, Any] = {
         "version": FORMAT_VERSION,
-        METADATA_KEY: counted.model_dump(mode="json"),
+        METADATA_KEY: counted.model_dump(mode="json", exclude=unset),
         "interactions": items,  # last: the fast loader splits the rest of the file
     }
     findings = scan_data(path, data)

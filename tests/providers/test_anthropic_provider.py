@@ -256,7 +256,8 @@ def test_text_tool_use_usage_and_stop_reason(loopback: Any, provider: AnthropicP
     response = provider.complete(ask(tools=(READ,)))
     assert response.text == "Let me read it."
     assert response.tool_calls == (ToolCall(id="toolu_a", name="read", arguments={"path": "a"}),)
-    assert (response.usage.input_tokens, response.usage.output_tokens) == (30, 7)
+    # Anthropic's input_tokens leaves the cache read out; harness counts every prompt token.
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (50, 7)
     assert response.usage.cached_input_tokens == 20
     assert (response.stop_reason, response.model, response.raw_id) == (
         "tool_use",

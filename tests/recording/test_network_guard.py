@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _socket
 import socket
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -98,3 +100,90 @@ def test_nesting_and_threads_share_one_refcounted_patch() -> None:
 )
 def test_is_loopback(host: str, expected: bool) -> None:
     assert is_loopback(host) is expected
+
+
+def _on(factory: Callable[[], Any], method: str, *args: object) -> Callable[[], object]:
+    """Call ``method`` on a fresh socket from ``factory``, closing it whatever happens."""
+
+    def attempt() -> object:
+        sock = factory()
+        try:
+            return getattr(sock, method)(*args)
+        finally:
+            sock.close()
+
+    return attempt
+
+
+def _raw(kind: int = socket.SOCK_STREAM) -> Callable[[], Any]:
+    return lambda: _socket.socket(socket.AF_INET, kind)
+
+
+def _udp() -> Any:
+    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+
+
+@pytest.mark.parametrize(
+    "attempt",
+    [
+        pytest.param(_on(_raw(), "connect", BLACKHOLE), id="_socket-connect"),
+        pytest.param(_on(_raw(), "connect_ex", BLACKHOLE), id="_socket-connect_ex"),
+        pytest.param(
+            _on(_raw(socket.SOCK_DGRAM), "sendto", b"x", BLACKHOLE), id="_socket-udp-sendto"
+        ),
+        pytest.param(_on(_udp, "sendto", b"x", BLACKHOLE), id="udp-sendto"),
+        pytest.param(_on(_udp, "sendto", b"x", 0, BLACKHOLE), id="udp-sendto-flags"),
+        pytest.param(_on(_udp, "sendmsg", [b"x"], [], 0, BLACKHOLE), id="udp-sendmsg"),
+        pytest.param(lambda: socket.gethostbyname("api.openai.com"), id="gethostbyname"),
+        pytest.param(lambda: socket.gethostbyname_ex("api.openai.com"), id="gethostbyname_ex"),
+        pytest.param(lambda: _socket.gethostbyname("api.openai.com"), id="_socket-gethostbyname"),
+        pytest.param(lambda: _socket.getaddrinfo("api.openai.com", 443), id="_socket-getaddrinfo"),
+    ],
+)
+def test_lower_level_paths_are_refused_too(attempt: Callable[[], object]) -> None:
+    with block_network(), pytest.raises(NetworkBlockedError, match=r"10\.255\.255\.1|api\.openai"):
+        attempt()
+
+
+def test_loopback_udp_and_lookups_stay_allowed() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as receiver:
+        receiver.bind(("127.0.0.1", 0))
+        address = receiver.getsockname()
+        with block_network():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
+                sender.sendto(b"ping", address)
+                sender.sendmsg([b"pong"], [], 0, address)
+            raw = _socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            raw.sendto(b"raw", address)
+            raw.close()
+            assert socket.gethostbyname("localhost").startswith("127.")
+            assert _socket.gethostbyname_ex("127.0.0.1")[2] == ["127.0.0.1"]
+        received = {receiver.recv(16) for _ in range(3)}
+    assert received == {b"ping", b"pong", b"raw"}
+
+
+def test_everything_is_restored_afterwards() -> None:
+    before = (
+        _socket.socket,
+        _socket.SocketType,
+        socket.gethostbyname,
+        socket.gethostbyname_ex,
+        socket.getaddrinfo,
+        _socket.gethostbyname,
+        _socket.getaddrinfo,
+        dict(socket.socket.__dict__),
+    )
+    with block_network():
+        assert _socket.socket is not before[0]
+        assert socket.gethostbyname is not before[2]
+    after = (
+        _socket.socket,
+        _socket.SocketType,
+        socket.gethostbyname,
+        socket.gethostbyname_ex,
+        socket.getaddrinfo,
+        _socket.gethostbyname,
+        _socket.getaddrinfo,
+        dict(socket.socket.__dict__),
+    )
+    assert after == before

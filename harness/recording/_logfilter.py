@@ -1,0 +1,114 @@
+"""Keep credentials out of HTTP and SDK logs while a cassette is active.
+
+vcrpy logs every request it does not find (``<Request (POST) https://...?key=...>``)
+at INFO, httpx logs each URL, and the SDKs log request options (headers included)
+at DEBUG. While a cassette is active, the loggers of vcr, httpx/httpx2,
+httpcore/httpcore2, openai and anthropic (and their existing children) get a
+filter that redacts, in the final message: credential query values, the values
+of auth headers, and ``sk-``-shaped keys. A filter on a logger only sees the
+records created on that logger, so each existing logger of those families gets
+one, and the family roots are raised to WARNING for the duration, so a child
+logger created later (and so unfiltered) still prints nothing at INFO/DEBUG.
+Refcounted like the network guard; everything is restored afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+from collections.abc import Iterator
+from typing import Final
+
+from harness.recording._redact import REDACTED, is_credential_param
+
+__all__ = ["FAMILIES", "quiet_http_logs", "redact_log_text"]
+
+FAMILIES: Final = ("vcr", "httpx", "httpx2", "httpcore", "httpcore2", "openai", "anthropic")
+_QUERY_PAIR = re.compile(r"([?&;])([^=&#\s'\"]+)=([^&#\s'\"]*)")
+_HEADER = re.compile(
+    r"""(['"]?(?:authorization|x-api-key|api-key|cookie|set-cookie|openai-organization"""
+    r"""|openai-project|proxy-authorization)['"]?\s*[:=,]\s*\(?['"]?)([^'"\n,)]+)""",
+    re.IGNORECASE,
+)
+_KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{6,}")
+_BEARER = re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]+=*", re.IGNORECASE)
+
+_lock = threading.Lock()
+_depth = 0
+_installed: list[tuple[logging.Logger, logging.Filter]] = []
+_levels: dict[str, int] = {}
+
+
+def redact_log_text(text: str) -> str:
+    """``text`` with credential query values, auth header values and keys replaced."""
+
+    def query(match: re.Match[str]) -> str:
+        if is_credential_param(match.group(2)) and match.group(3):
+            return f"{match.group(1)}{match.group(2)}={REDACTED}"
+        return match.group(0)
+
+    text = _QUERY_PAIR.sub(query, text)
+    text = _HEADER.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _BEARER.sub("Bearer " + REDACTED, text)
+    return _KEY.sub(REDACTED, text)
+
+
+class _RedactingFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: let logging report it as usual
+            return True
+        redacted = redact_log_text(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+def _family_loggers() -> list[logging.Logger]:
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if any(name == family or name.startswith(family + ".") for family in FAMILIES)
+    ]
+    return [logging.getLogger(name) for name in sorted({*names, *FAMILIES})]
+
+
+def _install() -> None:
+    for logger in _family_loggers():
+        log_filter = _RedactingFilter()
+        logger.addFilter(log_filter)
+        _installed.append((logger, log_filter))
+    for family in FAMILIES:
+        logger = logging.getLogger(family)
+        _levels[family] = logger.level
+        if logger.getEffectiveLevel() < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+
+
+def _uninstall() -> None:
+    for logger, log_filter in _installed:
+        logger.removeFilter(log_filter)
+    _installed.clear()
+    for family, level in _levels.items():
+        logging.getLogger(family).setLevel(level)
+    _levels.clear()
+
+
+@contextlib.contextmanager
+def quiet_http_logs() -> Iterator[None]:
+    """Redact and quiet the HTTP/SDK loggers inside the block."""
+    global _depth
+    with _lock:
+        if _depth == 0:
+            _install()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _uninstall()

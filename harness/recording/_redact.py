@@ -1,0 +1,172 @@
+"""Credentials outside the auth headers: query parameters and body fields.
+
+Header secrets are dropped by allow-list (:mod:`harness.recording._filters`).
+A key can also travel as ``?key=...`` (Google-style APIs, signed URLs) or as a
+JSON field (``{"api_key": ...}`` in a tool payload, an OAuth token response).
+Those values are replaced by :data:`REDACTED` in what is stored and in what is
+matched, so a replay still finds a request whose live value differs.
+
+The name rules are written as words: a name is split at ``_``, ``-``, ``.``
+and camelCase humps, then lower-cased. A query parameter is a credential when
+any word is one of :data:`QUERY_WORDS`. A body field is stricter, since bodies
+carry ordinary fields such as ``max_tokens``, ``input_tokens``, a thinking
+block's ``signature`` or a dict ``key``: its *last* word must be one of
+:data:`FIELD_WORDS` (``tokens`` is not ``token``), or it ends in ``key``
+after ``api``/``access``/``secret``/``private``/``auth``/``client``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "FIELD_WORDS",
+    "QUERY_WORDS",
+    "REDACTED",
+    "is_credential_field",
+    "is_credential_param",
+    "may_hold_credentials",
+    "redact_json",
+    "redact_query_pairs",
+    "redact_text_body",
+    "redact_uri",
+    "words",
+]
+
+REDACTED: Final = "REDACTED"
+QUERY_WORDS: Final = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "signature",
+        "sig",
+        "password",
+        "passwd",
+        "auth",
+        "credential",
+        "credentials",
+    }
+)
+FIELD_WORDS: Final = frozenset(
+    {
+        "token",
+        "apikey",
+        "secret",
+        "password",
+        "passwd",
+        "credential",
+        "credentials",
+        "authorization",
+    }
+)
+_KEY_OWNERS: Final = frozenset({"api", "access", "secret", "private", "auth", "client"})
+# Subtrees whose "token" fields are text pieces (OpenAI logprobs), never credentials.
+_NOT_CREDENTIALS: Final = frozenset({"logprobs", "top_logprobs"})
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[_\-.\s]+")
+# Every name the rules above accept contains one of these (case aside); text
+# without any is left alone unparsed. "token(?!s)": usage fields are plural.
+_HINT = r"token(?!s)|secret|passw|credential|authoriz|key"
+_NAME_HINT = re.compile(_HINT, re.IGNORECASE)
+_NAME_HINT_BYTES = re.compile(_HINT.encode(), re.IGNORECASE)
+
+
+def words(name: str) -> list[str]:
+    """``name`` split into lower-case words (``apiKey`` -> ``["api", "key"]``)."""
+    return [w.lower() for w in _SEPARATORS.split(_HUMP.sub("_", name)) if w]
+
+
+def is_credential_param(name: str) -> bool:
+    """Whether a query parameter called ``name`` carries a credential."""
+    return any(word in QUERY_WORDS for word in words(name))
+
+
+def is_credential_field(name: str) -> bool:
+    """Whether a JSON body field called ``name`` carries a credential."""
+    parts = words(name)
+    if not parts:
+        return False
+    last = parts[-1]
+    if last in FIELD_WORDS:
+        return True
+    return last == "key" and len(parts) > 1 and parts[-2] in _KEY_OWNERS
+
+
+def may_hold_credentials(text: str | bytes) -> bool:
+    """False when ``text`` names no credential field at all (a cheap pre-check)."""
+    if isinstance(text, bytes):
+        return _NAME_HINT_BYTES.search(text) is not None
+    return _NAME_HINT.search(text) is not None
+
+
+def redact_query_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Query pairs with every credential value replaced."""
+    return [(k, REDACTED if v and is_credential_param(k) else v) for k, v in pairs]
+
+
+def redact_uri(uri: str) -> str:
+    """``uri`` with credential query values replaced (unchanged when there are none)."""
+    parts = urlsplit(uri)
+    if not parts.query:
+        return uri
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    redacted = redact_query_pairs(pairs)
+    if redacted == pairs:
+        return uri
+    return urlunsplit(parts._replace(query=urlencode(redacted, safe="/:")))
+
+
+def redact_json(value: Any) -> Any:
+    """A JSON value with credential-named string fields replaced (the same object if none)."""
+    if isinstance(value, dict):
+        changed: dict[str, Any] | None = None
+        for key, item in value.items():
+            if key in _NOT_CREDENTIALS:
+                continue
+            if isinstance(item, str):
+                new: Any = REDACTED if item and is_credential_field(key) else item
+            else:
+                new = redact_json(item) if isinstance(item, (dict, list)) else item
+            if new is not item:
+                changed = changed if changed is not None else dict(value)
+                changed[key] = new
+        return value if changed is None else changed
+    if isinstance(value, list):
+        items = [redact_json(item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+def _redact_event_stream(text: str) -> str:
+    lines = text.split("\n")
+    for position, line in enumerate(lines):
+        if not line.startswith("data:") or not _NAME_HINT.search(line):
+            continue
+        try:
+            data = json.loads(line[5:])
+        except ValueError:
+            continue
+        redacted = redact_json(data)
+        if redacted is not data:
+            lines[position] = "data: " + json.dumps(redacted, ensure_ascii=False)
+    return "\n".join(lines)
+
+
+def redact_text_body(text: str) -> str:
+    """A stored text body (JSON or an event stream) with credential fields replaced."""
+    if not _NAME_HINT.search(text):
+        return text  # the common case: nothing named like a credential at all
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text
+        redacted = redact_json(data)
+        return text if redacted is data else json.dumps(redacted, ensure_ascii=False)
+    return _redact_event_stream(text)
