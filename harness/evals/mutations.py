@@ -108,7 +108,7 @@ def _shift(text: str) -> str:
     """Every digit +1 and every letter one on (9->0, Z->A): same shape, other value."""
     out = []
     for ch in text:
-        if ch.isdigit():
+        if "0" <= ch <= "9":
             out.append(str((int(ch) + 1) % 10))
         elif "A" <= ch <= "Z":
             out.append(chr((ord(ch) - 65 + 1) % 26 + 65))
@@ -200,15 +200,15 @@ def _final_text_mutants(
 def _without_markers(text: str) -> str | None:
     if _MARKER.search(text):
         return re.sub(r"[ \t]{2,}", " ", _MARKER.sub("", text))
-    return re.sub(r"\d", "", text) if re.search(r"\d", text) else None
+    return re.sub(r"[0-9]", "", text) if re.search(r"[0-9]", text) else None
 
 
 def _altered_markers(text: str) -> str | None:
     if _MARKER.search(text):
         return _MARKER.sub(lambda m: _alter_marker(m.group(0)), text)
     return (
-        re.sub(r"\d", lambda m: str((int(m.group(0)) + 1) % 10), text)
-        if re.search(r"\d", text)
+        re.sub(r"[0-9]", lambda m: str((int(m.group(0)) + 1) % 10), text)
+        if re.search(r"[0-9]", text)
         else None
     )
 

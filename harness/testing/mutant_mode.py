@@ -201,12 +201,27 @@ def note_phase(item: pytest.Item, when: str, call: pytest.CallInfo[None]) -> Non
         kind = "skipped"
     elif isinstance(value, MutantExhaustedError):
         kind = "exhausted"
-    elif isinstance(value, AssertionError | pytest.fail.Exception):
+    elif isinstance(value, pytest.fail.Exception):
         kind = "assertion"
+    elif isinstance(value, AssertionError):
+        kind = "crash" if _raised_inside_runtime(excinfo) else "assertion"
     else:
         kind = "crash"
     message = excinfo.exconly() if kind == "crash" else str(value)
     phases[when] = (kind, _first_lines(message))
+
+
+def _raised_inside_runtime(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
+    """An ``assert`` of harness's own runtime failed: a crash, not the eval's verdict.
+
+    Assertions of the testing toolkit (trace assertions) are the eval's own.
+    """
+    import harness
+
+    package = Path(harness.__file__).parent
+    innermost = Path(str(excinfo.traceback[-1].path))
+    inside = innermost.is_relative_to(package)
+    return inside and not innermost.is_relative_to(package / "testing")
 
 
 def _first_lines(text: str, limit: int = 400) -> str:

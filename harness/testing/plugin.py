@@ -63,6 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
     options = HarnessOptions.from_config(config)
+    if options.mutants and options.update_shapes:
+        raise pytest.UsageError(
+            "--harness-mutants with --update-shapes would write mutant traces as golden "
+            "shapes; run them separately"
+        )
     config.stash[OPTIONS_KEY] = options
     if options.report is not None and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
