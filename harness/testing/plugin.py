@@ -69,7 +69,8 @@ def pytest_configure(config: pytest.Config) -> None:
             "shapes; run them separately"
         )
     config.stash[OPTIONS_KEY] = options
-    if options.report is not None and not hasattr(config, "workerinput"):
+    wanted = options.report is not None or options.mutants  # mutants: for the summary table
+    if wanted and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
 
 
@@ -150,6 +151,24 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     options = config.stash[OPTIONS_KEY]
     if collector is not None and options.report is not None:
         collector.write(options.report)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    config = terminalreporter.config
+    collector = config.stash.get(COLLECTOR_KEY, None)
+    options = config.stash[OPTIONS_KEY]
+    # With --harness-report the table goes to the report (`harness eval --mutants`
+    # prints it from there); a bare `pytest --harness-mutants` shows it here.
+    if collector is None or not options.mutants or options.report is not None:
+        return
+    from harness.evals.mutant_table import render_mutants
+
+    terminalreporter.write_sep("=", "harness mutants")
+    terminalreporter.write_line(
+        "xfailed = killed (the eval failed), XPASS(strict) = survived; other failures are "
+        "eval errors or a failed control"
+    )
+    terminalreporter.write_line(render_mutants(collector.report()))
 
 
 @pytest.hookimpl(wrapper=True)

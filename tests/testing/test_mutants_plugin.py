@@ -290,3 +290,12 @@ def test_harness_eval_mutants_prints_the_table_and_fails_on_survivors_under_xdis
 
     lenient = _harness_eval(recorded_project, "--mutants", "-k", "strong")
     assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+
+
+def test_a_bare_pytest_run_prints_the_kill_table(recorded_project: Path) -> None:
+    done = _pytest(recorded_project, "--harness-mutants", "-k", "strong")
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = done.stdout[done.stdout.index(" harness mutants ") :].splitlines()
+    assert summary[1].startswith("xfailed = killed (the eval failed), XPASS(strict) = survived")
+    strong = next(line for line in summary if line.startswith("strong "))
+    assert strong.split()[-2:] == ["100%", "ok"]
