@@ -38,6 +38,7 @@ __all__ = [
     "classify",
     "mutant_id",
     "qualifies",
+    "raised_inside_runtime",
     "result_property",
     "select_items",
     "serve_mutant",
@@ -204,20 +205,24 @@ def note_phase(item: pytest.Item, when: str, call: pytest.CallInfo[None]) -> Non
     elif isinstance(value, pytest.fail.Exception):
         kind = "assertion"
     elif isinstance(value, AssertionError):
-        kind = "crash" if _raised_inside_runtime(excinfo) else "assertion"
+        kind = "crash" if raised_inside_runtime(excinfo) else "assertion"
     else:
         kind = "crash"
     message = excinfo.exconly() if kind == "crash" else str(value)
     phases[when] = (kind, _first_lines(message))
 
 
-def _raised_inside_runtime(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
-    """An ``assert`` of harness's own runtime failed: a crash, not the eval's verdict.
+def raised_inside_runtime(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
+    """A bare ``assert`` of harness's own runtime failed: a crash, not the eval's verdict.
 
-    Assertions of the testing toolkit (trace assertions) are the eval's own.
+    ``TraceAssertionError`` (trace queries and shapes) and the testing toolkit's
+    assertions are the eval's own, wherever in harness they are raised.
     """
     import harness
+    from harness.core.errors import TraceAssertionError
 
+    if isinstance(excinfo.value, TraceAssertionError):
+        return False
     package = Path(harness.__file__).parent
     innermost = Path(str(excinfo.traceback[-1].path))
     inside = innermost.is_relative_to(package)

@@ -1,0 +1,31 @@
+"""Which failures kill a mutant: the eval's assertions, not the runtime's own asserts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import harness.engine.loop
+import harness.tracing
+from harness.core.errors import TraceAssertionError
+from harness.testing.mutant_mode import raised_inside_runtime
+
+
+def _raise_as_if_in(module_file: str, statement: str) -> pytest.ExceptionInfo[AssertionError]:
+    code = compile(statement, module_file, "exec")
+    with pytest.raises(AssertionError) as raised:
+        exec(code, {"TraceAssertionError": TraceAssertionError})
+    return raised
+
+
+def test_a_bare_assert_inside_the_runtime_is_a_crash() -> None:
+    raised = _raise_as_if_in(str(harness.engine.loop.__file__), "assert False, 'invariant'")
+    assert raised_inside_runtime(raised)
+
+
+def test_trace_assertions_and_the_evals_own_asserts_are_verdicts() -> None:
+    tracing = str(Path(harness.tracing.__file__).parent / "tree.py")
+    trace = _raise_as_if_in(tracing, "raise TraceAssertionError('no explore span')")
+    assert not raised_inside_runtime(trace)
+    assert not raised_inside_runtime(_raise_as_if_in(__file__, "assert 1 == 2"))
