@@ -100,5 +100,16 @@ def merge_reports(paths: list[Path]) -> EvalReport:
                 )
             seen[row.nodeid] = path
             rows.append(row)
+    mutants: dict[tuple[str, str], Path] = {}
+    for path, report in zip(paths, reports, strict=True):
+        for result in report.mutants:
+            key = (result.eval_nodeid, result.mutant)
+            if key in mutants:
+                raise ConfigurationError(
+                    f"mutant {result.mutant} of {result.eval_nodeid} is in both {mutants[key]} "
+                    f"and {path}; merge reports of disjoint shards only"
+                )
+            mutants[key] = path
     first = reports[0]
-    return first.model_copy(update={"rows": tuple(rows)}).sorted()
+    merged = tuple(m for report in reports for m in report.mutants)
+    return first.model_copy(update={"rows": tuple(rows), "mutants": merged}).sorted()

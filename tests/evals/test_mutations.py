@@ -173,3 +173,32 @@ def test_recorded_responses_parse_exactly_as_the_provider_returned_them(
     mutants = cassette_mutants(cassette, name)
     assert mutants[0].id == "original" and mutants[0].responses == decoded
     assert {"drop_call.1", "alter_marker.1", "refuse.1", "stop_early.1"} <= {m.id for m in mutants}
+
+
+def test_merging_shard_reports_keeps_their_mutants(tmp_path: Path) -> None:
+    from harness.core.errors import ConfigurationError
+    from harness.evals import EvalReport, MutantOutcome, MutantResult, merge_reports
+
+    def shard(name: str, *mutants: str) -> Path:
+        results = tuple(
+            MutantResult(
+                eval_nodeid="evals/test_x.py::test_x[openai]",
+                scenario="x",
+                provider="openai",
+                model="m",
+                mutant=mutant,
+                operator=mutant.partition(".")[0],
+                outcome=MutantOutcome.KILLED,
+            )
+            for mutant in mutants
+        )
+        path = tmp_path / name
+        EvalReport(mutants=results).write(path)
+        return path
+
+    merged = merge_reports(
+        [shard("a.json", "original", "drop_call.1"), shard("b.json", "refuse.1")]
+    )
+    assert sorted(m.mutant for m in merged.mutants) == ["drop_call.1", "original", "refuse.1"]
+    with pytest.raises(ConfigurationError, match=r"mutant refuse\.1 of evals/test_x\.py"):
+        merge_reports([shard("c.json", "refuse.1"), shard("d.json", "refuse.1")])
