@@ -13,7 +13,7 @@ from collections.abc import Generator
 import pytest
 
 from harness.evals.mutant_results import CONTROL
-from harness.testing import mutant_mode
+from harness.testing import mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -178,10 +178,10 @@ def pytest_runtest_makereport(
     report = yield
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
-        mutant_mode.note_phase(item, report.when, call)
+        mutant_outcome.note_phase(item, report.when, call)
         if report.when == "teardown":
             options = item.config.stash[OPTIONS_KEY]
-            report.user_properties.append(mutant_mode.result_property(item, options))
+            report.user_properties.append(mutant_outcome.result_property(item, options))
         return report
     # An eval that used no harness fixture (or was skipped before its fixtures
     # ran) still gets a row, so the report lists every eval.

@@ -9,7 +9,7 @@ import pytest
 import harness.engine.loop
 import harness.tracing
 from harness.core.errors import TraceAssertionError
-from harness.testing.mutant_mode import raised_inside_runtime
+from harness.testing.mutant_outcome import raised_inside_runtime
 
 
 def _raise_as_if_in(module_file: str, statement: str) -> pytest.ExceptionInfo[AssertionError]:
