@@ -106,13 +106,17 @@ def _run(args: list[str]) -> None:
 
 
 def _show_mutants(report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail_on: str) -> None:
-    from harness.evals import render_mutants, summarize_mutants
+    from harness.evals import MutantStatus, render_mutants, summarize_mutants
 
     typer.echo(render_mutants(report))
     typer.echo(f"report: {', '.join(str(p) for p in paths)}")
-    failing = [s for s in summarize_mutants(report.mutants) if s.failing]
+    summaries = summarize_mutants(report.mutants)
+    failing = [s for s in summaries if s.failing]
     if not ok:
         raise typer.Exit(1)  # pytest could not run the mutants (see its output above)
+    if fail_on == "survivors" and all(s.status is MutantStatus.NOT_MUTATED for s in summaries):
+        typer.echo("--fail-on survivors: no eval was mutated, so none has shown it can fail")
+        raise typer.Exit(1)
     if fail_on == "survivors" and failing:
         names = ", ".join(f"{s.scenario} [{s.target}]" for s in failing)
         typer.echo(f"--fail-on survivors: {len(failing)} eval(s) let mutants through: {names}")

@@ -299,3 +299,14 @@ def test_a_bare_pytest_run_prints_the_kill_table(recorded_project: Path) -> None
     assert summary[1].startswith("xfailed = killed (the eval failed), XPASS(strict) = survived")
     strong = next(line for line in summary if line.startswith("strong "))
     assert strong.split()[-2:] == ["100%", "ok"]
+
+
+def test_fail_on_survivors_refuses_a_run_where_nothing_was_mutated(
+    recorded_project: Path,
+) -> None:
+    done = _harness_eval(
+        recorded_project, "--mutants", "--fail-on", "survivors", "-k", "scripted or no_provider"
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "0 cannot fail, 0 control failed, 2 not mutated" in done.stdout
+    assert "no eval was mutated, so none has shown it can fail" in done.stdout
