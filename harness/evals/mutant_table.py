@@ -53,6 +53,11 @@ def _details(summary: EvalMutants) -> list[str]:
     if summary.status is MutantStatus.CONTROL_FAILED and summary.control is not None:
         first = summary.control.message.splitlines()[:1] or ["(no message)"]
         lines.append(f"  control failed: {first[0]}")
+    if summary.killed and summary.killed == summary.exhausted:
+        lines.append(
+            f"  note: all {summary.killed} kill(s) came from running out of responses, "
+            "none from an assertion on what the run did"
+        )
     for result in summary.survivors:
         why = f" [{result.message}]" if result.message else ""
         lines.append(f"  survived: {result.mutant} ({result.description}){why}")

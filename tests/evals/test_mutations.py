@@ -202,3 +202,53 @@ def test_merging_shard_reports_keeps_their_mutants(tmp_path: Path) -> None:
     assert sorted(m.mutant for m in merged.mutants) == ["drop_call.1", "original", "refuse.1"]
     with pytest.raises(ConfigurationError, match=r"mutant refuse\.1 of evals/test_x\.py"):
         merge_reports([shard("c.json", "refuse.1"), shard("d.json", "refuse.1")])
+
+
+def test_the_kill_table_lists_survivors_errors_and_exhaustion_only_kills() -> None:
+    from harness.evals import EvalReport, MutantOutcome, MutantResult, render_mutants
+
+    def result(nodeid: str, mutant: str, outcome: MutantOutcome, message: str = "") -> MutantResult:
+        return MutantResult(
+            eval_nodeid=nodeid,
+            scenario=nodeid.rpartition("::")[2],
+            provider="openai",
+            model="m",
+            source="simulator",
+            mutant=mutant,
+            operator=mutant.partition(".")[0],
+            description=f"{mutant} described",
+            outcome=outcome,
+            message=message,
+        )
+
+    report = EvalReport(
+        mutants=(
+            result("t::short", "original", MutantOutcome.PASS),
+            result("t::short", "drop_call.1", MutantOutcome.EXHAUSTED),
+            result("t::short", "refuse.1", MutantOutcome.SURVIVED),
+            result("t::short", "alter_marker.1", MutantOutcome.ERROR, "KeyError: 'x'\nmore"),
+            result("t::weak", "original", MutantOutcome.PASS),
+            result("t::weak", "refuse.1", MutantOutcome.SURVIVED),
+        )
+    )
+    lines = render_mutants(report).splitlines()
+    assert lines[0].split()[:4] == ["scenario", "provider/model", "source", "mutants"]
+    assert lines[2].split() == [
+        "short",
+        "openai/m",
+        "simulator",
+        "3",
+        "1",
+        "1",
+        "1",
+        "1",
+        "33%",
+        "ok",
+    ]
+    assert lines[3].startswith("  note: all 1 kill(s) came from running out of responses")
+    assert lines[4] == "  survived: refuse.1 (refuse.1 described)"
+    assert lines[5] == "  error: alter_marker.1 (alter_marker.1 described): KeyError: 'x'"
+    assert lines[6].split()[-3:] == ["0%", "CANNOT", "FAIL"]
+    assert lines[8].startswith(
+        "2 eval(s), 4 mutant(s): 1 killed (1 exhausted), 2 survived, 1 error(s)"
+    )
