@@ -68,6 +68,11 @@ def pytest_configure(config: pytest.Config) -> None:
             "--harness-mutants with --update-shapes would write mutant traces as golden "
             "shapes; run them separately"
         )
+    if options.mutants and options.record_mode != "none":
+        raise pytest.UsageError(
+            f"--harness-mutants replays existing cassettes and records nothing; drop "
+            f"--record-mode {options.record_mode}, or record first and mutate after"
+        )
     config.stash[OPTIONS_KEY] = options
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):

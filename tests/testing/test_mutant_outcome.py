@@ -1,4 +1,4 @@
-"""Which failures kill a mutant: the eval's assertions, not the runtime's own asserts."""
+"""Mutant runs: which failures kill a mutant, and the options a mutant run refuses."""
 
 from __future__ import annotations
 
@@ -29,3 +29,20 @@ def test_trace_assertions_and_the_evals_own_asserts_are_verdicts() -> None:
     trace = _raise_as_if_in(tracing, "raise TraceAssertionError('no explore span')")
     assert not raised_inside_runtime(trace)
     assert not raised_inside_runtime(_raise_as_if_in(__file__, "assert 1 == 2"))
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--update-shapes",), "would write mutant traces as golden shapes"),
+        (("--record-mode", "once"), "replays existing cassettes and records nothing"),
+    ],
+    ids=["update-shapes", "record-mode"],
+)
+def test_mutants_refuse_options_that_would_write(
+    pytester: pytest.Pytester, extra: tuple[str, ...], message: str
+) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    done = pytester.runpytest("--harness-mutants", *extra)
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in done.stderr.str()
