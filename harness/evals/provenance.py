@@ -10,6 +10,10 @@ no such block, so its recorded hosts and responses decide:
 - anything else (a loopback server that is not ``harness sim``: a local model or
   a mock, harness cannot tell which; a mix; no interactions) -> unknown.
 
+The same host rule guards the metadata: a file marked simulated whose hosts
+include a remote one mixes simulator and live answers (re-recorded in mode
+``all``, which keeps the interactions it did not replace), so it is unknown.
+
 The reader here only needs the header and the request hosts, so it parses the
 YAML itself instead of reaching into the recording layer's private loader.
 """
@@ -78,10 +82,16 @@ def source_of_recording(recorded_against: str | None) -> Source:
     """The source a harness cassette's ``recorded_against`` field names."""
     if not recorded_against:
         return Source.UNKNOWN
-    if recorded_against.rstrip().endswith(SIMULATOR_MARK):
-        return Source.SIMULATOR
-    hosts = [_host(part.strip()) for part in recorded_against.split(",") if part.strip()]
-    if hosts and not any(_is_loopback(host) for host in hosts):
+    text = recorded_against.strip()
+    simulated = text.endswith(SIMULATOR_MARK)
+    text = text.removesuffix(SIMULATOR_MARK)
+    hosts = [_host(part.strip()) for part in text.split(",") if part.strip()]
+    local = [_is_loopback(host) for host in hosts]
+    if simulated:
+        # harness marks a file simulated when *any* answer came from the simulator;
+        # a remote host beside it means live answers were mixed in (mode all).
+        return Source.SIMULATOR if all(local) else Source.UNKNOWN
+    if hosts and not any(local):
         return Source.LIVE
     return Source.UNKNOWN
 

@@ -73,6 +73,7 @@ def _harness_cassette(tmp_path: Path, recorded_against: str | None, name: str = 
         ("localhost:11434", Source.UNKNOWN),
         ("[::1]:8080", Source.UNKNOWN),
         ("api.openai.com, 127.0.0.1:8000", Source.UNKNOWN),
+        ("127.0.0.1:18765, api.openai.com (harness simulator)", Source.UNKNOWN),
         (None, Source.UNKNOWN),
     ],
     ids=[
@@ -84,6 +85,7 @@ def _harness_cassette(tmp_path: Path, recorded_against: str | None, name: str = 
         "localhost",
         "v6-loop",
         "mix",
+        "sim-and-live",
         "none",
     ],
 )
