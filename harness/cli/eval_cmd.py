@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from harness.cli.main import app, fail
+
+if TYPE_CHECKING:
+    from harness.evals import EvalReport
 
 __all__ = ["eval_command"]
 
 _HELP = """Run the scenario evals (replay by default) and print a table.
 
 \b
-harness eval [--report PATH] [--epochs N] [--evals-dir DIR] [PYTEST ARGS...]
+harness eval [--report PATH] [--epochs N] [--evals-dir DIR] [--baseline PATH]
+             [PYTEST ARGS...]
     PYTEST ARGS pass through: -n auto, -k edit, --harness-provider openai,
     --harness-model MODEL, --record-mode once, --harness-base-url URL, ...
+    --baseline PATH: then compare with that report; exit 1 on a regression.
+harness eval --mutants [--fail-on survivors] [PYTEST ARGS...]
+    Replay every recorded eval against perturbed model responses derived from
+    its cassette (offline) and show which mutants each eval killed.
 harness eval compare OLD NEW [--fail-on regression]
 harness eval merge REPORT... --output PATH
 """
@@ -42,20 +51,43 @@ def eval_command(ctx: typer.Context) -> None:
 
 def _run(args: list[str]) -> None:
     from harness.core.errors import HarnessError
-    from harness.evals import render_pass_rates, render_table, run_evals
+    from harness.evals import (
+        compare_reports,
+        load_report,
+        render_pass_rates,
+        render_table,
+        run_evals,
+    )
 
     parser = argparse.ArgumentParser(prog="harness eval", add_help=False)
     parser.add_argument("--report", type=Path, default=None)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--evals-dir", type=Path, default=Path("evals"))
+    parser.add_argument("--baseline", type=Path, default=None)
+    parser.add_argument("--mutants", action="store_true")
+    parser.add_argument("--fail-on", choices=("survivors", "never"), default=None)
     known, passthrough = parser.parse_known_args(args)
+    if known.mutants and known.baseline is not None:
+        fail("--baseline compares eval rows; run it without --mutants")
+    if known.fail_on is not None and not known.mutants:
+        fail("--fail-on survivors applies to --mutants; use `harness eval compare` otherwise")
+    baseline: EvalReport | None = None
     try:
+        if known.baseline is not None:
+            baseline = load_report(known.baseline)  # before running: a bad path fails fast
         run = run_evals(
-            passthrough, evals_dir=known.evals_dir, report_path=known.report, epochs=known.epochs
+            passthrough,
+            evals_dir=known.evals_dir,
+            report_path=known.report,
+            epochs=known.epochs,
+            mutants=known.mutants,
         )
     except HarnessError as exc:
         fail(str(exc))
     typer.echo("")
+    if known.mutants:
+        _show_mutants(run.report, run.paths, ok=run.ok, fail_on=known.fail_on or "never")
+        return
     if run.report.rows:
         typer.echo(render_table(run.report))
         if known.epochs > 1:
@@ -63,7 +95,31 @@ def _run(args: list[str]) -> None:
     else:
         typer.echo("no eval ran (is anything marked @pytest.mark.eval under the evals folder?)")
     typer.echo(f"report: {', '.join(str(p) for p in run.paths)}")
-    if not run.ok:
+    regressed = False
+    if baseline is not None:
+        comparison = compare_reports(baseline, run.report)
+        typer.echo(f"\ncompared with the baseline {known.baseline}:")
+        typer.echo(comparison.render())
+        regressed = bool(comparison.regressions)
+    if not run.ok or regressed:
+        raise typer.Exit(1)
+
+
+def _show_mutants(report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail_on: str) -> None:
+    from harness.evals import MutantStatus, render_mutants, summarize_mutants
+
+    typer.echo(render_mutants(report))
+    typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+    summaries = summarize_mutants(report.mutants)
+    failing = [s for s in summaries if s.failing]
+    if not ok:
+        raise typer.Exit(1)  # pytest could not run the mutants (see its output above)
+    if fail_on == "survivors" and all(s.status is MutantStatus.NOT_MUTATED for s in summaries):
+        typer.echo("--fail-on survivors: no eval was mutated, so none has shown it can fail")
+        raise typer.Exit(1)
+    if fail_on == "survivors" and failing:
+        names = ", ".join(f"{s.scenario} [{s.target}]" for s in failing)
+        typer.echo(f"--fail-on survivors: {len(failing)} eval(s) let mutants through: {names}")
         raise typer.Exit(1)
 
 

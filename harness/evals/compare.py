@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from harness.evals.provenance import Source
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
 __all__ = ["Change", "Comparison", "compare_reports"]
@@ -39,15 +40,33 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Comparison:
     changes: tuple[Change, ...] = field(default_factory=tuple)
+    old_sources: tuple[Source, ...] = ()
+    new_sources: tuple[Source, ...] = ()
 
     @property
     def regressions(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.regression)
 
+    @property
+    def sources_differ(self) -> bool:
+        """The reports' answers come from different places (e.g. live vs simulator)."""
+        return set(self.old_sources) != set(self.new_sources)
+
+    def render_sources(self) -> list[str]:
+        """Where each report's model answers came from, and a warning when that differs."""
+        old, new = _names(self.old_sources), _names(self.new_sources)
+        lines = [f"sources: old {old}, new {new}"]
+        if self.sources_differ:
+            lines.append(
+                f"WARNING: the reports' model answers come from different sources ({old} vs "
+                f"{new}); differences may come from the source, not the model"
+            )
+        return lines
+
     def render(self) -> str:
+        lines = self.render_sources()
         if not self.changes:
-            return "no changes between the two reports"
-        lines: list[str] = []
+            return "\n".join([*lines, "no changes between the two reports"])
         for change in self.changes:
             tag = "REGRESSION" if change.regression else "changed"
             lines.append(f"{tag}: {change.scenario} [{change.provider}]")
@@ -70,7 +89,11 @@ def compare_reports(old: EvalReport, new: EvalReport) -> Comparison:
         change = _change(key, old_rows.get(key), new_rows.get(key))
         if change.notes:
             changes.append(change)
-    return Comparison(tuple(changes))
+    return Comparison(tuple(changes), old.sources, new.sources)
+
+
+def _names(sources: tuple[Source, ...]) -> str:
+    return "+".join(source.value for source in sources) or "none"
 
 
 def _change(key: tuple[str, str], old: EvalRow | None, new: EvalRow | None) -> Change:
@@ -81,6 +104,8 @@ def _change(key: tuple[str, str], old: EvalRow | None, new: EvalRow | None) -> C
     notes: list[str] = []
     if old.model != new.model:
         notes.append(f"model: {old.model} -> {new.model}")
+    if old.source is not new.source:
+        notes.append(f"source: {old.source.value} -> {new.source.value}")
     if old.verdict is not new.verdict:
         detail = f" ({new.message})" if new.message else ""
         notes.append(f"verdict: {old.verdict.value} -> {new.verdict.value}{detail}")

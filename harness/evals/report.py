@@ -1,20 +1,30 @@
-"""The eval report: one row per scenario run, versioned JSON on disk."""
+"""The eval report: one row per scenario run, versioned JSON on disk.
+
+Schema 2 added ``source`` (and the derived ``tokens_synthetic``) to every row and a
+``mutants`` section; version-1 reports still load, their rows' source derived
+(``scripted`` for the scripted provider, else ``unknown``).
+"""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
+from harness.evals.mutant_results import MutantResult
+from harness.evals.provenance import Source
 from harness.files import atomic_write_text
 
 __all__ = ["REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 
 
 class Verdict(StrEnum):
@@ -43,6 +53,22 @@ class EvalRow(BaseModel):
     duration_s: float = 0.0
     shape: str | None = None
     shape_ok: bool | None = None
+    source: Source = Source.UNKNOWN
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_source(cls, data: Any) -> Any:
+        # Rows of version-1 reports (and callers that omit it) carry no source.
+        if isinstance(data, dict) and data.get("source") is None:
+            scripted = data.get("provider", "scripted") == "scripted"
+            data = {**data, "source": Source.SCRIPTED if scripted else Source.UNKNOWN}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tokens_synthetic(self) -> bool:
+        """No real model counted these tokens (the simulator's estimate, scripted words)."""
+        return self.source.synthetic_tokens
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -63,11 +89,26 @@ class EvalReport(BaseModel):
     harness_version: str = ""
     record_mode: str = "none"
     rows: tuple[EvalRow, ...] = ()
+    mutants: tuple[MutantResult, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("schema_version") in _READABLE_VERSIONS:
+            data = {**data, "schema_version": REPORT_SCHEMA_VERSION}
+        return data
 
     def sorted(self) -> EvalReport:
         """Rows in a stable order, so serial and parallel runs compare equal."""
         rows = tuple(sorted(self.rows, key=lambda r: (r.scenario, r.provider, r.model, r.nodeid)))
-        return self.model_copy(update={"rows": rows})
+        mutants = tuple(sorted(self.mutants, key=lambda m: (m.eval_nodeid, m.order, m.mutant)))
+        return self.model_copy(update={"rows": rows, "mutants": mutants})
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        """The distinct sources of the rows (and mutated evals), in a stable order."""
+        found = {row.source for row in self.rows} | {m.source for m in self.mutants}
+        return tuple(source for source in Source if source in found)
 
     @property
     def passed(self) -> bool:
@@ -77,12 +118,20 @@ class EvalReport(BaseModel):
         atomic_write_text(path, self.sorted().model_dump_json(indent=2) + "\n")
 
 
+def _stored_version(path: Path) -> int:
+    try:
+        found = json.loads(path.read_text("utf-8")).get("schema_version")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return REPORT_SCHEMA_VERSION  # read_document names what is wrong
+    return found if found in _READABLE_VERSIONS else REPORT_SCHEMA_VERSION
+
+
 def load_report(path: Path) -> EvalReport:
-    """Read a report file; a missing, corrupt or foreign file is a clear error."""
+    """Read a report file (schema 1 or 2); a missing, corrupt or foreign file is a clear error."""
     return read_document(
         path,
         EvalReport,
-        REPORT_SCHEMA_VERSION,
+        _stored_version(path),
         what="eval report",
         error=ConfigurationError,
         consequence=f"write one with `harness eval --report {path}`",

@@ -22,9 +22,15 @@ class EvalRun:
     exit_code: int
     report: EvalReport
     paths: tuple[Path, ...]
+    mutants: bool = False
 
     @property
     def ok(self) -> bool:
+        """Every eval passed; with mutants: pytest ran them all (survivors are judged apart)."""
+        if self.mutants:
+            # Killed mutants are xfails and survivors strict xpasses: exit code 1 is
+            # expected; anything above it means pytest itself could not run them.
+            return self.exit_code in (0, 1) and bool(self.report.mutants)
         return self.exit_code == 0 and self.report.passed and bool(self.report.rows)
 
 
@@ -36,12 +42,15 @@ def run_evals(
     reports_dir: Path = Path(".harness/reports"),
     epochs: int = 1,
     cwd: Path | None = None,
+    mutants: bool = False,
 ) -> EvalRun:
     """Run ``pytest <evals_dir> -m eval`` in a subprocess, streaming its progress.
 
     ``pytest_args`` pass straight through (``-n auto``, ``-k edit``,
     ``--harness-provider openai``, ``--record-mode once``, ...). The report goes
     to ``reports_dir/eval-<timestamp>.json`` and to ``report_path`` if given.
+    With ``mutants`` every recorded eval runs against mutants of its cassette
+    instead (``--harness-mutants``); the report's ``mutants`` section holds them.
     """
     root = cwd or Path.cwd()
     if not (root / evals_dir).exists():
@@ -61,6 +70,7 @@ def run_evals(
             str(raw),
             "--harness-epochs",
             str(epochs),
+            *(["--harness-mutants"] if mutants else []),
             *pytest_args,
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
@@ -71,7 +81,7 @@ def run_evals(
         targets.append(report_path)
     for target in targets:
         report.write(target)
-    return EvalRun(exit_code, report, tuple(targets))
+    return EvalRun(exit_code, report, tuple(targets), mutants)
 
 
 def merge_reports(paths: list[Path]) -> EvalReport:
@@ -90,5 +100,16 @@ def merge_reports(paths: list[Path]) -> EvalReport:
                 )
             seen[row.nodeid] = path
             rows.append(row)
+    mutants: dict[tuple[str, str], Path] = {}
+    for path, report in zip(paths, reports, strict=True):
+        for result in report.mutants:
+            key = (result.eval_nodeid, result.mutant)
+            if key in mutants:
+                raise ConfigurationError(
+                    f"mutant {result.mutant} of {result.eval_nodeid} is in both {mutants[key]} "
+                    f"and {path}; merge reports of disjoint shards only"
+                )
+            mutants[key] = path
     first = reports[0]
-    return first.model_copy(update={"rows": tuple(rows)}).sorted()
+    merged = tuple(m for report in reports for m in report.mutants)
+    return first.model_copy(update={"rows": tuple(rows), "mutants": merged}).sorted()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from harness.evals.grid import grid_lines
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
-__all__ = ["render_pass_rates", "render_table"]
+__all__ = ["SYNTHETIC_FOOTNOTE", "render_pass_rates", "render_table"]
 
+SYNTHETIC_FOOTNOTE = "* synthetic tokens (simulator or scripted): no real model counted them"
 _HEADERS = (
     "scenario",
     "provider/model",
+    "source",
     "verdict",
     "steps",
     "llm",
@@ -23,14 +26,16 @@ _HEADERS = (
 
 def _cells(row: EvalRow) -> tuple[str, ...]:
     shape = {True: "match", False: "DIFF", None: "-"}[row.shape_ok]
+    mark = "*" if row.tokens_synthetic else ""
     return (
         row.scenario,
         f"{row.provider}/{row.model}",
+        row.source.value,
         row.verdict.value.upper() if row.verdict is not Verdict.PASS else "pass",
         str(row.steps),
         str(row.llm_calls),
         str(row.tool_calls),
-        f"{row.input_tokens}/{row.output_tokens}",
+        f"{row.input_tokens}/{row.output_tokens}{mark}",
         f"{row.duration_s:.2f}s",
         shape,
     )
@@ -38,16 +43,14 @@ def _cells(row: EvalRow) -> tuple[str, ...]:
 
 def render_table(report: EvalReport) -> str:
     """A fixed-width table of every row, then a one-line total."""
-    rows = [_cells(row) for row in report.rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEADERS)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(_HEADERS, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines = grid_lines(_HEADERS, [_cells(row) for row in report.rows])
     counts: defaultdict[Verdict, int] = defaultdict(int)
     for row in report.rows:
         counts[row.verdict] += 1
     summary = ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])
     lines.append(f"{len(report.rows)} eval run(s): {summary or 'none'}")
+    if any(row.tokens_synthetic for row in report.rows):
+        lines.append(SYNTHETIC_FOOTNOTE)
     return "\n".join(lines)
 
 

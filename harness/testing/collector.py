@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from harness.evals.mutant_results import MutantResult
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
-__all__ = ["ROW_PROPERTY", "EvalCollector"]
+__all__ = ["MUTANT_PROPERTY", "ROW_PROPERTY", "EvalCollector"]
 
 ROW_PROPERTY = "harness_eval"
+MUTANT_PROPERTY = "harness_mutant"
 _MESSAGE_CHARS = 1000
 _LINE_CHARS = 160
 
@@ -27,10 +29,15 @@ class EvalCollector:
     def __init__(self, record_mode: str) -> None:
         self.record_mode = record_mode
         self.rows: list[EvalRow] = []
+        self.mutants: list[MutantResult] = []
         self._outcomes: dict[str, tuple[Verdict, str]] = {}
 
     def on_report(self, report: pytest.TestReport) -> None:
-        data = _row_data(report)
+        mutant = _property(report, MUTANT_PROPERTY)
+        if mutant is not None:
+            self.mutants.append(MutantResult.model_validate(mutant))
+            return
+        data = _property(report, ROW_PROPERTY)
         if report.when in ("setup", "call") or (report.when == "teardown" and report.failed):
             self._note(report)
         if report.when != "teardown" or data is None:
@@ -58,16 +65,19 @@ class EvalCollector:
         from harness import __version__
 
         return EvalReport(
-            harness_version=__version__, record_mode=self.record_mode, rows=tuple(self.rows)
+            harness_version=__version__,
+            record_mode=self.record_mode,
+            rows=tuple(self.rows),
+            mutants=tuple(self.mutants),
         ).sorted()
 
     def write(self, path: Path) -> None:
         self.report().write(path)
 
 
-def _row_data(report: pytest.TestReport) -> dict[str, Any] | None:
+def _property(report: pytest.TestReport, wanted: str) -> dict[str, Any] | None:
     for name, value in report.user_properties:
-        if name == ROW_PROPERTY:
+        if name == wanted:
             data = json.loads(value) if isinstance(value, str) else value
             return data if isinstance(data, dict) else None
     return None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.testing.collector import ROW_PROPERTY
+from harness.testing.mutant_mode import mutant_id, serve_mutant
 from harness.testing.naming import scenario_name, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
@@ -73,7 +74,7 @@ def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     log = RunLog()
     yield log
     node = request.node
-    if node.get_closest_marker("eval") is not None:
+    if node.get_closest_marker("eval") is not None and mutant_id(node) is None:
         row = {"scenario": scenario_name(node), **log.summary()}
         node.user_properties.append((ROW_PROPERTY, json.dumps(row)))
 
@@ -86,7 +87,12 @@ def provider(
     harness_run_log: RunLog,
 ) -> Iterator[LLMProvider]:
     """The scripted provider, or openai/anthropic through this test's cassette."""
+    if harness_options.mutants and mutant_id(request.node) is not None:
+        with serve_mutant(request.node, harness_options, harness_run_log) as served:
+            yield served
+        return
     if provider_name == "scripted":
+        harness_run_log.source = "scripted"
         yield request.getfixturevalue("scripted_provider")
         return
     from harness.testing.recorded import DEFAULT_MODELS, cassette_path, recorded_provider
@@ -109,6 +115,19 @@ def provider(
         allow_unplayed=node.get_closest_marker("eval") is None,
     ) as recorded:
         yield recorded.provider
+    # Read after the cassette closed: a recording run has saved it by now, and a
+    # replay's source is where it was recorded, not "replay".
+    harness_run_log.source = _source_of(path)
+
+
+def _source_of(path: Path) -> str:
+    from harness.core.errors import CassetteError
+    from harness.evals.provenance import cassette_source
+
+    try:
+        return cassette_source(path).value
+    except CassetteError:
+        return "unknown"  # the run itself already failed on the unreadable cassette
 
 
 @pytest.fixture
@@ -131,7 +150,7 @@ def make_harness_app(
 ) -> Iterator[Callable[..., Application]]:
     """Build applications on the workspace: ``make_harness_app(enabled_tools=(...))``."""
     from harness import Settings, build_application
-    from harness.providers import RequestLoggingProvider, ScriptedProvider
+    from harness.providers import FunctionProvider, RequestLoggingProvider, ScriptedProvider
 
     del provider_name  # declared so that parametrising it reaches `provider`
     built: list[Application] = []
@@ -140,6 +159,9 @@ def make_harness_app(
         *, provider: LLMProvider | None = None, tools: Any = (), **overrides: Any
     ) -> Application:
         chosen = provider if provider is not None else request.getfixturevalue("provider")
+        if provider is not None:  # the test brought its own: only fakes are known to be scripted
+            fake = isinstance(provider, ScriptedProvider | FunctionProvider)
+            harness_run_log.source = "scripted" if fake else "unknown"
         if not isinstance(chosen, ScriptedProvider):
             chosen = RequestLoggingProvider(chosen)  # so tests can see what was sent
         settings = Settings(**{**harness_settings, **overrides})

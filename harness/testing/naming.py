@@ -7,8 +7,9 @@ import pytest
 __all__ = ["scenario_name", "test_name"]
 
 # Parameters that pick where a run goes rather than what it does: the provider
-# has its own cassette folder and epochs repeat the same scenario.
-_ROUTING_PARAMS = frozenset({"provider_name", "harness_epoch"})
+# has its own cassette folder, epochs repeat the same scenario and a mutant
+# (``--harness-mutants``) replays perturbed answers of the same cassette.
+_ROUTING_PARAMS = frozenset({"provider_name", "harness_epoch", "harness_mutant"})
 
 
 def _scenario_params(node: pytest.Item) -> list[str]:

@@ -62,6 +62,12 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
     )
     group.addoption("--harness-report", default=None, help="Write the eval report JSON here.")
     group.addoption("--harness-epochs", type=int, default=1, help="Repeat every eval test N times.")
+    group.addoption(
+        "--harness-mutants",
+        action="store_true",
+        help="Run every recorded eval against mutants of its cassette's responses (served in "
+        "order, offline) and report which ones it killed.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +85,7 @@ class HarnessOptions:
     report: Path | None
     epochs: int
     rootdir: Path
+    mutants: bool = False
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -98,4 +105,5 @@ class HarnessOptions:
             report=Path(report) if report else None,
             epochs=max(1, int(config.getoption("harness_epochs") or 1)),
             rootdir=root,
+            mutants=bool(config.getoption("harness_mutants", default=False)),
         )

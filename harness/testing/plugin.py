@@ -12,6 +12,8 @@ from collections.abc import Generator
 
 import pytest
 
+from harness.evals.mutant_results import CONTROL
+from harness.testing import mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -61,19 +63,47 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
     options = HarnessOptions.from_config(config)
+    if options.mutants and options.update_shapes:
+        raise pytest.UsageError(
+            "--harness-mutants with --update-shapes would write mutant traces as golden "
+            "shapes; run them separately"
+        )
+    if options.mutants and options.record_mode != "none":
+        raise pytest.UsageError(
+            f"--harness-mutants replays existing cassettes and records nothing; drop "
+            f"--record-mode {options.record_mode}, or record first and mutate after"
+        )
     config.stash[OPTIONS_KEY] = options
-    if options.report is not None and not hasattr(config, "workerinput"):
+    wanted = options.report is not None or options.mutants  # mutants: for the summary table
+    if wanted and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     options = metafunc.config.stash[OPTIONS_KEY]
-    if options.epochs > 1 and metafunc.definition.get_closest_marker("eval") is not None:
+    is_eval = metafunc.definition.get_closest_marker("eval") is not None
+    if options.epochs > 1 and is_eval:
         metafunc.fixturenames.append("harness_epoch")
         metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
+    if options.mutants and is_eval:
+        ids = [CONTROL]
+        if mutant_mode.qualifies(metafunc.fixturenames):
+            name, path = metafunc.function.__name__, metafunc.definition.path
+            ids = mutant_mode.candidate_ids(name, path, options)
+        metafunc.fixturenames.append(mutant_mode.MUTANT_PARAM)
+        metafunc.parametrize(mutant_mode.MUTANT_PARAM, ids, ids=ids)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _deselect_other_providers(config, items)
+    options = config.stash[OPTIONS_KEY]
+    if options.mutants:
+        dropped = mutant_mode.select_items(items, options)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+
+
+def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.stash[OPTIONS_KEY].provider
     if wanted is None:
         return
@@ -94,7 +124,17 @@ def _harness_epoch(request: pytest.FixtureRequest) -> int:
     return int(getattr(request, "param", 0))
 
 
+@pytest.fixture(name="harness_mutant")
+def _harness_mutant(request: pytest.FixtureRequest) -> str | None:
+    """Which mutant this run serves (``--harness-mutants``), or None."""
+    value = getattr(request, "param", None)
+    return None if value is None else str(value)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    not_mutated = item.stash.get(mutant_mode.SKIP_KEY, None)
+    if not_mutated is not None:
+        pytest.skip(f"not mutated: {not_mutated}")
     if item.get_closest_marker("live") is None:
         return
     import os
@@ -118,11 +158,36 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         collector.write(options.report)
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    config = terminalreporter.config
+    collector = config.stash.get(COLLECTOR_KEY, None)
+    options = config.stash[OPTIONS_KEY]
+    # With --harness-report the table goes to the report (`harness eval --mutants`
+    # prints it from there); a bare `pytest --harness-mutants` shows it here.
+    if collector is None or not options.mutants or options.report is not None:
+        return
+    from harness.evals.mutant_table import render_mutants
+
+    terminalreporter.write_sep("=", "harness mutants")
+    terminalreporter.write_line(
+        "xfailed = killed (the eval failed), XPASS(strict) = survived; other failures are "
+        "eval errors or a failed control"
+    )
+    terminalreporter.write_line(render_mutants(collector.report()))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if mutant_mode.mutant_id(item) is not None:
+        # A mutant run is no eval row: it goes to the report's mutants section.
+        mutant_outcome.note_phase(item, report.when, call)
+        if report.when == "teardown":
+            options = item.config.stash[OPTIONS_KEY]
+            report.user_properties.append(mutant_outcome.result_property(item, options))
+        return report
     # An eval that used no harness fixture (or was skipped before its fixtures
     # ran) still gets a row, so the report lists every eval.
     is_eval = item.get_closest_marker("eval") is not None

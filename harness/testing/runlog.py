@@ -23,6 +23,8 @@ class RunLog:
     shape_ok: bool | None = None
     provider: str = "scripted"
     model: str = "scripted"
+    # Set by the ``provider`` fixture once it knows where answers came from.
+    source: str | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -59,6 +61,7 @@ class RunLog:
             "shape_ok": self.shape_ok,
             "provider": self.provider,
             "model": self.model,
+            "source": self.source or ("scripted" if self.provider == "scripted" else "unknown"),
         }
 
 

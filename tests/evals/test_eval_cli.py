@@ -61,6 +61,7 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert header.split() == [
         "scenario",
         "provider/model",
+        "source",
         "verdict",
         "steps",
         "llm",
@@ -73,13 +74,18 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert set(rule) == {"-", " "}
     rows = [line.split() for line in body[:8]]
     assert sorted((r[0], r[1]) for r in rows) == sorted((s, t) for s in SCENARIOS for t in TARGETS)
-    assert {r[2] for r in rows} == {"pass"}
+    # Every committed cassette was recorded against `harness sim`: the table says so,
+    # and marks its token counts synthetic.
+    assert {(r[2], r[3]) for r in rows} == {("simulator", "pass")}
+    assert all(r[7].endswith("*") for r in rows)
     assert body[8] == "8 eval run(s): 8 pass"
-    assert f", {report_path}" in body[9]
+    assert body[9] == "* synthetic tokens (simulator or scripted): no real model counted them"
+    assert f", {report_path}" in body[10]
 
     report = load_report(report_path)
     assert len(report.rows) == 8 and report.passed
     assert report.record_mode == "none"
+    assert {(row.source, row.tokens_synthetic) for row in report.rows} == {("simulator", True)}
     shapes = {row.scenario: row.shape_ok for row in report.rows}
     assert shapes == {
         "approval[approve]": None,
@@ -130,7 +136,10 @@ def test_compare_shows_the_flip_and_the_shape_change(
     assert gated.exit_code == 1
     assert gated.stdout == shown.stdout
     same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "regression"])
-    assert (same.exit_code, same.stdout) == (0, "no changes between the two reports\n")
+    assert (same.exit_code, same.stdout) == (
+        0,
+        "sources: old simulator, new simulator\nno changes between the two reports\n",
+    )
 
 
 def test_merge_combines_shards_and_refuses_overlaps(

@@ -1,0 +1,142 @@
+"""What ``harness eval --mutants`` found: one result per mutant, summaries per eval.
+
+A mutant is *killed* only when the eval fails on an assertion (``assert``,
+``pytest.fail``, a trace assertion). A run that asked for more responses than
+the mutant held stops with a provider error; if the eval then fails, the mutant
+is killed but labelled ``exhausted``, so a reader sees that the kill came from
+the shortened sequence. A crash of the eval (any other exception, a fixture
+error) is ``error``: neither killed nor survived.
+
+Every eval also runs its unmutated sequence (the ``original`` control) through
+the same positional replay. If the control fails, the eval fails for a reason
+that is not a mutation (it depends on request matching, or the replay order of
+concurrent calls is not stable), so its kills prove nothing: ``control failed``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.evals.provenance import Source
+
+__all__ = [
+    "CONTROL",
+    "EvalMutants",
+    "MutantOutcome",
+    "MutantResult",
+    "MutantStatus",
+    "summarize_mutants",
+]
+
+CONTROL = "original"
+
+
+class MutantOutcome(StrEnum):
+    KILLED = "killed"
+    EXHAUSTED = "exhausted"
+    SURVIVED = "survived"
+    ERROR = "error"
+    PASS = "pass"  # the control passed, as it must
+    FAIL = "fail"  # the control failed
+    NOT_MUTATED = "not_mutated"  # no cassette to derive mutants from
+
+
+class MutantStatus(StrEnum):
+    OK = "ok"
+    CANNOT_FAIL = "cannot fail"
+    CONTROL_FAILED = "control failed"
+    NOT_MUTATED = "not mutated"
+
+
+class MutantResult(BaseModel):
+    """One eval run against one mutant (or the ``original`` control)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    eval_nodeid: str
+    scenario: str
+    provider: str
+    model: str
+    source: Source = Source.UNKNOWN
+    mutant: str
+    operator: str
+    order: int = 0
+    description: str = ""
+    outcome: MutantOutcome
+    message: str = ""
+    served: int = 0
+    available: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EvalMutants:
+    """How one eval (one node id) fared against its mutants."""
+
+    eval_nodeid: str
+    scenario: str
+    target: str
+    source: Source
+    status: MutantStatus
+    total: int
+    killed: int
+    exhausted: int
+    errors: tuple[MutantResult, ...]
+    survivors: tuple[MutantResult, ...]
+    control: MutantResult | None
+
+    @property
+    def kill_rate(self) -> float:
+        return self.killed / self.total if self.total else 0.0
+
+    @property
+    def failing(self) -> bool:
+        """What ``--fail-on survivors`` refuses: survivors, or an eval that proves nothing."""
+        return bool(self.survivors) or self.status in (
+            MutantStatus.CANNOT_FAIL,
+            MutantStatus.CONTROL_FAILED,
+        )
+
+
+def _status(control: MutantResult | None, mutants: list[MutantResult], killed: int) -> MutantStatus:
+    if control is not None and control.outcome is MutantOutcome.NOT_MUTATED:
+        return MutantStatus.NOT_MUTATED
+    if control is None or control.outcome is not MutantOutcome.PASS:
+        return MutantStatus.CONTROL_FAILED
+    if killed == 0:
+        return MutantStatus.CANNOT_FAIL  # also when no mutant applied: nothing shows it can fail
+    return MutantStatus.OK
+
+
+def summarize_mutants(results: Iterable[MutantResult]) -> list[EvalMutants]:
+    """Group results by eval, in node id order."""
+    groups: defaultdict[str, list[MutantResult]] = defaultdict(list)
+    for result in results:
+        groups[result.eval_nodeid].append(result)
+    summaries = []
+    for nodeid, found in sorted(groups.items()):
+        control = next((r for r in found if r.mutant == CONTROL), None)
+        mutants = sorted((r for r in found if r.mutant != CONTROL), key=lambda r: r.order)
+        kills = (MutantOutcome.KILLED, MutantOutcome.EXHAUSTED)
+        killed = sum(1 for r in mutants if r.outcome in kills)
+        first = control or found[0]
+        summaries.append(
+            EvalMutants(
+                eval_nodeid=nodeid,
+                scenario=first.scenario,
+                target=f"{first.provider}/{first.model}",
+                source=first.source,
+                status=_status(control, mutants, killed),
+                total=len(mutants),
+                killed=killed,
+                exhausted=sum(1 for r in mutants if r.outcome is MutantOutcome.EXHAUSTED),
+                errors=tuple(r for r in mutants if r.outcome is MutantOutcome.ERROR),
+                survivors=tuple(r for r in mutants if r.outcome is MutantOutcome.SURVIVED),
+                control=control,
+            )
+        )
+    return summaries

@@ -1,0 +1,94 @@
+"""Rendering ``harness eval --mutants`` results: the per-eval kill table and survivors."""
+
+from __future__ import annotations
+
+from harness.evals.grid import grid_lines
+from harness.evals.mutant_results import EvalMutants, MutantStatus, summarize_mutants
+from harness.evals.report import EvalReport
+
+__all__ = ["MUTANT_LEGEND", "render_mutants"]
+
+MUTANT_LEGEND = (
+    "killed: the eval failed an assertion; exhausted: killed after the run asked for more "
+    "responses than the mutant held; error: the eval crashed instead of failing an assertion; "
+    "cannot fail: no mutant was killed; control failed: the eval fails on its unmutated "
+    "responses served in order, so its kills prove nothing"
+)
+_HEADERS = (
+    "scenario",
+    "provider/model",
+    "source",
+    "mutants",
+    "killed",
+    "exhausted",
+    "survived",
+    "errors",
+    "kill rate",
+    "status",
+)
+
+
+def _cells(summary: EvalMutants) -> tuple[str, ...]:
+    mutated = summary.status is not MutantStatus.NOT_MUTATED
+    rate = f"{summary.kill_rate:.0%}" if mutated and summary.total else "-"
+    status = summary.status.value
+    return (
+        summary.scenario,
+        summary.target,
+        summary.source.value,
+        str(summary.total),
+        str(summary.killed),
+        str(summary.exhausted),
+        str(len(summary.survivors)),
+        str(len(summary.errors)),
+        rate,
+        status.upper() if summary.status is not MutantStatus.OK else status,
+    )
+
+
+def _details(summary: EvalMutants) -> list[str]:
+    lines: list[str] = []
+    if summary.status is MutantStatus.NOT_MUTATED and summary.control is not None:
+        lines.append(f"  {summary.control.message}")
+    if summary.status is MutantStatus.CONTROL_FAILED and summary.control is not None:
+        first = summary.control.message.splitlines()[:1] or ["(no message)"]
+        lines.append(f"  control failed: {first[0]}")
+    if summary.killed and summary.killed == summary.exhausted:
+        lines.append(
+            f"  note: all {summary.killed} kill(s) came from running out of responses, "
+            "none from an assertion on what the run did"
+        )
+    for result in summary.survivors:
+        why = f" [{result.message}]" if result.message else ""
+        lines.append(f"  survived: {result.mutant} ({result.description}){why}")
+    for result in summary.errors:
+        first = result.message.splitlines()[:1] or ["(no message)"]
+        lines.append(f"  error: {result.mutant} ({result.description}): {first[0]}")
+    return lines
+
+
+def render_mutants(report: EvalReport) -> str:
+    """One line per eval (kills, survivors, status), survivors listed under it."""
+    summaries = summarize_mutants(report.mutants)
+    if not summaries:
+        return "no eval was mutated (is anything marked @pytest.mark.eval under the evals folder?)"
+    rows = [_cells(s) for s in summaries]
+    header, rule, *body = grid_lines(_HEADERS, rows)
+    lines = [header, rule]
+    for summary, line in zip(summaries, body, strict=True):
+        lines.append(line)
+        lines += _details(summary)
+    total = sum(s.total for s in summaries)
+    killed = sum(s.killed for s in summaries)
+    counts = {status: sum(1 for s in summaries if s.status is status) for status in MutantStatus}
+    lines.append(
+        f"{len(summaries)} eval(s), {total} mutant(s): {killed} killed "
+        f"({sum(s.exhausted for s in summaries)} exhausted), "
+        f"{sum(len(s.survivors) for s in summaries)} survived, "
+        f"{sum(len(s.errors) for s in summaries)} error(s); "
+        f"{counts[MutantStatus.CANNOT_FAIL]} cannot fail, "
+        f"{counts[MutantStatus.CONTROL_FAILED]} control failed, "
+        f"{counts[MutantStatus.NOT_MUTATED]} not mutated"
+    )
+    lines.append(MUTANT_LEGEND)
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""Serving a mutant: a provider that replays a response sequence by position.
+
+Strict cassette matching would fail every mutant on its first changed request
+(harness sends something new once a response changed), a kill that says
+nothing about the eval. So a mutant is served in order, whatever the request:
+the eval's own assertions decide. The sequence spans the whole test, so an eval
+that runs, pauses for approval and resumes consumes it across both runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from harness.core.errors import ProviderError
+from harness.core.messages import LLMRequest, LLMResponse
+from harness.evals.mutant_results import CONTROL
+from harness.evals.mutations import Mutant, Recorded, derive_mutants
+
+__all__ = ["MutantExhaustedError", "PositionalProvider", "cassette_mutants"]
+
+
+class MutantExhaustedError(ProviderError):
+    """The run asked for more model responses than the mutant sequence holds."""
+
+
+class PositionalProvider:
+    """Serves ``responses`` in order regardless of the request; strict about running out.
+
+    A stored ``ProviderError`` is raised at its position, as the recorded
+    provider raised it. Past the end, every call raises ``MutantExhaustedError``
+    (the run then stops with a provider error) and ``exhausted`` turns true.
+    """
+
+    def __init__(self, name: str, model: str | None, responses: tuple[Recorded, ...]) -> None:
+        self._name = name
+        self._model = model
+        self._responses = responses
+        self._lock = threading.Lock()
+        self.served = 0
+        self.exhausted = False
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model(self) -> str | None:
+        return self._model
+
+    @property
+    def available(self) -> int:
+        return len(self._responses)
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        del request  # positional: what was asked does not pick the answer
+        with self._lock:
+            if self.served >= len(self._responses):
+                self.exhausted = True
+                raise MutantExhaustedError(
+                    f"mutant sequence exhausted: the run asked for model response "
+                    f"{self.served + 1}, the mutant holds {len(self._responses)}",
+                    provider=self._name,
+                )
+            item = self._responses[self.served]
+            self.served += 1
+        if isinstance(item, ProviderError):
+            raise ProviderError(str(item), status_code=item.status_code, provider=item.provider)
+        return item
+
+
+@lru_cache(maxsize=64)
+def _cached(path: Path, provider: str, mtime_ns: int) -> tuple[Mutant, ...]:
+    from harness.evals.recorded_responses import read_recorded_responses
+
+    del mtime_ns  # part of the cache key only: an edited cassette is read again
+    recorded = read_recorded_responses(path, provider)
+    control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
+    return (control, *derive_mutants(recorded))
+
+
+def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
+    """The ``original`` control, then every mutant derived from ``path``'s responses.
+
+    Raises:
+        CassetteError: the cassette is missing or unreadable.
+    """
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        mtime = -1
+    return _cached(path, provider, mtime)

@@ -1,0 +1,165 @@
+"""Where an eval's model answers came from: live, simulator, scripted or unknown.
+
+A replayed cassette's source is where it was *recorded*, never "replay". The
+cassette's ``harness:`` block says so (``recorded_against`` ends with
+``(harness simulator)`` for ``harness sim`` recordings). A plain vcrpy file has
+no such block, so its recorded hosts and responses decide:
+
+- every response carries the simulator's ``x-harness-simulator`` header -> simulator;
+- every request went to a host off this machine (api.openai.com, a proxy) -> live;
+- anything else (a loopback server that is not ``harness sim``: a local model or
+  a mock, harness cannot tell which; a mix; no interactions) -> unknown.
+
+The same host rule guards the metadata: a file marked simulated whose hosts
+include a remote one mixes simulator and live answers (re-recorded in mode
+``all``, which keeps the interactions it did not replace), so it is unknown.
+
+The reader here only needs the header and the request hosts, so it parses the
+YAML itself instead of reaching into the recording layer's private loader.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from harness.core.errors import CassetteError
+
+__all__ = [
+    "SIMULATOR_MARK",
+    "Source",
+    "cassette_source",
+    "source_of_document",
+    "source_of_recording",
+]
+
+SIMULATOR_MARK = "(harness simulator)"
+_SIMULATOR_HEADER = "x-harness-simulator"
+_METADATA_KEY = "harness"
+_INTERACTIONS = "\ninteractions:\n"
+_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class Source(StrEnum):
+    """Where a row's model answers came from."""
+
+    LIVE = "live"
+    SIMULATOR = "simulator"
+    SCRIPTED = "scripted"
+    UNKNOWN = "unknown"
+
+    @property
+    def synthetic_tokens(self) -> bool:
+        """Token counts no real model produced (the simulator's estimate, scripted words)."""
+        return self in (Source.SIMULATOR, Source.SCRIPTED)
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip("[]").split("%", 1)[0].lower().rstrip(".")
+    if name in _LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host(netloc: str) -> str:
+    """``host`` of ``host:port`` or ``[v6]:port``."""
+    if netloc.startswith("["):
+        return netloc[1 : netloc.find("]")]
+    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+def source_of_recording(recorded_against: str | None) -> Source:
+    """The source a harness cassette's ``recorded_against`` field names."""
+    if not recorded_against:
+        return Source.UNKNOWN
+    text = recorded_against.strip()
+    simulated = text.endswith(SIMULATOR_MARK)
+    text = text.removesuffix(SIMULATOR_MARK)
+    hosts = [_host(part.strip()) for part in text.split(",") if part.strip()]
+    local = [_is_loopback(host) for host in hosts]
+    if simulated:
+        # harness marks a file simulated when *any* answer came from the simulator;
+        # a remote host beside it means live answers were mixed in (mode all).
+        return Source.SIMULATOR if all(local) else Source.UNKNOWN
+    if hosts and not any(local):
+        return Source.LIVE
+    return Source.UNKNOWN
+
+
+def _header(headers: Any, name: str) -> bool:
+    if not isinstance(headers, dict):
+        return False
+    return any(str(key).lower() == name and value for key, value in headers.items())
+
+
+def _request_host(request: Any) -> str:
+    if not isinstance(request, dict):
+        return ""
+    return urlsplit(str(request.get("uri", ""))).hostname or ""
+
+
+def _source_of_interactions(interactions: list[Any]) -> Source:
+    requests = [i.get("request") for i in interactions if isinstance(i, dict)]
+    responses = [i.get("response") for i in interactions if isinstance(i, dict)]
+    if not requests:
+        return Source.UNKNOWN
+    marked = [
+        isinstance(r, dict) and _header(r.get("headers"), _SIMULATOR_HEADER) for r in responses
+    ]
+    if all(marked):
+        return Source.SIMULATOR
+    hosts = [_request_host(r) for r in requests]
+    if any(marked) or not all(hosts) or any(_is_loopback(h) for h in hosts):
+        return Source.UNKNOWN
+    return Source.LIVE
+
+
+def source_of_document(data: Any) -> Source:
+    """The source of a parsed cassette document (vcrpy layout, maybe with ``harness:``)."""
+    if not isinstance(data, dict):
+        return Source.UNKNOWN
+    metadata = data.get(_METADATA_KEY)
+    if isinstance(metadata, dict):
+        return source_of_recording(metadata.get("recorded_against"))
+    interactions = data.get("interactions")
+    return _source_of_interactions(interactions if isinstance(interactions, list) else [])
+
+
+def _parse(path: Path, text: str) -> Any:
+    if path.suffix.lower() == ".json":
+        return json.loads(text)
+    head, found, _ = text.partition(_INTERACTIONS)
+    if found and f"\n{_METADATA_KEY}:" in f"\n{head}":
+        # harness writes its block before the interactions: the header decides alone.
+        return yaml.load(head + "\ninteractions: []\n", Loader=_Loader)  # a safe loader
+    return yaml.load(text, Loader=_Loader)  # a safe loader
+
+
+def cassette_source(path: Path) -> Source:
+    """Read where the cassette at ``path`` was recorded.
+
+    Raises:
+        CassetteError: the file is missing or cannot be parsed.
+    """
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CassetteError(f"cannot read cassette {path} to tell its source: {exc}") from exc
+    try:
+        data = _parse(path, text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise CassetteError(
+            f"cassette {path} is corrupt, so its source is unknown ({exc}); restore it from "
+            "version control or record it again"
+        ) from exc
+    return source_of_document(data)

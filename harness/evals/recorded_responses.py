@@ -1,0 +1,136 @@
+"""A cassette's model responses, in recorded order, parsed by the real provider adapters.
+
+Each stored response (JSON or an event stream, compressed or not) is handed to
+``OpenAIProvider`` / ``AnthropicProvider`` through an in-memory transport that
+answers with those bytes and headers, so the official SDK and harness's own
+mapping parse it exactly as a replay would. Nothing opens a socket. A stored
+error status becomes the ``ProviderError`` the adapter raises for it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from harness.core.errors import CassetteError, ProviderError
+from harness.core.messages import LLMRequest, Message, Role
+from harness.evals.mutations import Recorded
+from harness.providers.protocol import LLMProvider
+
+__all__ = ["read_recorded_responses"]
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_ENDPOINTS = {"openai": "/chat/completions", "anthropic": "/messages"}
+_DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
+_PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded response)"),))
+
+
+def _load(path: Path) -> list[Any]:
+    try:
+        text = path.read_text("utf-8")
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, _Loader)
+    except FileNotFoundError:
+        raise CassetteError(
+            f"cassette {path} does not exist; no mutants without a recording"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise CassetteError(f"cassette {path} cannot be read for mutants: {exc}") from exc
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    if not isinstance(interactions, list):
+        raise CassetteError(f"{path} is not a vcrpy cassette: it has no 'interactions' list")
+    return interactions
+
+
+def _is_model_call(interaction: Any, provider: str) -> bool:
+    if not isinstance(interaction, dict):
+        return False
+    request = interaction.get("request") or {}
+    path = urlsplit(str(request.get("uri", ""))).path
+    return str(request.get("method", "")).upper() == "POST" and path.endswith(_ENDPOINTS[provider])
+
+
+def _body(response: dict[str, Any]) -> bytes:
+    body = response.get("body")
+    value = body.get("string") if isinstance(body, dict) else body
+    if isinstance(value, bytes):
+        return value
+    return str(value or "").encode("utf-8")
+
+
+def _headers(response: dict[str, Any]) -> list[tuple[str, str]]:
+    headers = response.get("headers") or {}
+    pairs: list[tuple[str, str]] = []
+    for name, values in headers.items():
+        if str(name).lower() in _DROPPED_HEADERS:
+            continue  # the transport sets them for the body it actually sends
+        for value in values if isinstance(values, list) else [values]:
+            pairs.append((str(name), str(value)))
+    return pairs
+
+
+def _decoder(provider: str, response: dict[str, Any], client: Any) -> LLMProvider:
+    """The real adapter for ``provider`` on an SDK client that uses ``client`` (httpx2)."""
+
+    stream = any(
+        k.lower() == "content-type" and "text/event-stream" in v.lower()
+        for k, v in _headers(response)
+    )
+    key = "harness-mutants-placeholder"
+    if provider == "openai":
+        import openai
+
+        from harness.providers.openai_chat import OpenAIProvider
+
+        sdk = openai.OpenAI(
+            api_key=key, base_url="http://127.0.0.1/v1", max_retries=0, http_client=client
+        )
+        return OpenAIProvider("recorded", client=sdk, stream=stream)
+    import anthropic
+
+    from harness.providers.anthropic_messages import AnthropicProvider
+
+    sdk_a = anthropic.Anthropic(
+        api_key=key, base_url="http://127.0.0.1", max_retries=0, http_client=client
+    )
+    return AnthropicProvider("recorded", client=sdk_a, stream=stream)
+
+
+def _decode(provider: str, response: Any) -> Recorded:
+    import httpx2
+
+    if not isinstance(response, dict):
+        raise CassetteError("a recorded interaction has no response")
+    status = int((response.get("status") or {}).get("code", 200))
+    headers, content = _headers(response), _body(response)
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(status, headers=headers, content=content, request=request)
+
+    with httpx2.Client(transport=httpx2.MockTransport(answer)) as client:
+        try:
+            return _decoder(provider, response, client).complete(_PROBE)
+        except ProviderError as exc:
+            return exc
+
+
+def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
+    """The ``provider`` model responses stored in ``path``, in recorded order.
+
+    Raises:
+        CassetteError: the file is missing, unreadable, or not a vcrpy cassette.
+        ConfigurationError: ``provider`` is neither openai nor anthropic.
+    """
+    if provider not in _ENDPOINTS:
+        from harness.core.errors import ConfigurationError
+
+        raise ConfigurationError(f"no mutants for provider {provider!r}: use openai or anthropic")
+    responses: list[Recorded] = []
+    for interaction in _load(path):
+        if _is_model_call(interaction, provider):
+            decoded = _decode(provider, interaction.get("response"))
+            responses.append(decoded)
+    return tuple(responses)

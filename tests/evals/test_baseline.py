@@ -1,0 +1,93 @@
+"""``harness eval --baseline PATH``: run the evals, then gate on the comparison (subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EVALS = """
+import pytest
+
+
+@pytest.mark.eval("greets")
+def test_greets(harness_app, scripted_provider):
+    scripted_provider.add("hello")
+    assert harness_app.run("greet me").text == "hello"
+"""
+
+
+def _harness_eval(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "PYTEST_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "eval", *args, "-p", "no:cacheprovider"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A one-eval project and the report of a first run of it."""
+    root = tmp_path_factory.mktemp("baseline")
+    (root / "evals").mkdir()
+    (root / "evals" / "test_greet.py").write_text(EVALS, "utf-8")
+    first = root / "first.json"
+    done = _harness_eval(root, "--report", str(first))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root, json.loads(first.read_text("utf-8"))
+
+
+def _baseline(root: Path, name: str, report: dict[str, Any]) -> Path:
+    path = root / name
+    path.write_text(json.dumps(report), "utf-8")
+    return path
+
+
+def test_an_unchanged_run_passes_the_baseline(project: tuple[Path, dict[str, Any]]) -> None:
+    root, first = project
+    baseline = _baseline(root, "same.json", first)
+    done = _harness_eval(root, "--baseline", str(baseline))
+    assert done.returncode == 0, done.stdout + done.stderr
+    tail = done.stdout[done.stdout.index(f"compared with the baseline {baseline}:") :]
+    assert tail.splitlines()[1:] == [
+        "sources: old scripted, new scripted",
+        "no changes between the two reports",
+    ]
+
+
+def test_a_regression_against_the_baseline_exits_non_zero(
+    project: tuple[Path, dict[str, Any]],
+) -> None:
+    root, first = project
+    gone = {**first["rows"][0], "scenario": "retired", "nodeid": "evals/test_old.py::test_old"}
+    live = [{**row, "source": "live"} for row in first["rows"]]
+    baseline = _baseline(root, "regressed.json", {**first, "rows": [*live, gone]})
+    done = _harness_eval(root, "--baseline", str(baseline))
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert "1 eval run(s): 1 pass" in out  # the run itself passed: the gate is the baseline
+    assert "sources: old live+scripted, new scripted" in out
+    assert "WARNING: the reports' model answers come from different sources" in out
+    assert "REGRESSION: retired [scripted]" in out
+    assert "  scenario missing from the new report" in out
+    assert "  source: live -> scripted" in out
+
+
+def test_a_missing_baseline_fails_before_running(project: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = project
+    done = _harness_eval(root, "--baseline", str(root / "nope.json"))
+    assert done.returncode == 2
+    assert "eval report" in done.stderr and "nope.json does not exist" in done.stderr
+    assert "eval run(s)" not in done.stdout
+    refused = _harness_eval(root, "--baseline", str(root / "nope.json"), "--mutants")
+    assert refused.returncode == 2 and "without --mutants" in refused.stderr
