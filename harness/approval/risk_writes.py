@@ -1,0 +1,214 @@
+"""What a shell command writes, and where: targets resolved against ``cd``.
+
+``cd sub && echo x > ../.env`` writes ``.env`` in the workdir, so paths are
+resolved against every directory the command line may be in by then (the
+workdir and each ``cd``/``pushd`` target: a ``cd`` inside a subshell does not
+last, so both are kept). A ``cd`` to a directory known only at run time makes
+the directory unknown.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.approval.risk_paths import inside, sensitive_path_reason
+from harness.approval.shell_syntax import ResolvedCommand
+
+__all__ = ["CwdTracker", "WriteTarget", "written_files"]
+
+# Commands whose file operands they overwrite or create (not their contents' writers).
+_TOUCHERS = frozenset({"touch", "mkdir", "rm", "rmdir", "shred", "unlink", "mkfifo", "mknod"})
+_OWNERS = frozenset({"chmod", "chown", "chgrp"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTarget:
+    """A path a command writes.
+
+    Attributes:
+        path: as written.
+        dynamic: only known at run time (variable, glob, substitution).
+        content: the command writes content there (a redirection, ``tee``, ``cp``
+            target, ``sed -i``); False for ``touch``/``mkdir``/``rm`` operands,
+            which matter only to the state-dir guard.
+    """
+
+    path: str
+    dynamic: bool = False
+    content: bool = True
+
+    @property
+    def strict(self) -> bool:
+        return self.content
+
+
+def written_files(command: ResolvedCommand) -> list[WriteTarget]:
+    """Every path ``command`` writes, by its redirections and by its own arguments."""
+    dynamic = frozenset(command.dynamic_write_targets)
+    targets = [WriteTarget(t, t in dynamic) for t in command.write_targets]
+    if not command.argv:
+        return targets
+    name = command.name
+    operands = [(i, a) for i, a in enumerate(command.argv) if i > 0 and not a.startswith("-") and a]
+    picked: list[int] = []
+    content = True
+    if name == "tee":
+        picked = [i for i, _ in operands]
+    elif name in _COPIERS:
+        picked = _copy_destination(command, operands)
+    elif name in ("sed", "gsed") and _sed_in_place(command.argv):
+        picked = _sed_files(command.argv)
+    elif name == "perl" and _perl_in_place(command.argv):
+        picked = _perl_files(command.argv)
+    elif name == "truncate":
+        picked = _after_values(command.argv, ("-s", "--size", "-r", "--reference"))
+    elif name == "dd":
+        targets.extend(
+            WriteTarget(a[3:], command.is_dynamic(i))
+            for i, a in enumerate(command.argv)
+            if a.startswith("of=")
+        )
+    elif name in ("curl", "wget"):
+        flags = ("-o", "--output", "-O", "--output-document")
+        picked = [i + 1 for i, a in enumerate(command.argv[:-1]) if a in flags]
+    elif name in _TOUCHERS or name in _OWNERS:
+        content = False
+        picked = [i for i, _ in operands][1 if name in _OWNERS else 0 :]
+    targets.extend(
+        WriteTarget(command.argv[i], command.is_dynamic(i), content)
+        for i in picked
+        if i < len(command.argv)
+    )
+    return targets
+
+
+def _copy_destination(command: ResolvedCommand, operands: list[tuple[int, str]]) -> list[int]:
+    argv = command.argv
+    for index, word in enumerate(argv):
+        if word in ("-t", "--target-directory") and index + 1 < len(argv):
+            return [index + 1]
+        if word.startswith("--target-directory="):
+            return [index]  # judged with its option prefix; dynamic or not, as written
+    return [operands[-1][0]] if len(operands) >= 2 else []
+
+
+def _sed_in_place(argv: tuple[str, ...]) -> bool:
+    return any(
+        a.startswith("--in-place") or (a.startswith("-") and not a.startswith("--") and "i" in a)
+        for a in argv[1:]
+    )
+
+
+def _sed_files(argv: tuple[str, ...]) -> list[int]:
+    has_script = any(a in ("-e", "--expression", "-f", "--file") for a in argv)
+    files: list[int] = []
+    skip = False
+    for index in range(1, len(argv)):
+        word = argv[index]
+        if skip:
+            skip = False
+            continue
+        if word in ("-e", "--expression", "-f", "--file", "-l", "--line-length"):
+            skip = True
+            continue
+        if word.startswith("-") and len(word) > 1:
+            continue
+        if not has_script:
+            has_script = True  # the first operand is the script
+            continue
+        files.append(index)
+    return files
+
+
+def _perl_in_place(argv: tuple[str, ...]) -> bool:
+    return any(a.startswith("-") and not a.startswith("--") and "i" in a for a in argv[1:])
+
+
+def _perl_files(argv: tuple[str, ...]) -> list[int]:
+    files: list[int] = []
+    code_next = False
+    for index in range(1, len(argv)):
+        word = argv[index]
+        if code_next:
+            code_next = False
+            continue
+        if word.startswith("-") and len(word) > 1:
+            code_next = word[-1] in "eE"
+            continue
+        files.append(index)
+    return files
+
+
+def _after_values(argv: tuple[str, ...], with_value: tuple[str, ...]) -> list[int]:
+    picked: list[int] = []
+    skip = False
+    for index in range(1, len(argv)):
+        if skip:
+            skip = False
+        elif argv[index] in with_value:
+            skip = True
+        elif not argv[index].startswith("-"):
+            picked.append(index)
+    return picked
+
+
+class CwdTracker:
+    """The directories a command line may be in, as ``cd`` moves it."""
+
+    def __init__(self, workdir: Path | None) -> None:
+        self.workdir = workdir
+        self.root = posixpath.normpath(workdir.as_posix()) if workdir is not None else None
+        self.dirs: list[str] = [self.root or "."]
+        self.unknown = False
+
+    def observe(self, command: ResolvedCommand) -> None:
+        """Follow ``cd``/``pushd``/``popd`` in ``command``."""
+        if command.name not in ("cd", "pushd", "popd", "chdir"):
+            return
+        operands = [(i, a) for i, a in enumerate(command.argv) if i > 0 and a not in ("-L", "-P")]
+        if command.name == "popd" or len(operands) != 1:
+            self.unknown = True
+            return
+        index, target = operands[0]
+        if command.is_dynamic(index) or target in ("-", "~") or target.startswith("~"):
+            self.unknown = True
+            return
+        moved = [posixpath.normpath(posixpath.join(d, target)) for d in self.dirs]
+        self.dirs.extend(d for d in moved if d not in self.dirs)
+
+    def resolutions(self, path: str) -> list[str]:
+        """``path`` joined to every directory the command line may be in."""
+        found: list[str] = []
+        for directory in self.dirs:
+            joined = posixpath.normpath(posixpath.join(directory, path))
+            if joined not in found:
+                found.append(joined)
+        return found
+
+    def sensitive(self, path: str) -> list[tuple[str, str]]:
+        """(path as shown, why) for each resolution of ``path`` that is sensitive."""
+        found: list[tuple[str, str]] = []
+        candidates = self.resolutions(path)
+        if self.unknown:
+            candidates.append(path)
+        for candidate in candidates:
+            why = sensitive_path_reason(candidate, self.workdir)
+            shown = self.shown(candidate)
+            if why is not None and (shown, why) not in found:
+                found.append((shown, why))
+        return found
+
+    def shown(self, path: str) -> str:
+        if self.root is not None and posixpath.isabs(path) and inside(path, self.root):
+            return posixpath.relpath(path, self.root)
+        return path
+
+    def exists(self, word: str) -> bool:
+        """Whether ``word`` names an existing path in one of the directories."""
+        if self.root is None:
+            return False
+        return any(os.path.lexists(p) for p in self.resolutions(word))
