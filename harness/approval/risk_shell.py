@@ -31,7 +31,7 @@ from harness.approval.risk_state import StateDirGuard
 from harness.approval.risk_writes import CwdTracker, written_files
 from harness.approval.shell_parse import ResolvedCommand, ShellParseError, resolve_commands
 
-__all__ = ["shell_command_reasons"]
+__all__ = ["CODE_VARIABLES", "shell_command_reasons"]
 
 _PROGRAMS: dict[str, str] = {
     **dict.fromkeys(("rm", "unlink", "rimraf"), "deletes files"),
@@ -69,7 +69,7 @@ _BLOCK_DEVICE = re.compile(r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|mapper/)")
 _UNIDENTIFIABLE = re.compile(r"/(proc/[^/]+/(exe|fd/.*|cwd/.*|root/.*)|dev/fd/.*)")
 _BIN_DIR = re.compile(r"(^|/)s?bin/[^/]+$")
 # Variables through which a value makes later commands run other code.
-_CODE_VARIABLES = frozenset(
+CODE_VARIABLES = frozenset(
     {"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "LD_PRELOAD",
      "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ALIASES", "BASH_CMDS", "SHELLOPTS", "BASHOPTS",
      "BASH_LOADABLES_PATH", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS", "GIT_SSH",
@@ -320,7 +320,7 @@ def _assignment_reasons(command: ResolvedCommand) -> Iterable[str]:
         name, _, value = word.partition("=")
         name = name.split("[", 1)[0].rstrip("+")
         targets = (name, value) if command.name in _DECLARERS else (name,)
-        if any(t in _CODE_VARIABLES or t.startswith("BASH_FUNC_") for t in targets):
+        if any(t in CODE_VARIABLES or t.startswith("BASH_FUNC_") for t in targets):
             yield f"changes how later commands run: {word} (sets {name})"
         elif name == "PATH" and _relative_path_entry(value):
             yield f"changes how later commands run: {word} (PATH entry that is not absolute)"

@@ -313,7 +313,19 @@ def _option_scripts(name: str, values: Sequence[str]) -> list[str]:
                 scripts.append(value[len(flag) + 1 :])
             elif not flag.startswith("--") and value.startswith(flag) and len(value) > len(flag):
                 scripts.append(value[len(flag) :])
+            elif _bundle_ends_with(value, flag) and index + 1 < len(values):
+                scripts.append(values[index + 1])  # ``script -qc CMD``, ``su -lc CMD``
     return scripts
+
+
+def _bundle_ends_with(word: str, flag: str) -> bool:
+    return (
+        len(flag) == 2
+        and not word.startswith("--")
+        and len(word) > 2
+        and word.endswith(flag[1])
+        and word[1:-1].isalpha()
+    )
 
 
 def _shell_reads_stdin(args: Sequence[str]) -> bool:

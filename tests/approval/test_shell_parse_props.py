@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.approval.risk import DefaultRiskPolicy, RiskDecision
+from harness.approval.risk_shell import CODE_VARIABLES
 from harness.approval.shell_parse import ShellParseError, resolve_commands
 
 POLICY = DefaultRiskPolicy()
@@ -48,8 +49,13 @@ safe_commands = st.one_of(
     st.builds(lambda ws: " ".join(["echo", *ws]), st.lists(safe_words, max_size=4)),
     st.builds(lambda ws: " ".join(["ls", *ws]), st.lists(safe_words, max_size=3)),
 )
+# Variables that change how later commands run (BASH_ENV, PAGER, PATH ...) are a
+# rule of their own, so a harmless prefix never sets one.
 env_prefixes = st.lists(
-    st.from_regex(r"[A-Z_][A-Z0-9_]{0,5}=[a-z0-9/.]{0,6}", fullmatch=True), max_size=3
+    st.from_regex(r"[A-Z_][A-Z0-9_]{0,5}=[a-z0-9/.]{0,6}", fullmatch=True).filter(
+        lambda a: a.split("=", 1)[0] not in CODE_VARIABLES | {"PATH"}
+    ),
+    max_size=3,
 )
 separators = st.sampled_from([";", " ; ", " && ", " || ", "\n", " & ", " | "])
 
