@@ -23,6 +23,7 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", 
 INTERPRETERS = SHELLS | {
     "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "deno", "bun", "rscript", "r",
     "julia", "osascript", "pwsh", "powershell", "expect", "tclsh", "wish", "irb", "jshell",
+    "nu", "xonsh", "elvish",
 }  # fmt: skip
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 # For each interpreter: the short options that take inline code, and the long ones.
@@ -41,6 +42,9 @@ _CODE_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "osascript": ("e", ()),
     "expect": ("c", ()),
     "pwsh": ("ce", ("-command", "-encodedcommand")),
+    "nu": ("c", ("--commands",)),
+    "xonsh": ("c", ()),
+    "elvish": ("c", ()),
     "powershell": ("ce", ("-command", "-encodedcommand")),
 }
 # Short options whose value is glued to them or follows: the bundle ends there.
@@ -62,6 +66,15 @@ _GIT_CODE_PATTERNS = re.compile(
     r"|helper|uploadpack|receivepack|allow)"
 )
 _RUNS_FOUND_NAMES = frozenset({"find", "xargs", "parallel"})
+# Run by xargs/find/parallel, these run whatever program the input names.
+_PASS_THROUGH = frozenset(
+    {"env", "nice", "nohup", "timeout", "time", "command", "exec", "stdbuf", "setsid", "sudo",
+     "doas", "busybox", "toybox", "flock", "taskset", "chrt", "ionice", "unbuffer", "strace",
+     "ltrace", "numactl", "nocache", "catchsegv", "xargs", "parallel", "watch", "eval"}
+)  # fmt: skip
+_GIT_CODE_OPTIONS = ("--exec", "--upload-pack", "--receive-pack", "--extcmd")
+_MULTIPLEXERS = frozenset({"tmux", "screen", "byobu", "zellij"})
+_MULTIPLEXER_READS = frozenset({"ls", "list-sessions", "list-windows", "-ls", "-list"})
 
 
 def is_interpreter(name: str) -> bool:
@@ -72,9 +85,22 @@ def inline_code_rule(command: ResolvedCommand) -> str | None:
     """What inline code ``command`` runs that the policy cannot read, or None."""
     name = command.name
     args = command.argv[1:]
-    if is_interpreter(name) and _RUNS_FOUND_NAMES.intersection(command.wrapped_by):
-        runner = next(w for w in command.wrapped_by if w in _RUNS_FOUND_NAMES)
-        return f"{runner} runs {name} on input known only at run time"
+    runner = next((w for w in command.wrapped_by if w in _RUNS_FOUND_NAMES), None)
+    if runner is not None:
+        if is_interpreter(name):
+            return f"{runner} runs {name} on input known only at run time"
+        if name in _PASS_THROUGH or "{}" in command.argv[0]:
+            return f"{runner} runs a program named by its input"
+    if name == "parallel":
+        operands = [a for a in args if not a.startswith("-")]
+        if not operands or operands[0].startswith(":::"):
+            return "parallel runs commands given as its arguments or input"
+    if name in _MULTIPLEXERS and args and not _MULTIPLEXER_READS.intersection(args[:1]):
+        return f"{name} runs commands in a terminal session"
+    if name in ("rename", "prename", "file-rename") and args:
+        operands = [a for a in args if not a.startswith("-")]
+        if operands and re.match(r"(s|y|tr)\W|.*[;(]", operands[0]):
+            return "rename evaluates a Perl expression"
     if _PYTHON.fullmatch(name):
         return _python(args, command)
     if name in _CODE_OPTIONS:
@@ -281,6 +307,15 @@ def _git(argv: Sequence[str]) -> str | None:
             key = value.split("=", 1)[0]
             if git_code_key(key):
                 return f"git -c {key} makes git run a command"
+    for word in args:
+        if long_option(word, *_GIT_CODE_OPTIONS):
+            return f"git {word.split('=', 1)[0]} runs a command"
+    if args[:1] == ["rebase"] and any(short_flag(a, "x") for a in args[1:]):
+        return "git rebase -x runs a command"
+    if args[:2] in (["submodule", "foreach"], ["bisect", "run"]):
+        return f"git {' '.join(args[:2])} runs a command"
+    if args[:1] in (["difftool"], ["mergetool"]) and "-x" in args:
+        return f"git {args[0]} -x runs a command"
     if args[:1] == ["config"]:
         keys = [a for a in args[1:] if not a.startswith("-") and a not in ("set", "get")]
         if keys and git_code_key(keys[0]) and (len(keys) > 1 or "--add" in args):

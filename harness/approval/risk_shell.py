@@ -34,16 +34,20 @@ from harness.approval.shell_parse import ResolvedCommand, ShellParseError, resol
 __all__ = ["CODE_VARIABLES", "shell_command_reasons"]
 
 _PROGRAMS: dict[str, str] = {
-    **dict.fromkeys(("rm", "unlink", "rimraf"), "deletes files"),
+    **dict.fromkeys(
+        ("rm", "unlink", "rimraf", "srm", "wipe", "trash", "trash-put", "trash-rm"), "deletes files"
+    ),
     "rmdir": "deletes directories",
     "shred": "destroys file contents",
     "truncate": "truncates files",
     **dict.fromkeys(
         ("sudo", "su", "doas", "pkexec", "run0", "runuser"), "runs with elevated privileges"
     ),
-    "chmod": "changes file permissions",
+    **dict.fromkeys(("chmod", "chattr", "setfacl"), "changes file permissions"),
+    **dict.fromkeys(("reboot", "shutdown", "poweroff", "halt"), "shuts down the machine"),
+    **dict.fromkeys(("mount", "umount"), "changes mounted filesystems"),
     **dict.fromkeys(("chown", "chgrp"), "changes file ownership"),
-    **dict.fromkeys(("kill", "pkill", "killall"), "kills processes"),
+    **dict.fromkeys(("kill", "pkill", "killall", "killall5"), "kills processes"),
     "dd": "writes raw data to files or devices",
     **dict.fromkeys(("fdisk", "sfdisk", "parted", "wipefs", "mkswap"), "changes disk partitions"),
     **dict.fromkeys(("goreleaser", "semantic-release"), "publishes a release"),
@@ -77,7 +81,7 @@ CODE_VARIABLES = frozenset(
      "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_CONFIG_GLOBAL",
      "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEMPLATE_DIR",
      "PAGER", "MANPAGER", "EDITOR", "VISUAL", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN",
-     "LESSCLOSE", "BROWSER"}
+     "LESSCLOSE", "BROWSER", "CDPATH"}
 )  # fmt: skip
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -108,8 +112,15 @@ def shell_command_reasons(
     reasons: list[str] = [] if guard is None else guard.text_reasons(command)
     downloaded = _downloaded_files(commands)
     cwd = CwdTracker(workdir)
+    written: set[str] = set()
     for resolved in commands:
         reasons.extend(_command_reasons(resolved, downloaded, cwd))
+        if _runs_file(resolved, frozenset(written)):
+            reasons.append(
+                f"runs code the policy cannot read: {_show(resolved)} "
+                "(runs a script written earlier in the same command)"
+            )
+        written.update(_basename(t.path) for t in written_files(resolved) if t.strict)
         if guard is not None:
             reasons.extend(guard.command_reasons(resolved, cwd))
         cwd.observe(resolved)
@@ -121,6 +132,8 @@ def _command_reasons(
 ) -> Iterable[str]:
     yield from _assignment_reasons(command)
     if not command.argv:
+        if (why := _stored_code(command)) is not None:
+            yield f"runs code the policy cannot read: {' '.join(command.assignments)} ({why})"
         yield from _write_reasons(command, cwd)
         return
     if command.dynamic_name:
@@ -133,9 +146,11 @@ def _command_reasons(
             yield f"dangerous shell command: {_show(command)} ({why})"
     if (why := git_rule(command, cwd.exists)) is not None:
         yield f"dangerous shell command: {_show(command)} ({why})"
+    if (why := _blind_write_rule(command)) is not None:
+        yield f"shell command writes files the policy cannot see: {_show(command)} ({why})"
     if _runs_file(command, downloaded):
         yield f"dangerous shell command: {_show(command)} (runs a downloaded script)"
-    for why in (inline_code_rule(command), _unreadable_script(command)):
+    for why in (inline_code_rule(command), _unreadable_script(command), _stored_code(command)):
         if why is not None:
             yield f"runs code the policy cannot read: {_show(command)} ({why})"
     yield from _write_reasons(command, cwd)
@@ -150,6 +165,11 @@ def _write_reasons(command: ResolvedCommand, cwd: CwdTracker) -> Iterable[str]:
                     "(variable, glob or substitution; cannot be judged)"
                 )
             continue
+        if target.strict and cwd.unknown and not target.path.startswith("/"):
+            yield (
+                f"shell command writes to a file chosen at run time: {target.path} "
+                "(relative to a directory only known at run time)"
+            )
         if _BLOCK_DEVICE.match(target.path):
             yield f"shell command writes to sensitive file: {target.path} (a block device)"
             continue
@@ -179,6 +199,10 @@ def _runs_file(command: ResolvedCommand, downloaded: frozenset[str]) -> bool:
     runs_code = command.name in ("source", ".") or is_interpreter(command.name)
     operands = [a for a in command.argv[1:] if not a.startswith("-")]
     return runs_code and bool(operands) and operands[0].rsplit("/", 1)[-1] in downloaded
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _show(command: ResolvedCommand) -> str:
@@ -222,6 +246,46 @@ def _destroys_rule(command: ResolvedCommand) -> str | None:
         return "copies or links a program, which could then run under another name"
     if name == "find" and any(a in ("-delete", "-fdelete") for a in args):
         return "deletes files"
+    if name == "tar" and any(long_option(a, "--remove-files") for a in args):
+        return "deletes the files it archives"
+    if name == "zip" and any(a == "--move" or _short_flag(a, "m") for a in args):
+        return "deletes the files it archives"
+    if name == "ln" and "/dev/null" in operands[:-1]:
+        return "replaces the target with a link to /dev/null"
+    if name == "gio" and operands[:1] in (["remove"], ["trash"]):
+        return "deletes files"
+    if name in ("systemctl", "service") and _SERVICE_CHANGES.intersection(operands[:2]):
+        return "stops or changes system services"
+    return None
+
+
+_SERVICE_CHANGES = frozenset(
+    {"stop", "disable", "mask", "kill", "reboot", "poweroff", "halt", "restart", "isolate"}
+)
+# Programs that write files whose names only the input knows (an archive, a patch).
+_BLIND_WRITERS: dict[str, Callable[[tuple[str, ...]], bool]] = {
+    "tar": lambda argv: (
+        any(
+            long_option(a, "--extract", "--get")
+            or (not a.startswith("--") and "x" in a.lstrip("-"))
+            for a in argv[1:2]
+        )
+        or any(long_option(a, "--extract") or _short_flag(a, "x") for a in argv[2:])
+    ),
+    "unzip": lambda argv: not any(a in ("-l", "-t", "-v", "-Z") for a in argv[1:]),
+    "cpio": lambda argv: any(_short_flag(a, "i") or long_option(a, "--extract") for a in argv),
+    "patch": lambda argv: not any(long_option(a, "--dry-run") for a in argv),
+    "git": lambda argv: (
+        argv[1:2] in (("apply",), ("am",))
+        and not any(long_option(a, "--check", "--stat", "--numstat", "--summary") for a in argv)
+    ),
+}
+
+
+def _blind_write_rule(command: ResolvedCommand) -> str | None:
+    check = _BLIND_WRITERS.get(command.name)
+    if check is not None and check(command.argv):
+        return "extracts or patches files whose names the policy cannot see"
     return None
 
 
@@ -304,7 +368,24 @@ def _unreadable_script(command: ResolvedCommand) -> str | None:
             continue
         if command.is_dynamic(index):
             return f"its program {arg} is only known at run time"
+        if arg.startswith(("/dev/", "/proc/")):
+            return f"reads its program from {arg}"
         return None
+    return None
+
+
+# A quoted ``a[$(cmd)]`` is inert where it is written, but bash runs the substitution
+# when it evaluates the text as arithmetic later (``$((x))``, ``let``, ``[[ x -eq 1 ]]``).
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
+_PROMPT_EXPANSION = re.compile(r"\$\{[^}]*@P\}")
+
+
+def _stored_code(command: ResolvedCommand) -> str | None:
+    words = [a for i, a in enumerate(command.argv) if not command.is_dynamic(i)]
+    if any(_SUBSCRIPT_CODE.search(w) for w in [*words, *command.assignments]):
+        return "a subscript holding a command substitution runs when bash evaluates it"
+    if any(_PROMPT_EXPANSION.search(a) for a in command.argv):
+        return "${var@P} runs the command substitutions stored in var"
     return None
 
 

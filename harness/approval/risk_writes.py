@@ -9,6 +9,7 @@ the directory unknown.
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 from dataclasses import dataclass
@@ -23,6 +24,14 @@ __all__ = ["CwdTracker", "WriteTarget", "written_files"]
 _TOUCHERS = frozenset({"touch", "mkdir", "rm", "rmdir", "shred", "unlink", "mkfifo", "mknod"})
 _OWNERS = frozenset({"chmod", "chown", "chgrp"})
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+# Options that name an output file, for any program.
+_OUTPUT_OPTIONS = frozenset({"--output", "--outfile", "--out-file", "-out", "--output-file"})
+# Programs whose ``-o`` names an output file (elsewhere ``-o`` means other things).
+_DASH_O_WRITERS = frozenset(
+    {"sort", "gcc", "cc", "c++", "g++", "clang", "clang++", "ld", "as", "go", "rustc", "pandoc",
+     "curl", "objcopy", "zig"}
+)  # fmt: skip
+_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +68,7 @@ def written_files(command: ResolvedCommand) -> list[WriteTarget]:
     if name == "tee":
         picked = [i for i, _ in operands]
     elif name in _COPIERS:
-        picked = _copy_destination(command, operands)
+        targets.extend(_copy_targets(command, operands))
     elif name in ("sed", "gsed") and _sed_in_place(command.argv):
         picked = _sed_files(command.argv)
     elif name == "perl" and _perl_in_place(command.argv):
@@ -72,28 +81,78 @@ def written_files(command: ResolvedCommand) -> list[WriteTarget]:
             for i, a in enumerate(command.argv)
             if a.startswith("of=")
         )
-    elif name in ("curl", "wget"):
-        flags = ("-o", "--output", "-O", "--output-document")
+    elif name == "wget":
+        flags = ("-O", "--output-document")
         picked = [i + 1 for i, a in enumerate(command.argv[:-1]) if a in flags]
+    elif name == "sponge":
+        picked = [i for i, _ in operands]
+    elif name in ("awk", "gawk") and _awk_in_place(command.argv):
+        picked = [i for i, _ in operands][1:]
+    elif name == "find":
+        picked = [i + 1 for i, a in enumerate(command.argv[:-1]) if a in _FIND_WRITES]
     elif name in _TOUCHERS or name in _OWNERS:
         content = False
         picked = [i for i, _ in operands][1 if name in _OWNERS else 0 :]
+    picked.extend(_output_options(command))
     targets.extend(
         WriteTarget(command.argv[i], command.is_dynamic(i), content)
         for i in picked
         if i < len(command.argv)
     )
+    for index, word in enumerate(command.argv):
+        option, equals, value = word.partition("=")
+        if equals and option in _OUTPUT_OPTIONS | {"--output-document"} and value:
+            targets.append(WriteTarget(value, command.is_dynamic(index)))
     return targets
 
 
-def _copy_destination(command: ResolvedCommand, operands: list[tuple[int, str]]) -> list[int]:
+def _output_options(command: ResolvedCommand) -> list[int]:
+    flags = set(_OUTPUT_OPTIONS)
+    if command.name in _DASH_O_WRITERS:
+        flags.add("-o")
+    return [i + 1 for i, a in enumerate(command.argv[:-1]) if i > 0 and a in flags]
+
+
+def _awk_in_place(argv: tuple[str, ...]) -> bool:
+    pairs = itertools.pairwise(argv)
+    return any(a in ("-i", "--include") and b == "inplace" for a, b in pairs) or (
+        "--include=inplace" in argv
+    )
+
+
+def _copy_targets(command: ResolvedCommand, operands: list[tuple[int, str]]) -> list[WriteTarget]:
+    """The destination of ``cp``/``mv``/``ln``/``install``/``rsync``.
+
+    The destination may be a directory, so each source's name in it counts too
+    (``cp /tmp/.env .`` writes ``.env``); a sensitive-named source is thus judged
+    wherever it is copied.
+    """
     argv = command.argv
+    destination: WriteTarget | None = None
+    sources = operands
     for index, word in enumerate(argv):
         if word in ("-t", "--target-directory") and index + 1 < len(argv):
-            return [index + 1]
+            destination = WriteTarget(argv[index + 1], command.is_dynamic(index + 1))
+            sources = [(i, a) for i, a in operands if i != index + 1]
+            break
         if word.startswith("--target-directory="):
-            return [index]  # judged with its option prefix; dynamic or not, as written
-    return [operands[-1][0]] if len(operands) >= 2 else []
+            destination = WriteTarget(word.split("=", 1)[1], command.is_dynamic(index))
+            break
+    if destination is None:
+        if len(operands) < 2:
+            return []
+        last, path = operands[-1]
+        destination = WriteTarget(path, command.is_dynamic(last))
+        sources = operands[:-1]
+    targets = [destination]
+    if not destination.dynamic:
+        for index, source in sources:
+            if not command.is_dynamic(index) and source not in ("/dev/null",):
+                name = source.rstrip("/").rsplit("/", 1)[-1]
+                if name not in ("", ".", ".."):
+                    joined = posixpath.join(destination.path, name)
+                    targets.append(WriteTarget(joined))
+    return targets
 
 
 def _sed_in_place(argv: tuple[str, ...]) -> bool:
@@ -169,7 +228,8 @@ class CwdTracker:
         """Follow ``cd``/``pushd``/``popd`` in ``command``."""
         if command.name not in ("cd", "pushd", "popd", "chdir"):
             return
-        operands = [(i, a) for i, a in enumerate(command.argv) if i > 0 and a not in ("-L", "-P")]
+        skipped = ("-L", "-P", "--")
+        operands = [(i, a) for i, a in enumerate(command.argv) if i > 0 and a not in skipped]
         if command.name == "popd" or len(operands) != 1:
             self.unknown = True
             return

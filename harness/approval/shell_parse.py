@@ -68,6 +68,7 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "builtin": _wrapper(),
     "unbuffer": _wrapper(),
     "busybox": _wrapper(),
+    "toybox": _wrapper(),
     "catchsegv": _wrapper(),
     "nocache": _wrapper(),
     "time": _wrapper("-f --format -o --output"),
@@ -116,6 +117,8 @@ _SCRIPT_OPTIONS: dict[str, tuple[str, ...]] = {
     "flock": ("-c", "--command"),
     "script": ("-c", "--command"),
     "mapfile": ("-C",),
+    "npx": ("-c", "--call"),
+    "rsync": ("-e", "--rsh"),
     "readarray": ("-C",),
 }
 _WATCH = _wrapper("-n --interval -q --equexit -d --differences")
@@ -125,7 +128,12 @@ _RUNNER_OPTIONS = _wrapper(
 )
 _RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "rye": "run",
             "pipx": "run", "pnpm": "exec", "conda": "run"}  # fmt: skip
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"})
+# Shells whose ``-c`` string is read with bash's grammar (close enough to judge
+# which programs it runs; what does not parse fails closed).
+_SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "yash", "posh", "oksh",
+     "loksh", "csh", "tcsh", "fish"}
+)  # fmt: skip
 _KEYWORDS = frozenset({"!", "{", "}", "if", "then", "elif", "else", "fi", "while", "until",
                        "do", "done", "esac"})  # fmt: skip
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -288,9 +296,16 @@ def _embedded_scripts(words: tuple[ShellWord, ...], stdin: Sequence[StdinSource]
             return [s.word.value for s in stdin if s.kind != "file" and s.word is not None]
         return []
     if name == "eval":
+        values = values[1:] if values[:1] == ["--"] else values
         return [" ".join(values)] if values else []
-    if name == "trap" and values and values[0] not in ("-l", "-p", "-"):
-        return [values[0]]
+    if name == "trap":
+        values = values[1:] if values[:1] == ["--"] else values
+        return [values[0]] if values and values[0] not in ("-l", "-p", "-") else []
+    if name == "parallel":
+        # parallel runs its command through a shell: ``parallel 'rm {}' ::: x``.
+        rest = [w.value for w in _after_options(words[1:], _WRAPPERS["parallel"])]
+        command = rest[: rest.index(":::")] if ":::" in rest else rest
+        return [" ".join(command)] if command else []
     if name == "alias":
         return [v.split("=", 1)[1] for v in values if "=" in v]
     if name == "watch":
