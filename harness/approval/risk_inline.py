@@ -62,8 +62,8 @@ _GIT_CODE_KEYS = frozenset(
 )  # fmt: skip
 _GIT_CODE_PATTERNS = re.compile(
     r"(alias|pager|includeif|protocol)\..+|(diff|merge|filter|gpg|man|difftool|mergetool"
-    r"|credential|remote)\..+\.(textconv|command|driver|clean|smudge|process|program|cmd"
-    r"|helper|uploadpack|receivepack|allow)"
+    r"|credential|remote|submodule)\..+\.(textconv|command|driver|clean|smudge|process|program"
+    r"|cmd|helper|uploadpack|receivepack|allow|update)"
 )
 _RUNS_FOUND_NAMES = frozenset({"find", "xargs", "parallel"})
 # Run by xargs/find/parallel, these run whatever program the input names.
@@ -74,6 +74,11 @@ _PASS_THROUGH = frozenset(
 )  # fmt: skip
 _GIT_CODE_OPTIONS = ("--exec", "--upload-pack", "--receive-pack", "--extcmd")
 _MULTIPLEXERS = frozenset({"tmux", "screen", "byobu", "zellij"})
+_EDITORS = frozenset({"ed", "red", "ex", "vi", "vim", "nvim", "view"})
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc", "lxc"})
+_CONTAINER_RUNS = frozenset(
+    {"run", "exec", "create", "start", "compose", "build", "debug", "attach", "container"}
+)
 _MULTIPLEXER_READS = frozenset({"ls", "list-sessions", "list-windows", "-ls", "-list"})
 
 
@@ -106,9 +111,19 @@ def inline_code_rule(command: ResolvedCommand) -> str | None:
     if name in _CODE_OPTIONS:
         return _interpreter(name, args, command)
     if name in _AWKS:
-        return _awk(args)
+        return _awk(args, command)
     if name in ("sed", "gsed"):
-        return _sed(args)
+        return _sed(args, command)
+    if name in _EDITORS and any(s.kind != "file" for s in command.stdin):
+        return f"{name} reads editor commands (which can run shell commands) from stdin"
+    if name == "sqlite3" and any(
+        s.word is None or re.search(r"^\s*\.(shell|system)", s.word.value, re.M)
+        for s in command.stdin
+        if s.kind != "file"
+    ):
+        return "sqlite3 runs a shell command"
+    if name in _CONTAINER_TOOLS and _CONTAINER_RUNS.intersection(args[:2]):
+        return f"{name} runs commands in a container"
     if name in ("tar", "gtar", "bsdtar"):
         return _tar(args)
     if name == "git":
@@ -168,7 +183,14 @@ def _interpreter(name: str, args: Sequence[str], command: ResolvedCommand) -> st
     return None if operands else _stdin_code(command)
 
 
-def _awk(args: Sequence[str]) -> str | None:
+def _unreadable_program(command: ResolvedCommand, program: str) -> bool:
+    """The program text (or file) is a substitution, a variable or a device."""
+    index = command.argv.index(program) if program in command.argv else -1
+    dynamic = index >= 0 and command.is_dynamic(index)
+    return dynamic or program.startswith(("/dev/", "/proc/"))
+
+
+def _awk(args: Sequence[str], command: ResolvedCommand) -> str | None:
     programs: list[str] = []
     has_file = False
     index = 0
@@ -178,6 +200,8 @@ def _awk(args: Sequence[str]) -> str | None:
             return "awk loads a compiled extension"
         if word in ("-f", "--file", "-E", "--exec", "-i", "--include"):
             has_file = True
+            if index + 1 < len(args) and _unreadable_program(command, args[index + 1]):
+                return f"awk program {args[index + 1]} is only known at run time"
             index += 2
             continue
         if word in ("-e", "--source") and index + 1 < len(args):
@@ -196,12 +220,14 @@ def _awk(args: Sequence[str]) -> str | None:
     if not programs and not has_file and index < len(args):
         programs.append(args[index])
     for program in programs:
+        if _unreadable_program(command, program):
+            return "awk program is only known at run time"
         if _AWK_DANGER.search(program):
             return "awk program runs commands or writes files (system, getline, print >)"
     return None
 
 
-def _sed(args: Sequence[str]) -> str | None:
+def _sed(args: Sequence[str], command: ResolvedCommand) -> str | None:
     scripts: list[str] = []
     index = 0
     operands: list[str] = []
@@ -214,6 +240,9 @@ def _sed(args: Sequence[str]) -> str | None:
         if word.startswith("--expression="):
             scripts.append(word.split("=", 1)[1])
         elif word in ("-f", "--file", "-l", "--line-length"):
+            script_file = args[index + 1] if index + 1 < len(args) else ""
+            if word in ("-f", "--file") and _unreadable_program(command, script_file):
+                return f"sed script {script_file} is only known at run time"
             index += 2
             continue
         elif not word.startswith("-") or len(word) == 1:
@@ -222,6 +251,8 @@ def _sed(args: Sequence[str]) -> str | None:
     if not scripts and operands:
         scripts.append(operands[0])
     for script in scripts:
+        if _unreadable_program(command, script):
+            return "sed script is only known at run time"
         if sed_runs_code(script):
             return "sed script runs commands or writes files (e, w, s///e, s///w)"
     return None

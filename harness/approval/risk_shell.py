@@ -252,6 +252,14 @@ def _destroys_rule(command: ResolvedCommand) -> str | None:
         return "deletes the files it archives"
     if name == "ln" and "/dev/null" in operands[:-1]:
         return "replaces the target with a link to /dev/null"
+    if name == "install" and any(a.startswith(("-m", "--mode")) for a in args):
+        return "sets file permissions (install -m)"
+    if (
+        name == "git"
+        and "update-index" in operands[:1]
+        and any(a.startswith("--chmod") for a in args)
+    ):
+        return "changes file permissions (git update-index --chmod)"
     if name == "gio" and operands[:1] in (["remove"], ["trash"]):
         return "deletes files"
     if name in ("systemctl", "service") and _SERVICE_CHANGES.intersection(operands[:2]):

@@ -32,6 +32,14 @@ _DASH_O_WRITERS = frozenset(
      "curl", "objcopy", "zig"}
 )  # fmt: skip
 _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+# Wrappers that run their command in another directory.
+_CHDIR_OPTIONS = {
+    "env": frozenset({"-C", "--chdir"}),
+    "sudo": frozenset({"-D", "--chdir"}),
+    "nsenter": frozenset({"-w", "--wd"}),
+    "unshare": frozenset({"-w", "--wd"}),
+    "systemd-run": frozenset({"-d", "--working-directory"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +92,7 @@ def written_files(command: ResolvedCommand) -> list[WriteTarget]:
     elif name == "wget":
         flags = ("-O", "--output-document")
         picked = [i + 1 for i, a in enumerate(command.argv[:-1]) if a in flags]
-    elif name == "sponge":
+    elif name in ("ed", "red", "ex", "sponge"):
         picked = [i for i, _ in operands]
     elif name in ("awk", "gawk") and _awk_in_place(command.argv):
         picked = [i for i, _ in operands][1:]
@@ -225,7 +233,10 @@ class CwdTracker:
         self.unknown = False
 
     def observe(self, command: ResolvedCommand) -> None:
-        """Follow ``cd``/``pushd``/``popd`` in ``command``."""
+        """Follow ``cd``/``pushd``/``popd`` (and ``env -C DIR``) in ``command``."""
+        if command.name in _CHDIR_OPTIONS:
+            self._chdir_option(command)
+            return
         if command.name not in ("cd", "pushd", "popd", "chdir"):
             return
         skipped = ("-L", "-P", "--")
@@ -239,6 +250,24 @@ class CwdTracker:
             return
         moved = [posixpath.normpath(posixpath.join(d, target)) for d in self.dirs]
         self.dirs.extend(d for d in moved if d not in self.dirs)
+
+    def _chdir_option(self, command: ResolvedCommand) -> None:
+        options = _CHDIR_OPTIONS[command.name]
+        for index, word in enumerate(command.argv):
+            name, equals, attached = word.partition("=")
+            if name not in options:
+                continue
+            if equals:
+                target, dynamic = attached, command.is_dynamic(index)
+            elif index + 1 < len(command.argv):
+                target, dynamic = command.argv[index + 1], command.is_dynamic(index + 1)
+            else:
+                continue
+            if dynamic:
+                self.unknown = True
+            else:
+                moved = [posixpath.normpath(posixpath.join(d, target)) for d in self.dirs]
+                self.dirs.extend(d for d in moved if d not in self.dirs)
 
     def resolutions(self, path: str) -> list[str]:
         """``path`` joined to every directory the command line may be in."""

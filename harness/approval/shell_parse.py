@@ -121,6 +121,7 @@ _SCRIPT_OPTIONS: dict[str, tuple[str, ...]] = {
     "rsync": ("-e", "--rsh"),
     "readarray": ("-C",),
 }
+_SSH = _wrapper("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", positionals=0)
 _WATCH = _wrapper("-n --interval -q --equexit -d --differences")
 # ``uv run X``-style runners: the tool, the subcommand, options with a value.
 _RUNNER_OPTIONS = _wrapper(
@@ -235,7 +236,9 @@ def _strip_prefix(words: tuple[ShellWord, ...], assignments: list[str]) -> tuple
 def _wrapped(words: tuple[ShellWord, ...], assignments: list[str]) -> list[tuple[ShellWord, ...]]:
     name = program_name(words[0].value)
     if name in ("env", "sudo"):
-        assignments.extend(w.value for w in words[1:] if ASSIGNMENT.match(w.value))
+        inner = _after_options(words[1:], _WRAPPERS[name])
+        before = words[1 : len(words) - len(inner)]
+        assignments.extend(w.value for w in before if "=" in w.value and w.value[0] != "-")
     if name == "find":
         return _find_exec_commands(words)
     if name in _RUNNERS:
@@ -259,8 +262,8 @@ def _after_options(args: tuple[ShellWord, ...], spec: _Wrapper) -> tuple[ShellWo
             return ()
         if value.startswith("-") and len(value) > 1:
             index += 2 if value in spec.with_value else 1
-        elif spec.assignments and ASSIGNMENT.match(value):
-            index += 1
+        elif spec.assignments and "=" in value.lstrip("="):
+            index += 1  # env takes any NAME=VALUE, even ``BASH_FUNC_ls%%=() {...}``
         elif positionals:
             positionals -= 1
             index += 1
@@ -308,6 +311,10 @@ def _embedded_scripts(words: tuple[ShellWord, ...], stdin: Sequence[StdinSource]
         return [" ".join(command)] if command else []
     if name == "alias":
         return [v.split("=", 1)[1] for v in values if "=" in v]
+    if name == "ssh":
+        remote = _after_options(words[1:], _SSH)
+        # The first word is the host; the rest runs there, through its shell.
+        return [" ".join(w.value for w in remote[1:])] if len(remote) > 1 else []
     if name == "watch":
         rest = [w.value for w in _after_options(words[1:], _WATCH)]
         return [" ".join(rest)] if rest else []
