@@ -22,69 +22,22 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
-from harness.approval.risk_git import git_rule, long_option
+from harness.approval.risk_env import CODE_VARIABLES, assignment_reasons, stored_code
+from harness.approval.risk_git import git_rule
 from harness.approval.risk_inline import SHELLS, inline_code_rule, is_interpreter
+from harness.approval.risk_programs import DOWNLOADERS, PROGRAM_RULES, blind_write_rule
 from harness.approval.risk_state import StateDirGuard
 from harness.approval.risk_writes import CwdTracker, written_files
 from harness.approval.shell_parse import ResolvedCommand, ShellParseError, resolve_commands
 
 __all__ = ["CODE_VARIABLES", "shell_command_reasons"]
 
-_PROGRAMS: dict[str, str] = {
-    **dict.fromkeys(
-        ("rm", "unlink", "rimraf", "srm", "wipe", "trash", "trash-put", "trash-rm"), "deletes files"
-    ),
-    "rmdir": "deletes directories",
-    "shred": "destroys file contents",
-    "truncate": "truncates files",
-    **dict.fromkeys(
-        ("sudo", "su", "doas", "pkexec", "run0", "runuser"), "runs with elevated privileges"
-    ),
-    **dict.fromkeys(("chmod", "chattr", "setfacl"), "changes file permissions"),
-    **dict.fromkeys(("reboot", "shutdown", "poweroff", "halt"), "shuts down the machine"),
-    **dict.fromkeys(("mount", "umount"), "changes mounted filesystems"),
-    **dict.fromkeys(("chown", "chgrp"), "changes file ownership"),
-    **dict.fromkeys(("kill", "pkill", "killall", "killall5"), "kills processes"),
-    "dd": "writes raw data to files or devices",
-    **dict.fromkeys(("fdisk", "sfdisk", "parted", "wipefs", "mkswap"), "changes disk partitions"),
-    **dict.fromkeys(("goreleaser", "semantic-release"), "publishes a release"),
-    **dict.fromkeys(("at", "batch", "crontab"), "schedules commands to run after this call"),
-}
-_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "http", "https", "aria2c"})
 _DOWNLOAD_OUTPUT_FLAGS = frozenset({"-o", "--output", "-O", "--output-document"})
-_INLINE_PROGRAM_FLAGS = frozenset({"-c", "-m", "-e", "-E", "-r"})
-_RELEASE_WORD = re.compile(r"(?<![a-z])(deploy|publish|release|unpublish)")
-_NOT_RELEASE = frozenset({"lsb_release"})
-_RELEASE_TOOLS = frozenset(
-    {"make", "npm", "pnpm", "yarn", "bun", "cargo", "poetry", "uv", "hatch", "flit", "pdm",
-     "rye", "fly", "flyctl", "firebase", "vercel", "netlify", "serverless", "sls", "heroku",
-     "mvn", "gradle", "gradlew", "just", "task", "invoke", "rake", "dotnet", "helm", "lerna",
-     "changeset", "cdk", "sam", "gcloud", "az", "eb", "nox", "tox"}
-)  # fmt: skip
-_RELEASE_SUBCOMMANDS = {
-    "twine": {"upload"}, "docker": {"push"}, "podman": {"push"}, "gem": {"push"},
-    "terraform": {"apply", "destroy"}, "pulumi": {"up", "destroy"}, "kubectl": {"apply", "delete"},
-}  # fmt: skip
 _PLAIN_WORD = re.compile(r"[^\s'\"\\;&|<>()`]+")
 _BLOCK_DEVICE = re.compile(r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|mapper/)")
-_UNIDENTIFIABLE = re.compile(r"/(proc/[^/]+/(exe|fd/.*|cwd/.*|root/.*)|dev/fd/.*)")
-_BIN_DIR = re.compile(r"(^|/)s?bin/[^/]+$")
-# Variables through which a value makes later commands run other code.
-CODE_VARIABLES = frozenset(
-    {"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "LD_PRELOAD",
-     "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ALIASES", "BASH_CMDS", "SHELLOPTS", "BASHOPTS",
-     "BASH_LOADABLES_PATH", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS", "GIT_SSH",
-     "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-     "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_CONFIG_GLOBAL",
-     "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEMPLATE_DIR",
-     "PAGER", "MANPAGER", "EDITOR", "VISUAL", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN",
-     "LESSCLOSE", "BROWSER", "CDPATH"}
-)  # fmt: skip
-_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def shell_command_reasons(
@@ -130,9 +83,9 @@ def shell_command_reasons(
 def _command_reasons(
     command: ResolvedCommand, downloaded: frozenset[str], cwd: CwdTracker
 ) -> Iterable[str]:
-    yield from _assignment_reasons(command)
+    yield from assignment_reasons(command)
     if not command.argv:
-        if (why := _stored_code(command)) is not None:
+        if (why := stored_code(command)) is not None:
             yield f"runs code the policy cannot read: {' '.join(command.assignments)} ({why})"
         yield from _write_reasons(command, cwd)
         return
@@ -141,16 +94,16 @@ def _command_reasons(
             f"shell command runs a program chosen at run time: {_show(command)} (cannot be judged)"
         )
         return
-    for rule in _SHELL_RULES:
+    for rule in PROGRAM_RULES:
         if (why := rule(command)) is not None:
             yield f"dangerous shell command: {_show(command)} ({why})"
     if (why := git_rule(command, cwd.exists)) is not None:
         yield f"dangerous shell command: {_show(command)} ({why})"
-    if (why := _blind_write_rule(command)) is not None:
+    if (why := blind_write_rule(command)) is not None:
         yield f"shell command writes files the policy cannot see: {_show(command)} ({why})"
     if _runs_file(command, downloaded):
         yield f"dangerous shell command: {_show(command)} (runs a downloaded script)"
-    for why in (inline_code_rule(command), _unreadable_script(command), _stored_code(command)):
+    for why in (inline_code_rule(command), _unreadable_script(command), stored_code(command)):
         if why is not None:
             yield f"runs code the policy cannot read: {_show(command)} ({why})"
     yield from _write_reasons(command, cwd)
@@ -181,7 +134,7 @@ def _downloaded_files(commands: Iterable[ResolvedCommand]) -> frozenset[str]:
     """Basenames of files a downloader in the same command line writes."""
     names: set[str] = set()
     for command in commands:
-        if command.name not in _DOWNLOADERS:
+        if command.name not in DOWNLOADERS:
             continue
         argv = command.argv
         names.update(command.write_targets)
@@ -211,152 +164,6 @@ def _show(command: ResolvedCommand) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _program_rule(command: ResolvedCommand) -> str | None:
-    name = command.name
-    if name.startswith("mkfs"):
-        return "formats a filesystem"
-    if _UNIDENTIFIABLE.search(command.argv[0]):
-        return "runs a program the policy cannot identify"
-    return _PROGRAMS.get(name)
-
-
-def _builtin_rule(command: ResolvedCommand) -> str | None:
-    args = command.argv[1:]
-    if command.name == "hash" and any(a.startswith("-") and "p" in a for a in args):
-        return "rebinds a command name to another program (hash -p)"
-    if command.name == "enable" and any(a.startswith("-") and "f" in a for a in args):
-        return "loads a builtin from a shared library (enable -f)"
-    return None
-
-
-def _destroys_rule(command: ResolvedCommand) -> str | None:
-    name, args = command.name, command.argv[1:]
-    operands = [a for a in args if not a.startswith("-")]
-    if name in ("cp", "install") and "/dev/null" in operands[:-1]:
-        return "empties the target file"
-    if name == "mv" and operands[-1:] == ["/dev/null"]:
-        return "destroys the moved file"
-    if name == "rsync" and any(
-        long_option(a, "--delete", "--delete-before", "--delete-during", "--delete-delay",
-                    "--delete-after", "--delete-excluded", "--del", "--remove-source-files")
-        for a in args
-    ):  # fmt: skip
-        return "deletes files (rsync --delete / --remove-source-files)"
-    if name in ("cp", "ln", "install") and any(_BIN_DIR.search(o) for o in operands[:-1]):
-        return "copies or links a program, which could then run under another name"
-    if name == "find" and any(a in ("-delete", "-fdelete") for a in args):
-        return "deletes files"
-    if name == "tar" and any(long_option(a, "--remove-files") for a in args):
-        return "deletes the files it archives"
-    if name == "zip" and any(a == "--move" or _short_flag(a, "m") for a in args):
-        return "deletes the files it archives"
-    if name == "ln" and "/dev/null" in operands[:-1]:
-        return "replaces the target with a link to /dev/null"
-    if name == "install" and any(a.startswith(("-m", "--mode")) for a in args):
-        return "sets file permissions (install -m)"
-    if (
-        name == "git"
-        and "update-index" in operands[:1]
-        and any(a.startswith("--chmod") for a in args)
-    ):
-        return "changes file permissions (git update-index --chmod)"
-    if name == "gio" and operands[:1] in (["remove"], ["trash"]):
-        return "deletes files"
-    if name in ("systemctl", "service") and _SERVICE_CHANGES.intersection(operands[:2]):
-        return "stops or changes system services"
-    return None
-
-
-_SERVICE_CHANGES = frozenset(
-    {"stop", "disable", "mask", "kill", "reboot", "poweroff", "halt", "restart", "isolate"}
-)
-# Programs that write files whose names only the input knows (an archive, a patch).
-_BLIND_WRITERS: dict[str, Callable[[tuple[str, ...]], bool]] = {
-    "tar": lambda argv: (
-        any(
-            long_option(a, "--extract", "--get")
-            or (not a.startswith("--") and "x" in a.lstrip("-"))
-            for a in argv[1:2]
-        )
-        or any(long_option(a, "--extract") or _short_flag(a, "x") for a in argv[2:])
-    ),
-    "unzip": lambda argv: not any(a in ("-l", "-t", "-v", "-Z") for a in argv[1:]),
-    "cpio": lambda argv: any(_short_flag(a, "i") or long_option(a, "--extract") for a in argv),
-    "patch": lambda argv: not any(long_option(a, "--dry-run") for a in argv),
-    "git": lambda argv: (
-        argv[1:2] in (("apply",), ("am",))
-        and not any(long_option(a, "--check", "--stat", "--numstat", "--summary") for a in argv)
-    ),
-}
-
-
-def _blind_write_rule(command: ResolvedCommand) -> str | None:
-    check = _BLIND_WRITERS.get(command.name)
-    if check is not None and check(command.argv):
-        return "extracts or patches files whose names the policy cannot see"
-    return None
-
-
-def _pipe_rule(command: ResolvedCommand) -> str | None:
-    name = command.name
-    runs_code = name in ("source", ".", "eval") or is_interpreter(name)
-    if runs_code and _DOWNLOADERS.intersection(command.fed_by):
-        return "runs a downloaded script"
-    if not (is_interpreter(name) and command.upstream):
-        return None
-    if not _reads_program_from_stdin(command.argv):
-        return None
-    if _DOWNLOADERS.intersection(command.upstream):
-        return "runs a downloaded script piped into it"
-    return "runs piped input as a program"
-
-
-def _reads_program_from_stdin(argv: tuple[str, ...]) -> bool:
-    for arg in argv[1:]:
-        if arg in ("-", "-s"):
-            return True
-        if arg in _INLINE_PROGRAM_FLAGS or (_short_flag(arg, "c") and len(arg) <= 4):
-            return False
-        if not arg.startswith(("-", "+")):
-            return False
-    return True
-
-
-def _short_flag(flag: str, letter: str) -> bool:
-    return flag.startswith("-") and not flag.startswith("--") and letter in flag[1:]
-
-
-def _release_rule(command: ResolvedCommand) -> str | None:
-    name = command.name
-    if name not in _NOT_RELEASE and _RELEASE_WORD.search(name.split(".", 1)[0]):
-        return "deploys or publishes"
-    operands = [a.lower() for a in command.argv[1:] if not a.startswith("-")]
-    if is_interpreter(name) and operands and _reads_script(command.argv):
-        script = operands[0].rsplit("/", 1)[-1]
-        if _RELEASE_WORD.search(script):
-            return "runs a deploy or release script"
-    if name in _RELEASE_TOOLS and any(_RELEASE_WORD.match(a) for a in operands[:3]):
-        return "deploys or publishes"
-    if name == "gh" and operands[:1] == ["release"] and operands[1:2] != ["list"]:
-        return "publishes a release"
-    if operands and operands[0] in _RELEASE_SUBCOMMANDS.get(name, ()):
-        return "deploys or publishes"
-    return None
-
-
-def _reads_script(argv: tuple[str, ...]) -> bool:
-    return not any(a in _INLINE_PROGRAM_FLAGS or _short_flag(a, "c") for a in argv[1:])
-
-
-_SHELL_RULES: tuple[Callable[[ResolvedCommand], str | None], ...] = (
-    _program_rule,
-    _builtin_rule,
-    _destroys_rule,
-    _pipe_rule,
-    _release_rule,
-)
-
-
 def _unreadable_script(command: ResolvedCommand) -> str | None:
     """A shell or interpreter whose program is a substitution, variable or device."""
     name = command.name
@@ -380,41 +187,3 @@ def _unreadable_script(command: ResolvedCommand) -> str | None:
             return f"reads its program from {arg}"
         return None
     return None
-
-
-# A quoted ``a[$(cmd)]`` is inert where it is written, but bash runs the substitution
-# when it evaluates the text as arithmetic later (``$((x))``, ``let``, ``[[ x -eq 1 ]]``).
-_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
-_PROMPT_EXPANSION = re.compile(r"\$\{[^}]*@P\}")
-
-
-def _stored_code(command: ResolvedCommand) -> str | None:
-    words = [a for i, a in enumerate(command.argv) if not command.is_dynamic(i)]
-    if any(_SUBSCRIPT_CODE.search(w) for w in [*words, *command.assignments]):
-        return "a subscript holding a command substitution runs when bash evaluates it"
-    if any(_PROMPT_EXPANSION.search(a) for a in command.argv):
-        return "${var@P} runs the command substitutions stored in var"
-    return None
-
-
-def _assignment_reasons(command: ResolvedCommand) -> Iterable[str]:
-    words = list(command.assignments)
-    if command.name in _DECLARERS:
-        words.extend(a for a in command.argv[1:] if not a.startswith(("-", "+")))
-    if command.name in ("read", "mapfile", "readarray"):
-        words.extend(a + "=" for a in command.argv[1:] if _VARIABLE_NAME.fullmatch(a))
-    if command.name == "printf":
-        words.extend(v + "=" for o, v in itertools.pairwise(command.argv) if o == "-v")
-    for word in words:
-        name, _, value = word.partition("=")
-        name = name.split("[", 1)[0].rstrip("+")
-        targets = (name, value) if command.name in _DECLARERS else (name,)
-        if any(t in CODE_VARIABLES or t.startswith("BASH_FUNC_") for t in targets):
-            yield f"changes how later commands run: {word} (sets {name})"
-        elif name == "PATH" and _relative_path_entry(value):
-            yield f"changes how later commands run: {word} (PATH entry that is not absolute)"
-
-
-def _relative_path_entry(value: str) -> bool:
-    entries = value.split(":")
-    return any(not e or not (e.startswith(("/", "$", "~"))) for e in entries)
