@@ -29,6 +29,8 @@ _PROGRAMS: dict[str, str] = {
     **dict.fromkeys(("chmod", "chattr", "setfacl"), "changes file permissions"),
     **dict.fromkeys(("reboot", "shutdown", "poweroff", "halt"), "shuts down the machine"),
     **dict.fromkeys(("mount", "umount"), "changes mounted filesystems"),
+    "blkdiscard": "destroys a device's contents",
+    "systemd-run": "runs a command as a service, outside this call",
     **dict.fromkeys(("chown", "chgrp"), "changes file ownership"),
     **dict.fromkeys(("kill", "pkill", "killall", "killall5"), "kills processes"),
     "dd": "writes raw data to files or devices",
@@ -104,11 +106,34 @@ def _destroys_rule(command: ResolvedCommand) -> str | None:
         return "changes file permissions (git update-index --chmod)"
     if name == "gio" and operands[:1] in (["remove"], ["trash"]):
         return "deletes files"
+    if name == "fallocate" and any(
+        long_option(a, "--punch-hole", "--collapse-range", "--zero-range")
+        or (not a.startswith("--") and set(a[1:]) & set("pcz"))
+        for a in args
+        if a.startswith("-")
+    ):
+        return "destroys file contents"
+    if name in ("docker", "podman", "nerdctl") and {"rm", "rmi", "prune", "down"} & set(
+        operands[:3]
+    ):
+        return "deletes containers, images or volumes"
+    if name in _CLOUD_TOOLS and _CLOUD_DELETES.intersection(operands[:4]):
+        return "deletes cloud resources"
+    if name == "gh" and operands[:2] in (["repo", "delete"], ["repo", "archive"]):
+        return "deletes or archives a remote repository"
     if name in ("systemctl", "service") and _SERVICE_CHANGES.intersection(operands[:2]):
         return "stops or changes system services"
     return None
 
 
+_CLOUD_TOOLS = frozenset(
+    {"aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "fly", "heroku", "vercel", "netlify",
+     "helm", "firebase", "wrangler", "supabase"}
+)  # fmt: skip
+_CLOUD_DELETES = frozenset(
+    {"rm", "rb", "delete", "destroy", "remove", "uninstall", "terminate-instances",
+     "delete-stack", "apps:destroy", "drop"}
+)  # fmt: skip
 _SERVICE_CHANGES = frozenset(
     {"stop", "disable", "mask", "kill", "reboot", "poweroff", "halt", "restart", "isolate"}
 )

@@ -105,6 +105,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
         assignments=True,
     ),
     "doas": _wrapper("-u -C"),
+    "uvx": _wrapper("--from --with -p --python --index --python-preference"),
+    "direnv": _wrapper(positionals=2),  # ``direnv exec DIR cmd``
     "npx": _wrapper("-p --package -c --call"),
     "bunx": _wrapper("-p --package"),
 }
@@ -119,6 +121,7 @@ _SCRIPT_OPTIONS: dict[str, tuple[str, ...]] = {
     "mapfile": ("-C",),
     "npx": ("-c", "--call"),
     "rsync": ("-e", "--rsh"),
+    "nix-shell": ("--run", "--command"),
     "readarray": ("-C",),
 }
 _SSH = _wrapper("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", positionals=0)
@@ -355,6 +358,8 @@ def _shell_reads_stdin(args: Sequence[str]) -> bool:
     for index, value in enumerate(args):
         if value == "--":
             return index + 1 >= len(args)
+        if value == "-":
+            return True  # ``bash -``: end of options, commands from stdin
         if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             continue
         if not value.startswith(("-", "+")) or len(value) == 1:

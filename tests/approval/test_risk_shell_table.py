@@ -308,6 +308,20 @@ TABLE = [
     P("docker ps", None, id="docker-ps"),
     P("awk -v n=1 '{print $n}' f", None, id="awk-variable-assignment"),
     P("sed -n 's/a/b/p' f", None, id="sed-s-p-flag"),
+    P("bash - <<EOF\nrm x\nEOF", DANGER, id="bash-dash-heredoc"),
+    P("echo $(bash <<EOF\nrm x\nEOF\n)", DANGER, id="heredoc-into-bash-in-substitution"),
+    P("uvx --from x python -c 'import os'", CODE, id="uvx-python-c"),
+    P("direnv exec . rm x", DANGER, id="direnv-exec"),
+    P("nix-shell --run 'rm x'", DANGER, id="nix-shell-run"),
+    P("fallocate -p -o 0 -l 100 f", DANGER, id="fallocate-punch-hole"),
+    P("docker system prune -af", DANGER, id="docker-prune"),
+    P("aws s3 rm s3://b/k --recursive", DANGER, id="aws-s3-rm"),
+    P("helm uninstall app", DANGER, id="helm-uninstall"),
+    P("gh repo delete me/x --yes", DANGER, id="gh-repo-delete"),
+    P("systemd-run --user rm x", DANGER, id="systemd-run"),
+    P("fallocate -l 1M f", None, id="fallocate-allocate"),
+    P("aws s3 ls", None, id="aws-s3-ls"),
+    P("gh pr list", None, id="gh-pr-list"),
 ]
 
 
