@@ -6,6 +6,8 @@ freely). Every evasion found while attacking the policy is a row here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
@@ -343,3 +345,18 @@ def test_the_table_is_large_and_covers_both_sides() -> None:
     assert len(TABLE) >= 80
     assert len(dangerous) >= 40 and len(safe) >= 30
     assert len({p.id for p in TABLE}) == len(TABLE)
+
+
+SAFE_ROWS = [p for p in TABLE if p.values[1] is None]
+
+
+@pytest.mark.parametrize(("command", "rule"), SAFE_ROWS)
+def test_safe_rows_stay_free_when_bash_runs_without_the_sandbox(
+    command: str, rule: None, tmp_path: Path
+) -> None:
+    (tmp_path / ".harness").mkdir()
+    policy = DefaultRiskPolicy(state_dir=tmp_path / ".harness", sandboxed=False)
+
+    decision = policy.evaluate_call("bash", {"command": command}, workdir=tmp_path)
+
+    assert decision.verdict is RiskVerdict.ALLOW, decision.reasons
