@@ -18,6 +18,13 @@ _LOCKFILES = frozenset(
      "cargo.lock", "gemfile.lock", "go.sum", "pipfile.lock", "composer.lock"}
 )  # fmt: skip
 # Files a shell reads on start-up: whatever is written there runs in every later shell.
+_CREDENTIALS = frozenset(
+    {".netrc", ".npmrc", ".pypirc", ".git-credentials", ".dockercfg", "credentials",
+     "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd"}
+)  # fmt: skip
+_CREDENTIAL_SUFFIXES = (".pem", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
+# Files whose content git or its hook managers run on a later commit or checkout.
+_HOOK_CONFIG = frozenset({".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", ".husky"})
 _SHELL_STARTUP = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
      ".bash_logout", ".inputrc"}
@@ -93,11 +100,15 @@ def _parts_reason(parts: tuple[str, ...]) -> str | None:
         return "CI workflow"
     if any(part.startswith(".gitlab-ci") for part in parts):
         return "CI configuration"
-    if any(a == ".git" and b in ("config", "hooks") for a, b in itertools.pairwise(parts)):
-        return "git configuration or hooks (run code on later git commands)"
+    if ".git" in parts[:-1]:
+        return "git internals (config and hooks run code on later git commands)"
+    if any(part in _HOOK_CONFIG for part in parts):
+        return "git hook configuration (runs code on a later commit)"
     if base in _SHELL_STARTUP:
         return "shell start-up file"
     for word in ("secret", "key"):
         if any(word in part for part in parts):
             return f"path contains {word!r}"
+    if base in _CREDENTIALS or base.endswith(_CREDENTIAL_SUFFIXES):
+        return "credentials file"
     return None

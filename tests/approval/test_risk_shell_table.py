@@ -324,6 +324,12 @@ TABLE = [
     P("fallocate -l 1M f", None, id="fallocate-allocate"),
     P("aws s3 ls", None, id="aws-s3-ls"),
     P("gh pr list", None, id="gh-pr-list"),
+    P("echo x > .git/HEAD", SENSITIVE, id="git-internals"),
+    P("cat hooks.yaml > .pre-commit-config.yaml", SENSITIVE, id="pre-commit-config"),
+    P("echo 'machine x password y' >> ~/.netrc", SENSITIVE, id="netrc"),
+    P("cp key.pem deploy.pem", SENSITIVE, id="pem"),
+    P("echo x > .gitignore", None, id="gitignore"),
+    P("echo x > .github/CODEOWNERS", None, id="github-not-workflow"),
 ]
 
 
