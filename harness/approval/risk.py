@@ -21,6 +21,7 @@ as required but unknown to this policy) needs approval: the policy fails closed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -206,6 +207,7 @@ class _RunTracker:
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[int, int]] = {}
+        self._lock = threading.Lock()
 
     def key(self, ctx: ToolExecutionContext) -> str:
         run_id = ctx.metadata.get(RUN_ID_KEY)
@@ -213,12 +215,13 @@ class _RunTracker:
             return run_id
         session = ctx.tool_input.session
         name = session.key if session is not None else ""
-        last_step, generation = self._last.get(name, (0, 0))
-        if ctx.step < last_step:
-            generation += 1
-        if len(self._last) >= 1024 and name not in self._last:
-            self._last.clear()
-        self._last[name] = (ctx.step, generation)
+        with self._lock:
+            last_step, generation = self._last.get(name, (0, 0))
+            if ctx.step < last_step:
+                generation += 1
+            if len(self._last) >= 1024 and name not in self._last:
+                self._last.clear()  # bounded; a forgotten session only starts a new tally
+            self._last[name] = (ctx.step, generation)
         return f"{name}#{generation}"
 
 

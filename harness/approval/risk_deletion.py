@@ -48,14 +48,19 @@ def count_overwritten_lines(arguments: Mapping[str, Any], workdir: Path | None) 
     """Lines a ``write mode=overwrite`` removes or blanks from the file it replaces.
 
     Reads only the existing file's line counts; a path that is not a regular
-    file (missing, a FIFO, a device) counts 0, since the write creates it or fails.
+    file inside the workdir (missing, a FIFO, a device, outside) counts 0, since
+    the write creates it or fails.
     """
     if arguments.get("mode") != "overwrite":
         return 0
     path, content = arguments.get("path"), arguments.get("content")
     if not isinstance(path, str) or not isinstance(content, str):
         return 0
-    old = _read_text(Path(workdir or ".") / path)
+    root = Path(workdir or ".").resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        return 0  # the write tool refuses paths outside the workdir
+    old = _read_text(target)
     return _removed(old, content) if old is not None else 0
 
 
@@ -89,8 +94,11 @@ def _read_text(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read(_MAX_READ_BYTES).decode("utf-8", errors="replace")
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(_MAX_READ_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 class DeletionTally:

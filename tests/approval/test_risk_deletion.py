@@ -170,3 +170,14 @@ def test_a_real_run_of_small_edits_pauses_when_the_total_reaches_the_threshold(
     assert record.arguments == five_line_edit(15)  # the 4th edit: 3 x 5 already removed
     assert "20 lines removed in this run so far" in record.risk_reasons[0]
     assert (work / "big.txt").read_text() == lines(40)[len(lines(15)) :]
+
+
+def test_overwrite_outside_the_workdir_is_not_read(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "outside.txt").write_text(lines(100))
+    os.symlink(tmp_path / "outside.txt", work / "link.txt")
+
+    for path in ("../outside.txt", "link.txt", str(tmp_path / "outside.txt")):
+        arguments = {"path": path, "content": "", "mode": "overwrite"}
+        assert count_overwritten_lines(arguments, work) == 0
