@@ -161,6 +161,12 @@ def blind_write_rule(command: ResolvedCommand) -> str | None:
     check = _BLIND_WRITERS.get(command.name)
     if check is not None and check(command.argv):
         return "extracts or patches files whose names the policy cannot see"
+    argv = command.argv
+    if is_interpreter(command.name) and "-m" in argv:
+        module = argv[argv.index("-m") + 1 : argv.index("-m") + 2]
+        extract = any(a in ("-e", "--extract") for a in argv)
+        if module in (["tarfile"], ["zipfile"]) and extract:
+            return "extracts an archive whose file names the policy cannot see"
     return None
 
 

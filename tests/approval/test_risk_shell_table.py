@@ -330,6 +330,11 @@ TABLE = [
     P("cp key.pem deploy.pem", SENSITIVE, id="pem"),
     P("echo x > .gitignore", None, id="gitignore"),
     P("echo x > .github/CODEOWNERS", None, id="github-not-workflow"),
+    P("tar --use-compress-program='sh -c x' -cf a.tar .", CODE, id="tar-use-compress-program"),
+    P("awk '{print $1 | \"sh\"}' f", CODE, id="awk-pipe-to-shell"),
+    P("python3 -m tarfile -e a.tar .", BLIND, id="python-m-tarfile-extract"),
+    P("python3 -m shutil", None, id="python-m-shutil-has-no-cli"),
+    P("python3 -m json.tool data.json", None, id="python-m-json-tool"),
 ]
 
 
