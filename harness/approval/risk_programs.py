@@ -165,7 +165,7 @@ def blind_write_rule(command: ResolvedCommand) -> str | None:
     if is_interpreter(command.name) and "-m" in argv:
         module = argv[argv.index("-m") + 1 : argv.index("-m") + 2]
         extract = any(a in ("-e", "--extract") for a in argv)
-        if module in (["tarfile"], ["zipfile"]) and extract:
+        if module in (("tarfile",), ("zipfile",)) and extract:
             return "extracts an archive whose file names the policy cannot see"
     return None
 
