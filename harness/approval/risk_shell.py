@@ -30,7 +30,7 @@ from harness.approval.risk_git import git_rule
 from harness.approval.risk_inline import SHELLS, inline_code_rule, is_interpreter
 from harness.approval.risk_programs import DOWNLOADERS, PROGRAM_RULES, blind_write_rule
 from harness.approval.risk_state import StateDirGuard
-from harness.approval.risk_writes import CwdTracker, written_files
+from harness.approval.risk_writes import CwdTracker, TreeTooBig, copied_tree_targets, written_files
 from harness.approval.shell_parse import ResolvedCommand, ShellParseError, resolve_commands
 
 __all__ = ["CODE_VARIABLES", "shell_command_reasons"]
@@ -109,7 +109,24 @@ def _command_reasons(
     yield from _write_reasons(command, cwd)
 
 
+def _tree_reasons(command: ResolvedCommand, cwd: CwdTracker) -> Iterable[str]:
+    try:
+        targets = copied_tree_targets(command, cwd)
+    except TreeTooBig as exc:
+        yield (
+            f"shell command writes files the policy cannot see: {_show(command)} "
+            f"(copies {exc.args[0]}, too many files to judge one by one)"
+        )
+        return
+    for target in targets:
+        for shown, why in cwd.sensitive(target):
+            yield (
+                f"shell command writes to sensitive file: {shown} ({why}, copied by {command.name})"
+            )
+
+
 def _write_reasons(command: ResolvedCommand, cwd: CwdTracker) -> Iterable[str]:
+    yield from _tree_reasons(command, cwd)
     for target in written_files(command):
         if target.dynamic:
             if target.strict:

@@ -18,7 +18,12 @@ from pathlib import Path
 from harness.approval.risk_paths import inside, sensitive_path_reason
 from harness.approval.shell_syntax import ResolvedCommand
 
-__all__ = ["CwdTracker", "WriteTarget", "written_files"]
+__all__ = ["CwdTracker", "TreeTooBig", "WriteTarget", "copied_tree_targets", "written_files"]
+
+# A directory copied recursively is walked to judge every file it brings; past this
+# many entries the copy is not judged file by file (and needs approval).
+_MAX_TREE_ENTRIES = 10_000
+_RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
 
 # Commands whose file operands they overwrite or create (not their contents' writers).
 _TOUCHERS = frozenset({"touch", "mkdir", "rm", "rmdir", "shred", "unlink", "mkfifo", "mknod"})
@@ -301,3 +306,54 @@ class CwdTracker:
         if self.root is None:
             return False
         return any(os.path.lexists(p) for p in self.resolutions(word))
+
+
+class TreeTooBig(Exception):
+    """A directory copied recursively holds too many entries to judge."""
+
+
+def copied_tree_targets(
+    command: ResolvedCommand, cwd: CwdTracker, max_entries: int = _MAX_TREE_ENTRIES
+) -> list[str]:
+    """Paths a recursive ``cp``/``rsync``/``mv`` of a directory writes, file by file.
+
+    ``cp -r /tmp/x/. .`` writes whatever ``/tmp/x`` holds; each file is joined to
+    the destination both with and without the source directory's own name, as
+    the two spellings (``src`` and ``src/``) differ between cp and rsync.
+
+    Raises:
+        TreeTooBig: a source directory has more than ``max_entries`` entries.
+    """
+    if command.name not in ("cp", "rsync", "mv"):
+        return []
+    argv = command.argv
+    recursive = command.name == "mv" or any(
+        a in _RECURSIVE
+        or (a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("rRa"))
+        for a in argv[1:]
+    )
+    operands = [(i, a) for i, a in enumerate(argv) if i > 0 and not a.startswith("-")]
+    if not recursive or len(operands) < 2 or command.is_dynamic(operands[-1][0]):
+        return []
+    destination = operands[-1][1]
+    targets: list[str] = []
+    for index, source in operands[:-1]:
+        if command.is_dynamic(index):
+            continue
+        for directory in cwd.resolutions(source):
+            if os.path.isdir(directory):
+                name = posixpath.basename(posixpath.normpath(directory))
+                for relative in _walk(directory, max_entries):
+                    targets.append(posixpath.join(destination, relative))
+                    targets.append(posixpath.join(destination, name, relative))
+    return targets
+
+
+def _walk(root: str, max_entries: int) -> list[str]:
+    found: list[str] = []
+    for folder, folders, files in os.walk(root):
+        for entry in [*folders, *files]:
+            found.append(posixpath.relpath(posixpath.join(folder, entry), root))
+            if len(found) > max_entries:
+                raise TreeTooBig(root)
+    return found
