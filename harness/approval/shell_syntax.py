@@ -52,6 +52,7 @@ _CONTROL_OPERATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&", "\n", 
 _REDIRECT_OPERATORS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _HEREDOC_BODY = "<<body"
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\])")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _ANSI_C_ESCAPE = re.compile(
@@ -526,7 +527,9 @@ class _Lexer:
                     break
                 lines.append(line)
             text = "\n".join(lines)
-            slot.body = ShellWord(text, dynamic=expands and any(c in text for c in "$`"))
+            # What the command reads: an unquoted delimiter lets ``\$`` become ``$``.
+            read = _HEREDOC_ESCAPE.sub(r"\1", text.replace("\\\n", "")) if expands else text
+            slot.body = ShellWord(read, dynamic=expands and any(c in text for c in "$`"))
             if expands:
                 body = _WordBuilder()
                 _Lexer(text, self._depth + 1)._double_quoted(body, terminator=None)
