@@ -336,6 +336,7 @@ TABLE = [
     P("python3 -m shutil", None, id="python-m-shutil-has-no-cli"),
     P("python3 -m json.tool data.json", None, id="python-m-json-tool"),
     P("bash <<EOF\necho \\$(rm x)\nEOF", DANGER, id="heredoc-escaped-substitution"),
+    P("bash <<EOF\necho \\`rm x\\`\nEOF", DANGER, id="heredoc-escaped-backticks"),
     P("bash <<EOF\nr\\\nm x\nEOF", DANGER, id="heredoc-line-continuation"),
     P("cat <<EOF\necho \\$(rm x)\nEOF", None, id="heredoc-escaped-substitution-to-cat"),
 ]
