@@ -56,8 +56,11 @@ def count_overwritten_lines(arguments: Mapping[str, Any], workdir: Path | None) 
     path, content = arguments.get("path"), arguments.get("content")
     if not isinstance(path, str) or not isinstance(content, str):
         return 0
-    root = Path(workdir or ".").resolve()
-    target = (root / path).resolve()
+    try:
+        root = Path(workdir or ".").resolve()
+        target = (root / path).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return 0  # a NUL byte or a symlink loop: the write tool refuses the path
     if not target.is_relative_to(root):
         return 0  # the write tool refuses paths outside the workdir
     old = _read_text(target)

@@ -181,3 +181,12 @@ def test_overwrite_outside_the_workdir_is_not_read(tmp_path: Path) -> None:
     for path in ("../outside.txt", "link.txt", str(tmp_path / "outside.txt")):
         arguments = {"path": path, "content": "", "mode": "overwrite"}
         assert count_overwritten_lines(arguments, work) == 0
+
+
+@pytest.mark.parametrize("path", ["bad\x00name", "loop"], ids=["nul-byte", "symlink-loop"])
+def test_an_unresolvable_overwrite_path_counts_nothing(tmp_path: Path, path: str) -> None:
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    arguments = {"path": path, "content": "", "mode": "overwrite"}
+
+    assert count_overwritten_lines(arguments, tmp_path) == 0
+    assert not DefaultRiskPolicy().evaluate_call("write", arguments, workdir=tmp_path).reasons

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.approval.risk import DefaultRiskPolicy, RiskDecision
+from harness.approval.risk import DefaultRiskPolicy, RiskDecision, RiskVerdict
 from harness.approval.risk_env import CODE_VARIABLES
 from harness.approval.risk_sed import sed_runs_code
 from harness.approval.shell_parse import ShellParseError, resolve_commands
@@ -246,3 +247,16 @@ def test_sed_scripts_that_run_or_write_are_caught_anywhere(scripts: list[str], d
 @given(text=st.text(max_size=60))
 def test_sed_reader_never_raises(text: str) -> None:
     assert isinstance(sed_runs_code(text), bool)
+
+
+GUARDED = DefaultRiskPolicy(state_dir=Path("/nonexistent/work/.harness"), sandboxed=False)
+shellish = st.text(
+    alphabet=st.sampled_from(list("rm -cdx.$()<>|&;'\"`\\\n{}[]=*?~/\0aehsv")), max_size=60
+)
+
+
+@given(text=st.one_of(st.text(max_size=60), shellish))
+def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
+    decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
+
+    assert decision.verdict in (RiskVerdict.ALLOW, RiskVerdict.APPROVAL_REQUIRED)
