@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Set as AbstractSet
 from pathlib import Path
 
 from harness.approval.risk_env import CODE_VARIABLES, assignment_reasons, stored_code
@@ -68,7 +68,7 @@ def shell_command_reasons(
     written: set[str] = set()
     for resolved in commands:
         reasons.extend(_command_reasons(resolved, downloaded, cwd))
-        if _runs_file(resolved, frozenset(written)):
+        if written and _runs_file(resolved, written):
             reasons.append(
                 f"runs code the policy cannot read: {_show(resolved)} "
                 "(runs a script written earlier in the same command)"
@@ -161,7 +161,7 @@ def _downloaded_files(commands: Iterable[ResolvedCommand]) -> frozenset[str]:
     return frozenset(n.rstrip("/").rsplit("/", 1)[-1] for n in names if n not in ("-", ""))
 
 
-def _runs_file(command: ResolvedCommand, downloaded: frozenset[str]) -> bool:
+def _runs_file(command: ResolvedCommand, downloaded: AbstractSet[str]) -> bool:
     if not downloaded or not command.argv:
         return False
     if "/" in command.argv[0] and command.argv[0].rsplit("/", 1)[-1] in downloaded:
