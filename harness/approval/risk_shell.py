@@ -22,7 +22,8 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import Iterable, Set as AbstractSet
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from harness.approval.risk_env import CODE_VARIABLES, assignment_reasons, stored_code
