@@ -246,7 +246,15 @@ def build_application(
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
 
-    policy = DefaultRiskPolicy(required_tools=settings.approval_required_tools)
+    # ``bash_sandbox`` comes from the sandbox work on another branch; read it defensively
+    # until the branches meet. ``auto`` counts as sandboxed here: the lead connects the
+    # real probe (auto with no working bwrap must pass sandboxed=False).
+    sandbox_mode = getattr(settings, "bash_sandbox", "auto")
+    policy = DefaultRiskPolicy(
+        required_tools=settings.approval_required_tools,
+        state_dir=app.state_dir,
+        sandboxed=sandbox_mode != "off",
+    )
     return HumanApprovalMiddleware(
         policy,
         app.approvals,

@@ -36,6 +36,7 @@ __all__ = [
     "ShellParseError",
     "ShellWord",
     "SimpleCommand",
+    "StdinSource",
     "parse_shell",
     "program_name",
 ]
@@ -51,6 +52,7 @@ _CONTROL_OPERATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&", "\n", 
 _REDIRECT_OPERATORS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _HEREDOC_BODY = "<<body"
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\])")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _ANSI_C_ESCAPE = re.compile(
@@ -87,12 +89,27 @@ class ShellWord:
 
 
 @dataclass(frozen=True, slots=True)
+class StdinSource:
+    """What an input redirection feeds a command.
+
+    Attributes:
+        kind: ``file`` (``< path``), ``heredoc`` (``<<EOF``) or ``herestring`` (``<<<``).
+        word: the path, the here-document body or the here-string; ``None`` for a
+            here-document whose body never came (the command cannot be judged).
+    """
+
+    kind: str
+    word: ShellWord | None
+
+
+@dataclass(frozen=True, slots=True)
 class SimpleCommand:
-    """Words of one command plus what its redirections write and what it nests."""
+    """Words of one command plus what its redirections write, feed it and nest."""
 
     words: tuple[ShellWord, ...]
     write_targets: tuple[ShellWord, ...] = ()
     substitutions: tuple[Pipeline, ...] = ()
+    stdin: tuple[StdinSource, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +130,15 @@ class ResolvedCommand:
         fed_by: names of commands whose output lands in this command's words or
             redirections (``bash <(curl ...)``, ``sh -c "$(wget ...)"``).
         write_targets: files the command's redirections open for writing.
+        dynamic_write_targets: redirection targets only known at run time
+            (``> $F``, ``> *.toml``, ``> $(cmd)``).
+        stdin: what input redirections feed the command (here-documents,
+            here-strings, ``< file``).
+        assignments: ``NAME=value`` words that set the command's environment
+            (prefixes, ``env NAME=value``) or the shell's (a bare assignment).
+        wrapped_by: names of the wrappers around this command, outermost first
+            (``xargs sh -c ...`` gives ``sh`` wrapped by ``xargs``).
+        dynamic_args: per ``argv`` word, whether its value is only known at run time.
     """
 
     argv: tuple[str, ...]
@@ -120,6 +146,15 @@ class ResolvedCommand:
     upstream: tuple[str, ...] = ()
     fed_by: tuple[str, ...] = ()
     write_targets: tuple[str, ...] = ()
+    dynamic_write_targets: tuple[str, ...] = ()
+    stdin: tuple[StdinSource, ...] = ()
+    assignments: tuple[str, ...] = ()
+    wrapped_by: tuple[str, ...] = ()
+    dynamic_args: tuple[bool, ...] = ()
+
+    def is_dynamic(self, index: int) -> bool:
+        """Whether ``argv[index]`` is only known at run time."""
+        return index < len(self.dynamic_args) and self.dynamic_args[index]
 
     @property
     def name(self) -> str:
@@ -146,11 +181,19 @@ class _WordToken:
     quoted: bool = False
 
 
+@dataclass(slots=True)
+class _HeredocSlot:
+    """Filled with the body once the lexer reaches the line after ``<<EOF``."""
+
+    body: ShellWord | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class _Redirect:
     op: str
     target: ShellWord | None
     substitutions: tuple[Pipeline, ...] = ()
+    slot: _HeredocSlot | None = None
 
 
 _Token = _Operator | _WordToken | _Redirect
@@ -199,7 +242,7 @@ class _Lexer:
         self._pos = 0
         self._depth = depth
         self._budget = _WORK_PER_CHAR * (len(source) + 16)
-        self._heredocs: list[tuple[str, bool, bool]] = []
+        self._heredocs: list[tuple[str, bool, bool, _HeredocSlot]] = []
 
     @contextmanager
     def _deeper(self) -> Iterator[None]:
@@ -466,12 +509,14 @@ class _Lexer:
         if not isinstance(token, _WordToken):
             raise ShellParseError(f"redirection {op!r} has no target")
         if op in ("<<", "<<-"):
-            self._heredocs.append((token.word.value, op == "<<-", not token.quoted))
+            slot = _HeredocSlot()
+            self._heredocs.append((token.word.value, op == "<<-", not token.quoted, slot))
+            return _Redirect(op, token.word, token.substitutions, slot)
         return _Redirect(op, token.word, token.substitutions)
 
     def _heredoc_bodies(self) -> tuple[Pipeline, ...]:
         found: list[Pipeline] = []
-        for delimiter, strip_tabs, expands in self._heredocs:
+        for delimiter, strip_tabs, expands, slot in self._heredocs:
             lines: list[str] = []
             while self._pos < len(self._src):
                 end = self._src.find("\n", self._pos)
@@ -481,9 +526,13 @@ class _Lexer:
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter:
                     break
                 lines.append(line)
+            text = "\n".join(lines)
+            # What the command reads: an unquoted delimiter lets ``\$`` become ``$``.
+            read = _HEREDOC_ESCAPE.sub(r"\1", text.replace("\\\n", "")) if expands else text
+            slot.body = ShellWord(read, dynamic=expands and any(c in text for c in "$`"))
             if expands:
                 body = _WordBuilder()
-                _Lexer("\n".join(lines), self._depth + 1)._double_quoted(body, terminator=None)
+                _Lexer(text, self._depth + 1)._double_quoted(body, terminator=None)
                 found.extend(body.substitutions)
         self._heredocs.clear()
         return tuple(found)
@@ -515,11 +564,25 @@ class _CommandBuilder:
     words: list[ShellWord] = field(default_factory=list)
     targets: list[ShellWord] = field(default_factory=list)
     substitutions: list[Pipeline] = field(default_factory=list)
+    stdin: list[StdinSource] = field(default_factory=list)
 
     def build(self) -> SimpleCommand | None:
-        if not (self.words or self.targets or self.substitutions):
+        if not (self.words or self.targets or self.substitutions or self.stdin):
             return None
-        return SimpleCommand(tuple(self.words), tuple(self.targets), tuple(self.substitutions))
+        return SimpleCommand(
+            tuple(self.words), tuple(self.targets), tuple(self.substitutions), tuple(self.stdin)
+        )
+
+    def redirect(self, token: _Redirect) -> None:
+        if token.op in _WRITE_REDIRECTS and token.target is not None:
+            self.targets.append(token.target)
+        elif token.op in ("<", "<>") and token.target is not None:
+            self.stdin.append(StdinSource("file", token.target))
+        elif token.op == "<<<" and token.target is not None:
+            self.stdin.append(StdinSource("herestring", token.target))
+        elif token.slot is not None:
+            self.stdin.append(StdinSource("heredoc", token.slot.body))
+        self.substitutions.extend(token.substitutions)
 
 
 def _parse_tokens(tokens: Sequence[_Token]) -> tuple[Pipeline, ...]:
@@ -536,9 +599,7 @@ def _parse_tokens(tokens: Sequence[_Token]) -> tuple[Pipeline, ...]:
             current.substitutions.extend(token.substitutions)
             continue
         if isinstance(token, _Redirect):
-            if token.op in _WRITE_REDIRECTS and token.target is not None:
-                current.targets.append(token.target)
-            current.substitutions.extend(token.substitutions)
+            current.redirect(token)
             continue
         if (
             token.op == "("

@@ -142,7 +142,6 @@ SAFE_COMMANDS = {
     "pytest": "pytest -q",
     "git-push": "git push origin main",
     "git-push-upstream": "git push -u origin feature",
-    "python-c-rm-string": "python -c \"print('rm')\"",
     "cat-readme": "cat README.md",
     "cat-release-notes": "cat RELEASE_NOTES.md",
     "comment": "echo hi # rm -rf /",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.approval.risk import DefaultRiskPolicy, RiskDecision
+from harness.approval.risk import DefaultRiskPolicy, RiskDecision, RiskVerdict
+from harness.approval.risk_env import CODE_VARIABLES
+from harness.approval.risk_sed import sed_runs_code
 from harness.approval.shell_parse import ShellParseError, resolve_commands
 
 POLICY = DefaultRiskPolicy()
@@ -37,7 +40,7 @@ SAFE = [
     "cat README.md",
     "echo rm -rf /",
     "grep -rn TODO src",
-    "python -c 'print(1)'",
+    "python3 -m pytest -q",
     "make test",
 ]
 WRAPPERS = ["env", "nice", "nohup", "time", "timeout 5", "command", "exec", "sudo -u me"]
@@ -48,8 +51,13 @@ safe_commands = st.one_of(
     st.builds(lambda ws: " ".join(["echo", *ws]), st.lists(safe_words, max_size=4)),
     st.builds(lambda ws: " ".join(["ls", *ws]), st.lists(safe_words, max_size=3)),
 )
+# Variables that change how later commands run (BASH_ENV, PAGER, PATH ...) are a
+# rule of their own, so a harmless prefix never sets one.
 env_prefixes = st.lists(
-    st.from_regex(r"[A-Z_][A-Z0-9_]{0,5}=[a-z0-9/.]{0,6}", fullmatch=True), max_size=3
+    st.from_regex(r"[A-Z_][A-Z0-9_]{0,5}=[a-z0-9/.]{0,6}", fullmatch=True).filter(
+        lambda a: a.split("=", 1)[0] not in CODE_VARIABLES | {"PATH"}
+    ),
+    max_size=3,
 )
 separators = st.sampled_from([";", " ; ", " && ", " || ", "\n", " & ", " | "])
 
@@ -155,3 +163,100 @@ def test_arbitrary_text_parses_or_fails_closed(text: str) -> None:
         assert decide(text).requires_approval
     else:
         decide(text)  # judging must not raise either
+
+
+SHELL_NAMES = ["sh", "bash", "dash", "zsh", "ksh", "/bin/bash", "sudo bash", "env sh"]
+NEW_WRAPPERS = ["flock /tmp/l", "taskset 1", "chrt 10", "ionice -c 3", "stdbuf -o0",
+                "unbuffer", "toybox", "busybox", "setsid -f", "nice -n 1",
+                "script -q -c"]  # fmt: skip
+
+
+@given(dangerous=st.sampled_from(DANGEROUS), shell=st.sampled_from(SHELL_NAMES))
+def test_code_fed_to_a_shell_on_stdin_is_judged(dangerous: str, shell: str) -> None:
+    assert decide(f"{shell} <<EOF\n{dangerous}\nEOF").requires_approval
+    assert decide(f"{shell} <<'END'\n{dangerous}\nEND").requires_approval
+    assert decide(f"{shell} <<< {shlex.quote(dangerous)}").requires_approval
+
+
+@given(
+    dangerous=st.sampled_from([d for d in DANGEROUS if "|" not in d and ">" not in d]),
+    wrapper=st.sampled_from(NEW_WRAPPERS),
+)
+def test_more_wrappers_do_not_hide_a_dangerous_command(dangerous: str, wrapper: str) -> None:
+    quoted = wrapper.endswith(" -c")  # the wrapper takes the command as one string
+    command = f"{wrapper} {shlex.quote(dangerous)}" if quoted else f"{wrapper} {dangerous}"
+    assert decide(command).requires_approval
+
+
+# (before, option, after, shortest abbreviation judged): ``--checkpoint`` is a
+# harmless tar option of its own, so only longer abbreviations mean the action.
+LONG_OPTIONS = [
+    ("git reset", "--hard", "", 5),
+    ("git push", "--force", " origin main", 5),
+    ("git push", "--mirror", "", 5),
+    ("git push", "--delete", " origin old", 5),
+    ("git branch --force", "--delete", " x", 5),
+    ("rsync -a", "--delete", " a/ b/", 5),
+    ("tar -cf a.tar", "--checkpoint-action=exec=x", " .", 14),
+    ("tar -cf a.tar", "--to-command=x", " .", 5),
+]
+
+
+@given(option=st.sampled_from(LONG_OPTIONS), data=st.data())
+def test_every_abbreviation_of_a_dangerous_long_option_flags(
+    option: tuple[str, str, str, int], data: st.DataObject
+) -> None:
+    before, name, after, shortest = option
+    stem = name.split("=", 1)[0].split(" ", 1)[0]
+    cut = data.draw(st.integers(min_value=min(len(stem), shortest), max_value=len(stem)))
+    abbreviated = stem[:cut] + name[len(stem) :]
+
+    assert decide(f"{before} {abbreviated}{after}").requires_approval
+
+
+INLINE = ["python3 -c", "python -Bc", "perl -e", "perl -ne", "ruby -e", "node -e", "node --eval",
+          "php -r", "lua -e", "bun -e"]  # fmt: skip
+
+
+@given(flag=st.sampled_from(INLINE), code=st.text(max_size=40))
+def test_inline_code_needs_approval_whatever_it_says(flag: str, code: str) -> None:
+    decision = decide(f"{flag} {shlex.quote(code)}")
+
+    assert decision.requires_approval
+    assert any("runs code the policy cannot read" in r for r in decision.reasons)
+
+
+safe_sed = st.from_regex(
+    r"(s/[a-z]{1,5}/[a-z]{0,5}/g?|[0-9]{1,3}(,[0-9]{1,3})?[pd]|/[a-z]+/d)", fullmatch=True
+)
+
+
+@given(scripts=st.lists(safe_sed, min_size=1, max_size=4))
+def test_sed_scripts_that_only_print_substitute_or_delete_run_nothing(scripts: list[str]) -> None:
+    assert not sed_runs_code(";".join(scripts))
+
+
+@given(
+    scripts=st.lists(safe_sed, max_size=3),
+    danger=st.sampled_from(["e rm x", "1e rm x", "w out", "s/a/b/e", "s/a/b/w out", "$W out"]),
+)
+def test_sed_scripts_that_run_or_write_are_caught_anywhere(scripts: list[str], danger: str) -> None:
+    assert sed_runs_code(";".join([*scripts, danger]))
+
+
+@given(text=st.text(max_size=60))
+def test_sed_reader_never_raises(text: str) -> None:
+    assert isinstance(sed_runs_code(text), bool)
+
+
+GUARDED = DefaultRiskPolicy(state_dir=Path("/nonexistent/work/.harness"), sandboxed=False)
+shellish = st.text(
+    alphabet=st.sampled_from(list("rm -cdx.$()<>|&;'\"`\\\n{}[]=*?~/\0aehsv")), max_size=60
+)
+
+
+@given(text=st.one_of(st.text(max_size=60), shellish))
+def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
+    decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
+
+    assert decision.verdict in (RiskVerdict.ALLOW, RiskVerdict.APPROVAL_REQUIRED)
