@@ -82,6 +82,7 @@ class CheckpointDraft(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     tool_calls_so_far: int = 0
     trace_id: str | None = None
+    run_id: str | None = None
 
     @property
     def pending_call(self) -> ToolCall:

@@ -179,7 +179,10 @@ def _basename(path: str) -> str:
 def _show(command: ResolvedCommand) -> str:
     # Quote only what would read ambiguously: ``git reset --hard HEAD~1`` stays as typed.
     text = " ".join(a if _PLAIN_WORD.fullmatch(a) else shlex.quote(a) for a in command.argv)
-    return text if len(text) <= 120 else text[:117] + "..."
+    if len(text) <= 120:
+        return text
+    # The reason names the command; the approval preview shows it whole.
+    return f"{text[:117]}... ({len(text) - 117} more characters)"
 
 
 def _unreadable_script(command: ResolvedCommand) -> str | None:

@@ -182,7 +182,7 @@ class ApprovalResumeRunner:
             (m for m in messages if m.role.value == "user" and m.content == checkpoint.prompt),
             messages[0],
         )
-        return RunState(
+        state = RunState(
             session=session,
             mode=RunMode(checkpoint.mode),
             prompt=checkpoint.prompt,
@@ -195,6 +195,9 @@ class ApprovalResumeRunner:
             plan=checkpoint.plan,
             plan_required=checkpoint.plan is None,
         )
+        if checkpoint.run_id:
+            state.run_id = checkpoint.run_id
+        return state
 
     def _apply(
         self,

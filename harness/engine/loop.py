@@ -263,7 +263,7 @@ class MainLoop:
             session=state.session,
             step=state.step,
             draft_factory=draft,
-            metadata={"channel": state.channel},
+            metadata={"channel": state.channel, "run_id": state.run_id},
         )
         append_tool_observations(state.messages, batch.observations)
         if batch.suspended is None:
@@ -307,6 +307,7 @@ class MainLoop:
             plan=state.plan,
             usage=state.usage,
             tool_calls_so_far=state.tool_calls,
+            run_id=state.run_id,
             trace_id=state.trace_id,
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import uuid4
 
 from harness.core.messages import Message, Usage
 from harness.engine.run_types import RunMode
@@ -35,6 +36,9 @@ class RunState:
     channel: Any = None
     last_text: str = ""
     trace_id: str | None = None
+    # One id per run, carried through a pause and resume, so run-wide rules
+    # (the large-deletion tally) see one run, not two.
+    run_id: str = field(default_factory=lambda: uuid4().hex)
 
     def prompt_index(self) -> int | None:
         for index, message in enumerate(self.messages):

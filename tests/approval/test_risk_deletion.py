@@ -190,3 +190,32 @@ def test_an_unresolvable_overwrite_path_counts_nothing(tmp_path: Path, path: str
 
     assert count_overwritten_lines(arguments, tmp_path) == 0
     assert not DefaultRiskPolicy().evaluate_call("write", arguments, workdir=tmp_path).reasons
+
+
+def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: Path) -> None:
+    # 15 lines removed, then a write to a sensitive file pauses for its own reason;
+    # after approval the same run removes 5 more lines, which reaches 20.
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "big.txt").write_text(lines(40))
+    provider = ScriptedProvider(
+        [tool_call("edit", **five_line_edit(5 * i)) for i in range(3)]
+        + [tool_call("write", path=".env.example", content="X=1\n")]
+        + [tool_call("edit", **five_line_edit(15)), "done"]
+    )
+    settings = Settings(  # type: ignore[call-arg]
+        workdir=work, state_dir=tmp_path / "state", enabled_tools=("read", "edit", "write"),
+        approval_provider="cli",
+    )  # fmt: skip
+    app = build_application(settings, provider=provider)
+
+    first = app.run("trim big.txt", session="trim")
+    assert first.stop_reason == "approval_required"
+    assert app.approvals.load(first.approval_id or "").tool_name == "write"
+
+    second = app.resume_approval(first.approval_id or "", "approve", session="trim")
+
+    assert second.stop_reason == "approval_required"
+    record = app.approvals.load(second.approval_id or "")
+    assert record.arguments == five_line_edit(15)
+    assert "20 lines removed in this run so far" in record.risk_reasons[0]
