@@ -71,7 +71,14 @@ def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = N
     candidate = Path(raw).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = Path(os.path.realpath(candidate))
+    try:
+        resolved = Path(os.path.realpath(candidate))
+    except OSError:  # a link vanished between realpath's lstat and readlink
+        raise ToolError(
+            f"path {raw!r} changed while it was being checked (a symlink in it was "
+            "replaced); nothing was read or written. Try again",
+            error_type="path_changed",
+        ) from None
     if state_dir is not None and inside(resolved, state_dir.resolve()):
         raise state_dir_refusal(raw, state_dir.resolve())
     if not inside(resolved, root):
