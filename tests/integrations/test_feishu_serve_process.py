@@ -6,8 +6,6 @@ the attack) and watches what reaches the loopback fake of Feishu's open API.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import signal
@@ -33,6 +31,8 @@ from harness.integrations.feishu import (
 pytest.importorskip("lark_oapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("Crypto")
+
+from tests.integrations._feishu_crypto import encrypt
 
 TOKEN = "verify-token-proc"
 KEY = "encrypt-key-proc"
@@ -65,16 +65,6 @@ class Server:
             "X-Lark-Request-Nonce": nonce,
             "X-Lark-Signature": feishu_signature(timestamp, nonce, self.encrypt_key, body),
         }
-
-
-def encrypt(plaintext: bytes, key: str) -> str:
-    """What Feishu does: AES-256-CBC, key sha256(key), random IV first, PKCS7, base64."""
-    from Crypto.Cipher import AES
-
-    iv = os.urandom(16)
-    pad = 16 - len(plaintext) % 16
-    cipher = AES.new(hashlib.sha256(key.encode()).digest(), AES.MODE_CBC, iv)
-    return base64.b64encode(iv + cipher.encrypt(plaintext + bytes([pad]) * pad)).decode()
 
 
 def _free_port() -> int:
