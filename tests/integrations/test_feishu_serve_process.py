@@ -208,7 +208,9 @@ def test_brackets_inside_strings_do_not_count_as_nesting(signed: Server) -> None
     assert signed.post(body).status_code == 401  # parsed: only the decryption fails
 
 
-@pytest.mark.parametrize("age", [301, 3600, -301], ids=["stale", "an-hour-old", "future"])
+# Not at the edge: the server's clock moves on while a loaded machine delivers the
+# request. The exact 300 s edges are unit-tested in test_feishu_limits.
+@pytest.mark.parametrize("age", [301, 3600, -400], ids=["stale", "an-hour-old", "future"])
 def test_a_signed_event_outside_five_minutes_is_refused(
     signed: Server, api: FakeFeishuOpenAPI, age: int
 ) -> None:
