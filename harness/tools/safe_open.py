@@ -276,9 +276,13 @@ def _new_mode(existing: os.stat_result | None) -> int:
 
 def _fill(fd: int, data: bytes, existing: os.stat_result | None) -> None:
     if existing is not None:
-        # Not root and not our group: the file becomes ours, as with any editor.
-        with suppress(PermissionError):
+        try:
             os.fchown(fd, existing.st_uid, existing.st_gid)
+        except OSError as exc:
+            # Not root and not the file's group, or a filesystem without owners:
+            # the file becomes ours, as with any editor.
+            if exc.errno not in (errno.EPERM, errno.EINVAL, errno.ENOTSUP):
+                raise
         os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # after chown, which clears set-id bits
     view = memoryview(data)
     while view:
