@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness import Settings, build_application
 from harness.core import LLMRequest, LLMResponse, Role, ToolCall, ToolError
@@ -238,3 +240,29 @@ def test_the_explorer_child_cannot_read_the_state_dir(tmp_path: Path) -> None:
     assert len(child_results) == 1
     assert "HARNESS_STATE_DIR" in child_results[0]
     assert "SENTINEL-STATE" not in child_results[0]
+
+
+SEGMENTS = st.sampled_from([".", "..", "", "sub", ".harness", "st", "alias", "ap-1.json", "x"])
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(SEGMENTS, min_size=1, max_size=7), absolute=st.booleans())
+def test_no_spelling_reads_or_changes_the_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str], absolute: bool
+) -> None:
+    root = tmp_path_factory.mktemp("spell")
+    workdir, state, record = _workspace(root, "link-state")  # st -> .harness
+    (workdir / "sub").mkdir()
+    (workdir / "alias").symlink_to(record.parent)
+    (workdir / "ap-1.json").write_text("an ordinary file: pending\n")
+    snapshot = {p: p.read_bytes() for p in state.rglob("*") if p.is_file()}
+    raw = "/".join(parts)
+    if absolute:
+        raw = f"{workdir}/{raw}"
+    for tool_name in TOOLS:
+        try:
+            out = _call(tool_name, workdir, None, raw)
+        except ToolError as exc:
+            out = str(exc)
+        assert '"expires_at"' not in str(out), (tool_name, raw)
+    assert {p: p.read_bytes() for p in state.rglob("*") if p.is_file()} == snapshot, raw
