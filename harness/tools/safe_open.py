@@ -242,6 +242,9 @@ def _refuse_state_dir_link(scope: FileScope, info: os.stat_result, shown: str) -
     """Refuse a file whose inode also has a name inside the state dir."""
     if info.st_nlink < 2:
         return
+    state = _identity(scope.state_dir)
+    if state is None or state[0] != info.st_dev:
+        return  # no state dir yet, or another filesystem: a hard link cannot cross
     seen = 0
     for dirpath, dirnames, filenames in os.walk(scope.state_dir):
         for name in filenames + dirnames:
