@@ -275,11 +275,13 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
     from harness.tools import builtin
 
     if name == "read":
-        return builtin.ReadTool()
+        return builtin.ReadTool(state_dir=app.state_dir)
     if name == "write":
-        return builtin.WriteTool()
+        return builtin.WriteTool(state_dir=app.state_dir)
     if name == "edit":
-        return builtin.EditTool(fuzzy_threshold=settings.edit_fuzzy_threshold)
+        return builtin.EditTool(
+            fuzzy_threshold=settings.edit_fuzzy_threshold, state_dir=app.state_dir
+        )
     if name == "bash":
         return builtin.BashTool()
     if name == "explore":

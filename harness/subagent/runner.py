@@ -115,7 +115,7 @@ class SubagentRunner:
         """Run one Explorer child to a report; provider failures raise ``ToolError``."""
         child = child_session_for(parent, tool_call_id)
         workdir = (child.workdir or self.workdir).resolve()
-        reads = _ReadLog(ReadTool())
+        reads = _ReadLog(ReadTool(state_dir=self.memory.state_dir))
         executor = ToolExecutor(
             ToolRegistry([reads]),
             tracer=self.tracer,

@@ -1,20 +1,64 @@
-"""Confining file tools to the workdir."""
+"""Confining file tools to the workdir and keeping them out of the state dir.
+
+The state dir (``HARNESS_STATE_DIR``, default ``<workdir>/.harness``) holds
+sessions, approvals and checkpoints; only harness writes it (SPEC section 14),
+so a path that lands there is refused before the workdir check, whatever its
+spelling. These are checks on names; ``safe_open`` repeats them on the open
+descriptors, so a symlink swapped in after this check cannot redirect a call.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import ToolError
 
-__all__ = ["display_path", "resolve_in_workdir"]
+__all__ = [
+    "DEFAULT_STATE_DIR_NAME",
+    "FileScope",
+    "display_path",
+    "inside",
+    "resolve_in_workdir",
+    "state_dir_refusal",
+]
+
+DEFAULT_STATE_DIR_NAME = ".harness"
+"""The state dir's name inside the workdir when ``HARNESS_STATE_DIR`` is not set."""
 
 
-def resolve_in_workdir(workdir: Path, raw: object) -> Path:
+@dataclass(frozen=True, slots=True)
+class FileScope:
+    """Where the file tools may go: inside ``workdir``, never inside ``state_dir``.
+
+    Both are resolved (no symlinks, absolute). Build it with ``of``.
+    """
+
+    workdir: Path
+    state_dir: Path
+
+    @classmethod
+    def of(cls, workdir: Path, state_dir: Path | None = None) -> FileScope:
+        """The scope of a tool call; ``state_dir`` None means ``<workdir>/.harness``."""
+        root = workdir.resolve()
+        return cls(root, (state_dir or root / DEFAULT_STATE_DIR_NAME).resolve())
+
+    def resolve(self, raw: object) -> Path:
+        """``resolve_in_workdir`` for this scope."""
+        return resolve_in_workdir(self.workdir, raw, state_dir=self.state_dir)
+
+    def show(self, path: Path) -> str:
+        """The path as the model should see it."""
+        return display_path(self.workdir, path)
+
+
+def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = None) -> Path:
     """Resolve ``raw`` against ``workdir`` and refuse anything that lands outside it.
 
     Symlinks are resolved before the check, so a link inside the workdir that
     points outside is refused too; so is ``..`` and an absolute path elsewhere.
+    A path inside ``state_dir`` is refused first, with a message that names it.
     """
     if not isinstance(raw, str) or not raw.strip():
         raise ToolError(
@@ -27,14 +71,39 @@ def resolve_in_workdir(workdir: Path, raw: object) -> Path:
     candidate = Path(raw).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = Path(os.path.realpath(candidate))
-    if resolved != root and root not in resolved.parents:
+    try:
+        resolved = Path(os.path.realpath(candidate))
+    except OSError:  # a link vanished between realpath's lstat and readlink
+        raise ToolError(
+            f"path {raw!r} changed while it was being checked (a symlink in it was "
+            "replaced); nothing was read or written. Try again",
+            error_type="path_changed",
+        ) from None
+    if state_dir is not None and inside(resolved, state_dir.resolve()):
+        raise state_dir_refusal(raw, state_dir.resolve())
+    if not inside(resolved, root):
         raise ToolError(
             f"path {raw!r} is outside the workdir {str(root)!r}; "
             "use a path inside the workdir (symlinks and '..' that leave it are refused)",
             error_type="path_outside_workdir",
         )
     return resolved
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """True when ``path`` is ``folder`` or below it (both resolved)."""
+    return path == folder or folder in path.parents
+
+
+def state_dir_refusal(raw: str, state_dir: Path) -> ToolError:
+    """The error for a path that reaches the state dir."""
+    return ToolError(
+        f"path {raw!r} is inside the harness state dir {str(state_dir)!r} "
+        "(HARNESS_STATE_DIR); that folder belongs to harness (sessions, approvals, "
+        "checkpoints, traces) and the file tools never read or change it. "
+        "Work on files elsewhere in the workdir",
+        error_type="state_dir",
+    )
 
 
 def display_path(workdir: Path, path: Path) -> str:

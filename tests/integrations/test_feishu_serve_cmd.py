@@ -41,7 +41,9 @@ class FakeServer:
         from starlette.testclient import TestClient
 
         with TestClient(self.asgi) as client:
-            self.responses["health"] = client.get("/health")
+            self.responses["health"] = client.get(
+                "/health", headers={"Authorization": "Bearer tok"}
+            )
             self.responses["challenge"] = client.post(
                 "/custom/hook", json={"type": "url_verification", "challenge": "c", "token": "tok"}
             )

@@ -144,8 +144,11 @@ def served_encrypted(tmp_path: Path) -> Iterator[Served]:
 
 
 def test_health_and_url_verification(served: Served) -> None:
-    health = served.http.get("/health").json()
+    health = served.http.get("/health", headers={"Authorization": f"Bearer {TOKEN}"}).json()
     assert health["status"] == "ok" and health["approval_provider"] == "feishu"
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
+        answer = served.http.get("/health", headers=headers)
+        assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
     challenge = {"type": "url_verification", "challenge": "c-123", "token": TOKEN}
     answer = served.post(challenge)
     assert (answer.status_code, answer.json()) == (200, {"challenge": "c-123"})

@@ -99,6 +99,7 @@ def test_signature_matches_feishu_definition() -> None:
 
 
 MODULES = [
+    "bounded_json",
     "channel",
     "client",
     "commands",

@@ -13,6 +13,7 @@ from harness.core import ToolError
 from harness.tools import Tool, ToolInput, ToolOutput
 from harness.tools.builtin.file_io import atomic_write, decode_utf8, is_binary
 from harness.tools.builtin.write import WriteTool
+from harness.tools.paths import FileScope
 
 
 def _write(workdir: Path, tool: WriteTool | None = None, **arguments: Any) -> ToolOutput:
@@ -228,16 +229,32 @@ def test_symlinked_folder_to_outside_refused(tmp_path: Path) -> None:
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
-def test_failed_replace_leaves_no_temp_file(tmp_path: Path) -> None:
-    # os.replace cannot put a file over a non-empty folder: a real failure after
-    # the temp file was written.
+def test_refused_replace_leaves_no_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "busy"
     (target / "inner").mkdir(parents=True)
     with pytest.raises(ToolError) as caught:
-        atomic_write(target, b"data", "busy")
-    assert caught.value.error_type == "os_error"
-    assert "could not write busy" in str(caught.value)
+        atomic_write(FileScope.of(tmp_path), target, b"data")
+    assert caught.value.error_type == "is_directory"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["busy"]
+
+
+def test_failed_write_leaves_no_temp_file(tmp_path: Path) -> None:
+    # A real failure after the temp file was created: the name appears between
+    # the check and the exclusive link, as a concurrent writer would make it.
+    scope = FileScope.of(tmp_path)
+    real_link = os.link
+
+    def racing_link(*args: Any, **kwargs: Any) -> None:
+        (tmp_path / "a.txt").write_text("theirs")
+        real_link(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "link", racing_link)
+        with pytest.raises(ToolError) as caught:
+            atomic_write(scope, tmp_path / "a.txt", b"ours", exclusive=True)
+    assert caught.value.error_type == "file_exists"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert (tmp_path / "a.txt").read_text() == "theirs"
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ Feishu is an adapter around the application, never a tool the model sees:
 - ``incoming``: reading ``im.message.receive_v1`` events; one session per chat.
 - ``events``: ``FeishuEventAdapter``, the handler shared by both transports.
 - ``webhook``: token, decryption and signature checks of webhook requests.
-- ``dedup``: the bounded memory of seen event ids.
+- ``dedup``: the bounded memory of seen event ids, persisted under the state dir.
+- ``bounded_json``: JSON parsing with the nesting bounded first.
 - ``serial``: one chat's work in order, chats in parallel, on one pool.
 - ``server``: the starlette app (``/health``, webhook) and its uvicorn server.
 - ``longconn``: receiving events over lark-oapi's long connection instead.
@@ -19,6 +20,12 @@ Importing this package does not import lark-oapi, starlette or uvicorn (the
 optional ``harness-toolkit[feishu]`` extra); they load when first used.
 """
 
+from harness.integrations.feishu.bounded_json import (
+    MAX_JSON_DEPTH,
+    JsonTooDeep,
+    json_depth,
+    loads_bounded,
+)
 from harness.integrations.feishu.channel import (
     MAX_MESSAGE_CHARS,
     FeishuChannel,
@@ -33,7 +40,7 @@ from harness.integrations.feishu.commands import (
     parse_approval_command,
     strip_mentions,
 )
-from harness.integrations.feishu.dedup import EventDeduplicator
+from harness.integrations.feishu.dedup import SEEN_EVENTS_FILE, EventDeduplicator
 from harness.integrations.feishu.events import FeishuEventAdapter
 from harness.integrations.feishu.fakes import (
     FakeFeishuOpenAPI,
@@ -49,9 +56,10 @@ from harness.integrations.feishu.incoming import (
 )
 from harness.integrations.feishu.longconn import build_event_dispatcher, start_long_connection
 from harness.integrations.feishu.serial import KeyedSerialRunner
-from harness.integrations.feishu.server import create_app, make_server
+from harness.integrations.feishu.server import MAX_BODY_BYTES, create_app, make_server
 from harness.integrations.feishu.settings import DEFAULT_FEISHU_PATH, FeishuSettings
 from harness.integrations.feishu.webhook import (
+    MAX_EVENT_AGE_SECONDS,
     VerifiedWebhook,
     WebhookRejected,
     feishu_signature,
@@ -61,8 +69,12 @@ from harness.integrations.feishu.webhook import (
 __all__ = [
     "APPROVAL_ID_PATTERN",
     "DEFAULT_FEISHU_PATH",
+    "MAX_BODY_BYTES",
+    "MAX_EVENT_AGE_SECONDS",
+    "MAX_JSON_DEPTH",
     "MAX_MESSAGE_CHARS",
     "MESSAGE_EVENT_TYPE",
+    "SEEN_EVENTS_FILE",
     "ApprovalCommand",
     "ApprovalCommandError",
     "EventDeduplicator",
@@ -73,6 +85,7 @@ __all__ = [
     "FeishuMessenger",
     "FeishuSettings",
     "IncomingMessage",
+    "JsonTooDeep",
     "KeyedSerialRunner",
     "LarkMessenger",
     "RecordingMessenger",
@@ -84,6 +97,8 @@ __all__ = [
     "feishu_signature",
     "format_approval_message",
     "format_run_result",
+    "json_depth",
+    "loads_bounded",
     "make_server",
     "message_event",
     "parse_approval_command",

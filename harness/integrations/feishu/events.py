@@ -24,7 +24,7 @@ from harness.integrations.feishu.commands import (
     parse_approval_command,
     strip_mentions,
 )
-from harness.integrations.feishu.dedup import EventDeduplicator
+from harness.integrations.feishu.dedup import SEEN_EVENTS_FILE, EventDeduplicator
 from harness.integrations.feishu.incoming import (
     IncomingMessage,
     parse_message_event,
@@ -64,7 +64,9 @@ class FeishuEventAdapter:
         approvers: open_ids allowed to approve or reject.
         executor: where the work runs; a private thread pool when omitted
             (shut down by ``close``).
-        dedup: the memory of seen event ids (Feishu redelivers).
+        dedup: the memory of seen event ids (Feishu redelivers); by default
+            persisted in ``<state dir>/feishu/seen-events.json``, so a request
+            replayed after a restart is still ignored.
         mode: the run mode for chat prompts.
         max_steps: step limit per run; the settings' default when None.
     """
@@ -85,7 +87,7 @@ class FeishuEventAdapter:
         self.approvers = frozenset(approvers)
         self.mode = mode
         self.max_steps = max_steps
-        self.dedup = dedup or EventDeduplicator()
+        self.dedup = dedup or EventDeduplicator(path=app.state_dir / SEEN_EVENTS_FILE)
         self._owns_executor = executor is None
         self._executor = executor or ThreadPoolExecutor(4, thread_name_prefix="harness-feishu")
         self._serial = KeyedSerialRunner(self._executor)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.integrations.feishu.bounded_json import loads_bounded
 from harness.session.ref import SessionRef
 
 __all__ = ["MESSAGE_EVENT_TYPE", "IncomingMessage", "parse_message_event", "session_for_chat"]
@@ -83,8 +83,8 @@ def session_for_chat(chat_id: str, chat_type: str | None = None) -> SessionRef:
 
 def _text(message: Mapping[str, Any]) -> str | None:
     try:
-        content = json.loads(str(message.get("content") or ""))
-    except json.JSONDecodeError:
+        content = loads_bounded(str(message.get("content") or ""))
+    except ValueError:  # not JSON, or nested too deep: not a text we act on
         return None
     text = content.get("text") if isinstance(content, dict) else None
     return text if isinstance(text, str) else None

@@ -4,11 +4,18 @@ The webhook answers within milliseconds: it verifies the request, hands the
 event to ``FeishuEventAdapter.handle_event`` (which only schedules work on a
 thread pool) and returns 200, so Feishu does not time out and redeliver
 while an agent runs. Starlette and uvicorn are imported only here, lazily.
+
+The endpoint faces the internet, so it bounds what it reads: a body over
+``MAX_BODY_BYTES`` is refused with 413 before it is read (by its
+Content-Length, or while streaming a chunked body), and ``/health`` tells a
+caller without the verification token only that the server is up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hmac
 import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -20,10 +27,14 @@ from harness.integrations.feishu.webhook import WebhookRejected, verify_webhook
 if TYPE_CHECKING:
     import uvicorn
     from starlette.applications import Starlette
+    from starlette.requests import Request
 
     from harness.app import Application
 
-__all__ = ["create_app", "make_server"]
+__all__ = ["MAX_BODY_BYTES", "create_app", "make_server"]
+
+MAX_BODY_BYTES = 1 << 20
+"""The largest webhook body read (1 MiB); Feishu's events are a few KiB."""
 
 logger = logging.getLogger("harness.feishu")
 
@@ -38,7 +49,8 @@ def create_app(
     """Build the ASGI app.
 
     Args:
-        application: answers ``/health``.
+        application: answers ``/health`` (the details only for a request with
+            ``Authorization: Bearer <FEISHU_VERIFICATION_TOKEN>``).
         adapter: receives every verified event.
         settings: the webhook path, verification token and encrypt key.
         webhook: mount ``POST settings.path``; False when events arrive over
@@ -47,8 +59,8 @@ def create_app(
     The adapter's thread pool is shut down (running work finished) when the
     app's lifespan ends.
     """
+    import anyio.to_thread
     from starlette.applications import Starlette
-    from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
@@ -60,13 +72,23 @@ def create_app(
         import lark_oapi.core.utils.decryptor  # noqa: F401
 
     async def health(request: Request) -> Response:
+        if not _bearer_matches(request.headers.get("authorization", ""), token):
+            return JSONResponse({"status": "ok"})  # no version, provider or paths
         return JSONResponse({"status": "ok", **application.health(), "feishu_path": path})
 
     async def events(request: Request) -> Response:
-        body = await request.body()
         try:
-            verified = verify_webhook(
-                body, request.headers, verification_token=token, encrypt_key=encrypt_key
+            body = await _read_body(request)
+            # Off the event loop: a hostile 1 MiB body costs up to ~0.1 s to
+            # bound and decrypt, and /health must keep answering meanwhile.
+            verified = await anyio.to_thread.run_sync(
+                functools.partial(
+                    verify_webhook,
+                    body,
+                    dict(request.headers),
+                    verification_token=token,
+                    encrypt_key=encrypt_key,
+                )
             )
         except WebhookRejected as exc:
             logger.warning("rejected a webhook request (%s): %s", exc.status, exc)
@@ -78,8 +100,6 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        import anyio.to_thread
-
         yield
         await anyio.to_thread.run_sync(adapter.close)
 
@@ -87,6 +107,34 @@ def create_app(
     if webhook:
         routes.append(Route(settings.path, events, methods=["POST"]))
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refusing one over ``MAX_BODY_BYTES`` before (or while) reading it."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.strip().isdigit():
+            raise WebhookRejected("the Content-Length header is not a number", status=400)
+        if int(declared) > MAX_BODY_BYTES:
+            raise WebhookRejected(
+                f"the body is {int(declared)} bytes, over the {MAX_BODY_BYTES} allowed",
+                status=413,
+            )
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:  # chunked: no Content-Length to check first
+            raise WebhookRejected(
+                f"the body is over the {MAX_BODY_BYTES} bytes allowed", status=413
+            )
+    return bytes(body)
+
+
+def _bearer_matches(header: str, token: str) -> bool:
+    scheme, _, given = header.partition(" ")
+    if not token or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8"), token.encode("utf-8"))
 
 
 def make_server(

@@ -4,8 +4,12 @@ Order, as Feishu defines it: decrypt ``{"encrypt": ...}`` (AES-256-CBC keyed
 by sha256(FEISHU_ENCRYPT_KEY), IV in the first 16 bytes), check the
 verification token (``header.token`` in schema 2.0, top-level ``token``
 otherwise), answer a URL-verification challenge, and for events check
-``X-Lark-Signature`` = sha256(timestamp + nonce + encrypt_key + body). Any
-failure raises ``WebhookRejected`` and nothing is acted on.
+``X-Lark-Signature`` = sha256(timestamp + nonce + encrypt_key + body), and
+that the signed timestamp is within ``MAX_EVENT_AGE_SECONDS`` of now (a
+captured request replayed later is refused; the de-duplication of event ids
+covers a replay inside that window). Bodies nested deeper than
+``MAX_JSON_DEPTH`` are refused before ``json.loads`` sees them. Any failure
+raises ``WebhookRejected`` and nothing is acted on.
 """
 
 from __future__ import annotations
@@ -13,14 +17,24 @@ from __future__ import annotations
 import binascii
 import hashlib
 import hmac
-import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.integrations.feishu.bounded_json import MAX_JSON_DEPTH, JsonTooDeep, loads_bounded
 
-__all__ = ["VerifiedWebhook", "WebhookRejected", "feishu_signature", "verify_webhook"]
+__all__ = [
+    "MAX_EVENT_AGE_SECONDS",
+    "VerifiedWebhook",
+    "WebhookRejected",
+    "feishu_signature",
+    "verify_webhook",
+]
+
+MAX_EVENT_AGE_SECONDS = 300
+"""A signed event whose timestamp is further than this from now (either way) is refused."""
 
 TIMESTAMP_HEADER = "X-Lark-Request-Timestamp"
 NONCE_HEADER = "X-Lark-Request-Nonce"
@@ -31,7 +45,8 @@ class WebhookRejected(HarnessError):
     """A webhook request failed a check; answer ``status`` and do nothing.
 
     Attributes:
-        status: 400 for a malformed body, 401 for failed authentication.
+        status: 400 for a malformed body, 401 for failed authentication, 413
+            for a body over the size limit.
     """
 
     def __init__(self, message: str, *, status: int = 401) -> None:
@@ -54,7 +69,12 @@ def feishu_signature(timestamp: str, nonce: str, encrypt_key: str, body: bytes) 
 
 
 def verify_webhook(
-    body: bytes, headers: Mapping[str, str], *, verification_token: str, encrypt_key: str = ""
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    verification_token: str,
+    encrypt_key: str = "",
+    now: float | None = None,
 ) -> VerifiedWebhook:
     """Authenticate and decode one webhook request.
 
@@ -63,7 +83,8 @@ def verify_webhook(
         headers: the request headers (looked up case-insensitively).
         verification_token: FEISHU_VERIFICATION_TOKEN; required.
         encrypt_key: FEISHU_ENCRYPT_KEY; when set, only encrypted, signed
-            events are accepted.
+            events are accepted, and only within ``MAX_EVENT_AGE_SECONDS``.
+        now: the current Unix time (seconds); ``time.time()`` when None.
 
     Raises:
         WebhookRejected: malformed (400) or not authentic (401).
@@ -82,14 +103,18 @@ def verify_webhook(
         # Feishu does not sign the challenge; the token above authenticates it.
         return VerifiedWebhook(challenge=str(document.get("challenge", "")))
     if encrypt_key:
-        _check_signature(body, headers, encrypt_key)
+        _check_signature(body, headers, encrypt_key, time.time() if now is None else now)
     return VerifiedWebhook(payload=document)
 
 
 def _json_object(raw: bytes) -> dict[str, Any]:
     try:
-        document = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        document = loads_bounded(raw)
+    except JsonTooDeep:
+        raise WebhookRejected(
+            f"the body nests JSON deeper than {MAX_JSON_DEPTH} levels", status=400
+        ) from None
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError
         raise WebhookRejected("the body is not JSON", status=400) from None
     if not isinstance(document, dict):
         raise WebhookRejected("the body is not a JSON object", status=400)
@@ -121,7 +146,7 @@ def _check_token(document: Mapping[str, Any], expected: str) -> None:
         raise WebhookRejected("the verification token does not match")
 
 
-def _check_signature(body: bytes, headers: Mapping[str, str], encrypt_key: str) -> None:
+def _check_signature(body: bytes, headers: Mapping[str, str], encrypt_key: str, now: float) -> None:
     lowered = {key.lower(): value for key, value in headers.items()}
     timestamp = lowered.get(TIMESTAMP_HEADER.lower())
     nonce = lowered.get(NONCE_HEADER.lower())
@@ -131,3 +156,13 @@ def _check_signature(body: bytes, headers: Mapping[str, str], encrypt_key: str) 
     expected = feishu_signature(timestamp, nonce, encrypt_key, body)
     if not hmac.compare_digest(expected, signature):
         raise WebhookRejected("the X-Lark-Signature does not match")
+    # The timestamp is signed, so it can be trusted once the signature matched.
+    try:
+        sent = int(timestamp)
+    except ValueError:
+        raise WebhookRejected("the X-Lark-Request-Timestamp is not a Unix time") from None
+    if abs(now - sent) > MAX_EVENT_AGE_SECONDS:
+        raise WebhookRejected(
+            f"the signed event is {int(now - sent)} s from now, beyond the "
+            f"{MAX_EVENT_AGE_SECONDS} s allowed (a replayed or delayed request)"
+        )

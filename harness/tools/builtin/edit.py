@@ -29,7 +29,7 @@ from harness.tools.builtin.edit_report import (
 )
 from harness.tools.builtin.edit_text import Replacement
 from harness.tools.builtin.file_io import atomic_write, read_text
-from harness.tools.paths import display_path, resolve_in_workdir
+from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput, ToolOutput
 
 __all__ = ["LARGE_DELETION_LINES", "EditPlan", "EditTool"]
@@ -65,6 +65,7 @@ class EditPlan:
     """An edit worked out in memory but not yet written.
 
     Attributes:
+        scope: where the tool may write (workdir, state dir).
         path: the resolved file.
         shown: the path as the model sees it.
         original: the file's text before.
@@ -77,6 +78,7 @@ class EditPlan:
         similarity: the weakest match's similarity (below 1.0 only for fuzzy matches).
     """
 
+    scope: FileScope
     path: Path
     shown: str
     original: str
@@ -140,6 +142,8 @@ class EditTool:
             (0 < value <= 1, e.g. 0.9); None (the default) leaves it off.
         max_bytes: larger files are refused.
         snippet_context: lines of context shown around each change.
+        state_dir: the harness state dir, never read or changed (None:
+            ``<workdir>/.harness``).
     """
 
     name = "edit"
@@ -161,12 +165,14 @@ class EditTool:
         fuzzy_threshold: float | None = None,
         max_bytes: int = 10_000_000,
         snippet_context: int = 2,
+        state_dir: Path | None = None,
     ) -> None:
         if fuzzy_threshold is not None and not 0.0 < fuzzy_threshold <= 1.0:
             raise ValueError(f"fuzzy_threshold must be in (0, 1], got {fuzzy_threshold!r}")
         self.fuzzy_threshold = fuzzy_threshold
         self.max_bytes = max_bytes
         self.snippet_context = snippet_context
+        self.state_dir = state_dir
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -180,7 +186,7 @@ class EditTool:
             ToolError: see ``plan``; nothing is written then.
         """
         plan = self.plan(tool_input)
-        atomic_write(plan.path, plan.updated.encode("utf-8"), plan.shown)
+        atomic_write(plan.scope, plan.path, plan.updated.encode("utf-8"))
         return ToolOutput(self._observation(plan), plan.metadata)
 
     def plan(self, tool_input: ToolInput) -> EditPlan:
@@ -190,9 +196,10 @@ class EditTool:
             ToolError: bad arguments, an unreadable file, or an edit that does not match.
         """
         specs = _parse_edits(tool_input.arguments)
-        path = resolve_in_workdir(tool_input.workdir, tool_input.arguments.get("path"))
-        shown = display_path(tool_input.workdir, path)
-        original = read_text(path, shown, max_bytes=self.max_bytes)
+        scope = FileScope.of(tool_input.workdir, self.state_dir)
+        path = scope.resolve(tool_input.arguments.get("path"))
+        shown = scope.show(path)
+        original = read_text(scope, path, max_bytes=self.max_bytes)
         text = original
         stages: list[Stage] = []
         regions: list[tuple[int, int]] = []
@@ -216,6 +223,7 @@ class EditTool:
                 error_type="no_change",
             )
         return EditPlan(
+            scope=scope,
             path=path,
             shown=shown,
             original=original,

@@ -1,16 +1,17 @@
-"""File access shared by the writing tools: strict UTF-8 reads and atomic writes.
+"""File access shared by the file tools: strict UTF-8 reads and atomic writes.
 
-OS errors are translated into ``ToolError`` here, where they enter harness, so
-the tools above only ever see messages the model can act on.
+The opening and replacing itself (no symlink followed, regular files only,
+never the state dir) is ``harness.tools.safe_open``; OS errors become
+``ToolError`` there, so the tools above only see messages the model can act on.
 """
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 
 from harness.core.errors import ToolError
-from harness.files import atomic_write_bytes
+from harness.tools.paths import FileScope
+from harness.tools.safe_open import read_regular_file, replace_regular_file
 
 __all__ = ["BINARY_PROBE_BYTES", "atomic_write", "decode_utf8", "is_binary", "read_text"]
 
@@ -53,54 +54,41 @@ def decode_utf8(data: bytes, shown: str) -> str:
         ) from None
 
 
-def read_text(path: Path, shown: str, *, max_bytes: int = _DEFAULT_MAX_BYTES) -> str:
-    """Read an existing text file as UTF-8, keeping every byte (no newline translation).
+def read_text(scope: FileScope, path: Path, *, max_bytes: int = _DEFAULT_MAX_BYTES) -> str:
+    """Read an existing regular text file as UTF-8, keeping every byte (no newline translation).
+
+    ``path`` comes from ``scope.resolve``; the open re-checks it (see ``safe_open``).
 
     Raises:
-        ToolError: the file is missing, a directory, too large, binary or not UTF-8.
+        ToolError: the file is missing, a directory, not a regular file, too
+            large, inside the state dir, binary or not UTF-8.
     """
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise ToolError(
-            f"file not found: {shown}; check the path (use the write tool to create a new file)",
-            error_type="file_not_found",
-        ) from None
-    except OSError as exc:
-        raise _os_error("read", shown, exc) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(
-            f"{shown} is a directory, not a file; give the path of a file inside it",
-            error_type="is_directory",
-        )
-    if info.st_size > max_bytes:
-        raise ToolError(
-            f"{shown} is {info.st_size} bytes, over the limit of {max_bytes} bytes "
-            "for this tool; change it with bash instead",
-            error_type="file_too_large",
-        )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _os_error("read", shown, exc) from None
-    return decode_utf8(data, shown)
+        data = read_regular_file(scope, path, max_bytes=max_bytes)
+    except ToolError as exc:
+        if exc.error_type == "file_not_found":
+            raise ToolError(
+                f"{exc}; check the path (use the write tool to create a new file)",
+                error_type="file_not_found",
+            ) from None
+        raise
+    return decode_utf8(data, scope.show(path))
 
 
-def atomic_write(path: Path, data: bytes, shown: str) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping an existing file's mode.
+def atomic_write(
+    scope: FileScope,
+    path: Path,
+    data: bytes,
+    *,
+    exclusive: bool = False,
+    make_parents: bool = False,
+) -> bool:
+    """Replace ``path`` with ``data`` atomically, keeping an existing file's mode and owner.
+
+    Returns:
+        Whether the file existed before.
 
     Raises:
-        ToolError: the write failed; no temp file is left behind.
+        ToolError: the write failed or was refused; no temp file is left behind.
     """
-    try:
-        atomic_write_bytes(path, data, keep_mode=True)
-    except OSError as exc:
-        raise _os_error("write", shown, exc) from None
-
-
-def _os_error(action: str, shown: str, exc: OSError) -> ToolError:
-    reason = exc.strerror or type(exc).__name__
-    return ToolError(
-        f"could not {action} {shown}: {reason}; check the path and its permissions",
-        error_type="os_error",
-    )
+    return replace_regular_file(scope, path, data, exclusive=exclusive, make_parents=make_parents)

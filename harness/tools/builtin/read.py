@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
-from harness.tools.paths import display_path, resolve_in_workdir
+from harness.tools.builtin.file_io import is_binary
+from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput
+from harness.tools.safe_open import read_regular_file
 
-__all__ = ["ReadTool"]
-
-_BINARY_PROBE_BYTES = 8192
+__all__ = ["ReadTool", "numbered_lines"]
 
 
 class ReadTool:
@@ -22,6 +22,7 @@ class ReadTool:
             is not enough: the whole file would still be decoded).
         max_line_chars: longer lines are cut so one minified line cannot flood
             the context.
+        state_dir: the harness state dir, never read (None: ``<workdir>/.harness``).
     """
 
     name = "read"
@@ -41,18 +42,26 @@ class ReadTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, *, max_bytes: int = 2_000_000, max_line_chars: int = 2000) -> None:
+    def __init__(
+        self,
+        *,
+        max_bytes: int = 2_000_000,
+        max_line_chars: int = 2000,
+        state_dir: Path | None = None,
+    ) -> None:
         self.max_bytes = max_bytes
         self.max_line_chars = max_line_chars
+        self.state_dir = state_dir
 
     def run(self, tool_input: ToolInput) -> str:
         args = tool_input.arguments
-        path = resolve_in_workdir(tool_input.workdir, args.get("path"))
+        scope = FileScope.of(tool_input.workdir, self.state_dir)
+        path = scope.resolve(args.get("path"))
         offset = _positive_int(args, "offset", 1)
         limit = _positive_int(args, "limit", 2000)
-        shown = display_path(tool_input.workdir, path)
-        text = self._load(path, shown)
-        lines = text.splitlines()
+        shown = scope.show(path)
+        text = self._load(scope, path, shown)
+        lines = numbered_lines(text)
         if not lines:
             return f"{shown} is empty."
         if offset > len(lines):
@@ -73,23 +82,9 @@ class ReadTool:
             )
         return body
 
-    def _load(self, path: Path, shown: str) -> str:
-        if not path.exists():
-            raise ToolError(f"file not found: {shown}", error_type="file_not_found")
-        if path.is_dir():
-            raise ToolError(
-                f"{shown} is a directory, not a file; read a file inside it",
-                error_type="is_directory",
-            )
-        size = path.stat().st_size
-        if size > self.max_bytes:
-            raise ToolError(
-                f"{shown} is {size} bytes, over the read limit of {self.max_bytes} bytes; "
-                "search it with bash (grep, head) instead",
-                error_type="file_too_large",
-            )
-        data = path.read_bytes()
-        if b"\x00" in data[:_BINARY_PROBE_BYTES]:
+    def _load(self, scope: FileScope, path: Path, shown: str) -> str:
+        data = read_regular_file(scope, path, max_bytes=self.max_bytes)
+        if is_binary(data):
             raise ToolError(
                 f"{shown} looks like a binary file; read only text files",
                 error_type="binary_file",
@@ -106,6 +101,20 @@ class ReadTool:
         if len(line) <= self.max_line_chars:
             return line
         return line[: self.max_line_chars] + f"... [line cut at {self.max_line_chars} chars]"
+
+
+def numbered_lines(text: str) -> list[str]:
+    """The lines ``read`` numbers: split at ``\n`` only, as ``edit``, ``grep -n`` and ``sed`` do.
+
+    ``str.splitlines`` would also split at ``\r``, form feeds, ``\x85``,
+    ``\u2028`` and others, so line numbers would disagree with the tools the
+    model checks them against. One ``\r`` before the ``\n`` is not shown;
+    a final newline does not start another line.
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _positive_int(args: dict[str, Any], key: str, default: int) -> int:

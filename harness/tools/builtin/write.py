@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.core.errors import ToolError
 from harness.tools.builtin.file_io import atomic_write, read_text
-from harness.tools.paths import display_path, resolve_in_workdir
+from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput, ToolOutput
 
 __all__ = ["WriteTool"]
@@ -32,11 +32,14 @@ class WriteTool:
     """Write a whole UTF-8 text file: ``create`` (the default), ``overwrite`` or ``append``.
 
     Every write goes through a temp file in the same folder and a rename, so a
-    crash never leaves half a file; an existing file keeps its permission bits.
-    Missing parent folders inside the workdir are created.
+    crash never leaves half a file; an existing file keeps its permission bits
+    and (where harness may) its owner and group. Missing parent folders inside
+    the workdir are created. Only regular files are written, never inside the
+    state dir, and never through a symlink swapped in mid-call (``safe_open``).
 
     Args:
         max_bytes: ``content`` longer than this (UTF-8 bytes) is refused.
+        state_dir: the harness state dir, never written (None: ``<workdir>/.harness``).
     """
 
     name = "write"
@@ -47,8 +50,9 @@ class WriteTool:
         "To change part of an existing file use the edit tool instead."
     )
 
-    def __init__(self, *, max_bytes: int = 10_000_000) -> None:
+    def __init__(self, *, max_bytes: int = 10_000_000, state_dir: Path | None = None) -> None:
         self.max_bytes = max_bytes
+        self.state_dir = state_dir
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -64,29 +68,27 @@ class WriteTool:
         """
         args = tool_input.arguments
         content, mode = self._check_arguments(args)
-        path = resolve_in_workdir(tool_input.workdir, args.get("path"))
-        shown = display_path(tool_input.workdir, path)
+        scope = FileScope.of(tool_input.workdir, self.state_dir)
+        path = scope.resolve(args.get("path"))
+        shown = scope.show(path)
         if str(args["path"]).endswith("/"):
             raise ToolError(
                 f"path {args['path']!r} ends with '/', so it names a folder; "
                 "give the path of a file",
                 error_type="is_directory",
             )
-        existed = _check_target(path, shown, mode)
         data = content.encode("utf-8")
         written = len(data)
         note = ""
-        if mode == "append" and existed:
-            before = read_text(path, shown)
+        if mode == "append":
+            before = _existing_text(scope, path)
             if before and not before.endswith("\n"):
                 note = (
                     "\nNote: the file did not end with a newline, so the content was joined "
                     "onto its last line."
                 )
-            data = before.encode("utf-8") + data
-        if not existed:
-            _make_parents(path, shown)
-        atomic_write(path, data, shown)
+            data = (before or "").encode("utf-8") + data
+        existed = atomic_write(scope, path, data, exclusive=mode == "create", make_parents=True)
         lines = _count_lines(content)
         outcome = _outcome(mode, existed)
         text = f"Wrote {written} byte{_s(written)} ({lines} line{_s(lines)}) to {shown} ({outcome})"
@@ -139,36 +141,14 @@ class WriteTool:
         return content, mode
 
 
-def _check_target(path: Path, shown: str, mode: str) -> bool:
-    """Refuse targets the mode cannot write; return whether the file exists."""
-    if path.is_dir():
-        raise ToolError(
-            f"{shown} is a directory; give the path of a file (e.g. {shown}/name.txt)",
-            error_type="is_directory",
-        )
-    existed = path.exists()
-    if existed and mode == "create":
-        raise ToolError(
-            f"{shown} already exists; use mode='overwrite' to replace the whole file, "
-            "mode='append' to add to its end, or the edit tool to change part of it",
-            error_type="file_exists",
-        )
-    return existed
-
-
-def _make_parents(path: Path, shown: str) -> None:
+def _existing_text(scope: FileScope, path: Path) -> str | None:
+    """The text to append to, or None when the file does not exist yet."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise ToolError(
-            f"cannot create {shown}: a parent of it is a file, not a folder",
-            error_type="not_a_directory",
-        ) from None
-    except OSError as exc:
-        raise ToolError(
-            f"cannot create the folder for {shown}: {exc.strerror or exc}",
-            error_type="os_error",
-        ) from None
+        return read_text(scope, path)
+    except ToolError as exc:
+        if exc.error_type == "file_not_found":
+            return None
+        raise
 
 
 def _check_encodable(content: str) -> None:
