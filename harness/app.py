@@ -252,7 +252,12 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
     if name == "edit":
         return builtin.EditTool(fuzzy_threshold=settings.edit_fuzzy_threshold)
     if name == "bash":
-        return builtin.BashTool()
+        return builtin.BashTool(
+            sandbox=settings.bash_sandbox,
+            network=settings.bash_network,
+            env_names=settings.bash_env,
+            state_dir=settings.resolved_state_dir,
+        )
     if name == "explore":
         from harness.subagent import ExplorerSubagentTool, SubagentRunner
 

@@ -45,6 +45,9 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_EDIT_FUZZY_THRESHOLD": ("edit_fuzzy_threshold", "float"),
     "HARNESS_CASSETTE": ("cassette", "path"),
     "HARNESS_RECORD_MODE": ("record_mode", "str"),
+    "HARNESS_BASH_SANDBOX": ("bash_sandbox", "str"),
+    "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
+    "HARNESS_BASH_ENV": ("bash_env", "list"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -90,6 +93,9 @@ class Settings(BaseModel):
     cassette: Path | None = None
     record_mode: Literal["none", "once", "new_episodes", "all", "rewrite"] = "none"
     system_prompt: str | None = None
+    bash_sandbox: Literal["auto", "required", "off"] = "auto"
+    bash_network: bool = False
+    bash_env: tuple[str, ...] = ()
 
     @field_validator("provider")
     @classmethod
