@@ -71,8 +71,10 @@ def wait_for_exit(pid: int, timeout: float) -> bool:
 
 
 def _scan(leader: int, marker: bytes) -> list[int]:
-    found = []
+    found: list[int] = []
     own = os.getpid()
+    if not os.path.isdir("/proc"):
+        return found  # not Linux: only the process group is killed
     with os.scandir("/proc") as entries:
         for entry in entries:
             if not entry.name.isdigit() or int(entry.name) == own:
