@@ -88,22 +88,3 @@ def test_a_fork_loop_is_stopped(
     run(make_bash(), tmp_path, command)
 
     assert survivors(mark) == []
-
-
-def test_sandboxed_processes_keep_no_capabilities_even_as_root(
-    tmp_path: Path, make_bash: Callable[..., BashTool], mode: str
-) -> None:
-    if mode != "bwrap":
-        pytest.skip("capabilities are the sandbox's concern")
-    (tmp_path / ".harness").mkdir()
-    (tmp_path / ".harness" / "secret.json").write_text("{}")
-    command = (
-        "grep CapEff /proc/self/status; umount .harness; echo umount=$?; "
-        "mount -o remount,rw /; echo remount=$?; cat .harness/secret.json; echo cat=$?"
-    )
-
-    text = str(run(make_bash(state_dir=tmp_path / ".harness"), tmp_path, command)["text"])
-
-    assert "CapEff:\t0000000000000000" in text
-    assert "umount=0" not in text and "remount=0" not in text
-    assert "cat=1" in text

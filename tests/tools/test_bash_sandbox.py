@@ -299,3 +299,19 @@ def test_mounts_are_ordered_parent_first(tmp_path: Path) -> None:
     assert mounts.index(("--tmpfs", str(tmp_path))) < mounts.index(("--bind", str(work)))
     assert mounts.index(("--bind", str(work))) < mounts.index(("--tmpfs", str(work / ".harness")))
     assert "--unshare-net" in argv and argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert {"--unshare-pid", "--die-with-parent", "--new-session"} <= set(argv)
+
+
+def test_sandboxed_processes_keep_no_capabilities_even_as_root(tmp_path: Path) -> None:
+    (tmp_path / ".harness").mkdir()
+    (tmp_path / ".harness" / "secret.json").write_text("{}")
+    command = (
+        "grep CapEff /proc/self/status; umount .harness; echo umount=$?; "
+        "mount -o remount,rw /; echo remount=$?; cat .harness/secret.json; echo cat=$?"
+    )
+
+    text = str(run(sandboxed(state_dir=tmp_path / ".harness"), tmp_path, command).text)
+
+    assert "CapEff:\t0000000000000000" in text
+    assert "umount=0" not in text and "remount=0" not in text
+    assert "cat=1" in text

@@ -119,7 +119,9 @@ class BashTool:
         "followed by 'exit code: N'. There is no stdin, so interactive programs get "
         "end-of-file. Long output is cut in the middle. Commands are killed after "
         "timeout_seconds (default 120). Background jobs are not waited for, and are "
-        "stopped when the call returns: start and use a server within one call."
+        "stopped when the call returns: start and use a server within one call. The "
+        "command usually runs in a sandbox: only the workdir is writable, /tmp is private "
+        "to the call, the network may be off, and few environment variables are set."
     )
 
     def __init__(
