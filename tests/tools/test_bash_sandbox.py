@@ -43,6 +43,12 @@ def test_the_system_is_read_only(tmp_path: Path, target: str) -> None:
     assert not Path(target).exists()
 
 
+def test_run_is_empty_so_host_sockets_are_out_of_reach(tmp_path: Path) -> None:
+    output = run(sandboxed(), tmp_path, "ls -A /run /var/run; echo listed")
+
+    assert output.text.startswith("/run:\n\n/var/run:\nlisted\n")
+
+
 def test_the_workdir_is_writable(tmp_path: Path) -> None:
     output = run(sandboxed(), tmp_path, "echo made > made.txt && mkdir sub && touch sub/x")
 

@@ -7,16 +7,20 @@ state (SPEC section 14).
 Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
 
 * protected: the harness state dir and the approval-key dir are invisible (an
-  empty tmpfs covers them); ``/`` is read-only, only the workdir is writable;
-  ``/tmp`` is private; the network (loopback included) is off unless
+  empty tmpfs covers them, created first when they belong in the workdir, so
+  nothing can be planted there either); ``/`` is read-only, only the workdir is
+  writable; ``/tmp`` is private and ``/run`` empty (no host D-Bus, systemd or
+  docker socket); the network, loopback included, is off unless
   ``HARNESS_BASH_NETWORK=on``; every process the call starts dies with it (PID
-  namespace); no capability is kept even when harness runs as root; the
-  environment holds no key, token, secret, ``HARNESS_*`` or provider variable.
-* not protected: anything readable on the host stays readable (read-only):
-  e.g. ``~/.ssh``, ``~/.aws``, a ``.env`` outside the state dir; the workdir
-  itself is fully writable (its files, ``.git`` hooks included); filesystem
-  unix sockets outside ``/tmp`` (e.g. a docker socket) can still be connected
-  to; with the network on, anything reachable can be reached; kernel bugs.
+  namespace), and no host process is visible; no capability is kept even when
+  harness runs as root; the environment holds no key, token, secret,
+  ``HARNESS_*`` or provider variable.
+* not protected: whatever the user can read stays readable (read-only), e.g.
+  ``~/.ssh``, ``~/.aws``, a ``.env`` in the workdir; the workdir itself is fully
+  writable (``.git/hooks`` included, which a later human ``git commit`` runs);
+  unix sockets outside ``/run`` and ``/tmp`` can still be connected to; with
+  the network on, anything reachable can be reached (abstract unix sockets and
+  a local ``harness serve`` too); kernel bugs.
 
 Unsandboxed (``off``, or ``auto`` without a working bwrap, with one warning):
 the same scrubbed environment, and process-group + session + tag-variable

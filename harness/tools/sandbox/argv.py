@@ -4,6 +4,11 @@ What the sandbox looks like from inside:
 
 * ``/`` read-only (``--ro-bind / /``), a fresh ``/dev`` and ``/proc``, and an
   empty private ``/tmp``;
+* an empty ``/run``: it holds the host's unix sockets (D-Bus, systemd, docker,
+  databases), which a read-only mount does not stop anyone connecting to, and
+  a uid-0 peer on the system bus can ask systemd to run anything outside the
+  sandbox. With the network on, the resolver's directory under ``/run`` (where
+  ``/etc/resolv.conf`` often points) is put back, read-only;
 * the workdir bound read-write;
 * the hidden directories (the harness state dir, the approval-key dir) covered
   by an empty tmpfs, so nothing in them can be read, listed or planted;
@@ -63,7 +68,11 @@ def bwrap_argv(
         status_fd: a descriptor bwrap writes JSON status to (host pid, exit code).
     """
     argv = [str(bwrap), *ISOLATION_FLAGS]
-    if not network:
+    if Path("/run").is_dir():  # a tmpfs on a missing mount point would fail on read-only /
+        argv += ["--tmpfs", "/run"]
+    if network:
+        argv += _resolver_binds()
+    else:
         argv.append("--unshare-net")
     if status_fd is not None:
         argv += ["--json-status-fd", str(status_fd)]
@@ -72,3 +81,11 @@ def bwrap_argv(
         argv += ["--bind", str(path), str(path)] if kind == _BIND else ["--tmpfs", str(path)]
     argv += ["--chdir", str(workdir), "--", *command]
     return argv
+
+
+def _resolver_binds() -> list[str]:
+    """Read-only binds that keep DNS working when ``/etc/resolv.conf`` points into /run."""
+    target = Path("/etc/resolv.conf").resolve()
+    if not target.is_relative_to("/run") or target.parent == Path("/run"):
+        return []
+    return ["--ro-bind-try", str(target.parent), str(target.parent)]
