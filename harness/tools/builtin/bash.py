@@ -3,25 +3,24 @@
 Every call runs in the sandbox ``harness.tools.sandbox`` chooses (bubblewrap
 on Linux; see that package for what each ``HARNESS_BASH_SANDBOX`` mode protects
 and what it does not), with a scrubbed environment, and leaves nothing running
-when it returns. This module only reads the output and words the observation.
+when it returns. This module checks the arguments, runs the call and words the
+observation; ``bash_io`` reads the output.
 """
 
 from __future__ import annotations
 
-import codecs
 import logging
 import os
-import selectors
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError, ToolError
+from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import (
     SANDBOX_MODES,
@@ -38,45 +37,6 @@ from harness.tools.sandbox import (
 __all__ = ["BashTool"]
 
 logger = logging.getLogger(__name__)
-
-_READ_CHUNK = 65536
-_POLL_SECONDS = 0.05
-# After the shell exits, children it left in the background may still hold the
-# pipe open; read what they have already written, but do not wait for them.
-_DRAIN_SECONDS = 0.2
-
-
-@dataclass(slots=True)
-class _Capture:
-    """Keeps the first and last ``half`` bytes of a stream and counts the rest."""
-
-    half: int
-    head: bytearray = field(default_factory=bytearray)
-    tail: bytearray = field(default_factory=bytearray)
-    total: int = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            del self.tail[: max(len(self.tail) - self.half, 0)]
-
-    def text(self) -> str:
-        if self.total <= len(self.head) + len(self.tail):
-            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
-        # Cut on character boundaries so the seams show no replacement characters.
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        head = decoder.decode(bytes(self.head))
-        held_back = len(decoder.getstate()[0])
-        tail = bytes(self.tail)
-        skip = next((i for i, byte in enumerate(tail[:3]) if byte & 0xC0 != 0x80), len(tail[:3]))
-        omitted = self.total - len(self.head) - len(self.tail) + held_back + skip
-        marker = f"\n[... {omitted} bytes of output omitted ...]\n"
-        return head + marker + tail[skip:].decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,20 +187,20 @@ class BashTool:
         state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
         run = launcher.start(command, workdir, os.environ, (state_dir, approval_key_dir()))
         process = run.process
-        capture = _Capture(half=self.max_output_chars // 2)
+        capture = Capture(half=self.max_output_chars // 2)
         deadline = time.monotonic() + timeout
         timed_out = True  # if reading fails, the command must not be left running
         try:
             # End of output is not the end of the shell (it may have closed stdout
             # and still be running, or be just about to exit): wait for it too.
-            timed_out = _pump(process, capture, deadline) or not _wait(process, deadline)
+            timed_out = pump(process, capture, deadline) or not wait_until(process, deadline)
         finally:
             try:
                 if timed_out or process.poll() is None:
                     run.kill()
                 else:
                     run.finish()
-                _pump(process, capture, time.monotonic() + _DRAIN_SECONDS)
+                pump(process, capture, time.monotonic() + DRAIN_SECONDS)
             finally:
                 assert process.stdout is not None
                 process.stdout.close()
@@ -282,42 +242,6 @@ def _parameters(default_timeout: int, max_timeout: int) -> dict[str, Any]:
         "required": ["command"],
         "additionalProperties": False,
     }
-
-
-def _pump(process: subprocess.Popen[bytes], capture: _Capture, deadline: float) -> bool:
-    """Copy output into ``capture`` until the pipe closes; True when the deadline hit.
-
-    One thread and a selector: no deadlock on large output, and a background
-    child holding the pipe open cannot keep us waiting past the shell's exit.
-    """
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    drain_until: float | None = None
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                return True
-            if drain_until is None and process.poll() is not None:
-                drain_until = now + _DRAIN_SECONDS
-            if drain_until is not None and now >= drain_until:
-                return False
-            limit = min(deadline, drain_until or deadline) - now
-            if selector.select(min(limit, _POLL_SECONDS)):
-                chunk = os.read(fd, _READ_CHUNK)
-                if not chunk:
-                    return False
-                capture.add(chunk)
-
-
-def _wait(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Wait for the shell until ``deadline``; False when it is still running."""
-    try:
-        process.wait(max(deadline - time.monotonic(), 0))
-    except subprocess.TimeoutExpired:
-        return False
-    return True
 
 
 def _observation(outcome: _Outcome, timeout: int) -> str:
