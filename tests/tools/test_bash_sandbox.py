@@ -124,6 +124,16 @@ def test_the_approval_key_dir_is_invisible_and_cannot_be_planted(
     assert not (tmp_path / "xdg" / "harness" / "evil.key").exists()
 
 
+def test_an_explicit_key_dir_is_hidden(tmp_path: Path) -> None:
+    key = tmp_path / "keys" / "approval.key"
+    key.parent.mkdir()
+    key.write_text("k" * 64)
+
+    output = run(sandboxed(key_dir=key.parent), tmp_path, "cat keys/approval.key; ls -A keys")
+
+    assert "kkkk" not in output.text and "No such file" in output.text
+
+
 def test_a_missing_key_dir_inside_the_workdir_cannot_be_planted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

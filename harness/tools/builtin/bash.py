@@ -70,6 +70,8 @@ class BashTool:
         env_names: extra variables bash may see (``HARNESS_BASH_ENV``); names of
             secrets, harness or providers are refused whatever is listed.
         state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``.
+        key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
+            (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
         bwrap_finder: where bwrap comes from (a seam for tests and platforms).
     """
 
@@ -94,6 +96,7 @@ class BashTool:
         network: bool = False,
         env_names: Iterable[str] = (),
         state_dir: Path | None = None,
+        key_dir: Path | None = None,
         bwrap_finder: BwrapFinder = find_bwrap,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
@@ -113,6 +116,7 @@ class BashTool:
         self.sandbox: SandboxMode = sandbox
         self.network = network
         self.state_dir = state_dir
+        self.key_dir = key_dir
         self.parameters: dict[str, Any] = _parameters(default_timeout_seconds, max_timeout_seconds)
         self._env_filter = EnvironmentFilter(env_names)
         self._finder = bwrap_finder
@@ -185,7 +189,8 @@ class BashTool:
                 error_type="workdir_missing",
             )
         state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
-        run = launcher.start(command, workdir, os.environ, (state_dir, approval_key_dir()))
+        key_dir = self.key_dir if self.key_dir is not None else approval_key_dir()
+        run = launcher.start(command, workdir, os.environ, (state_dir, key_dir))
         process = run.process
         capture = Capture(half=self.max_output_chars // 2)
         deadline = time.monotonic() + timeout
