@@ -153,3 +153,13 @@ def test_a_plain_listed_name_passes_unless_forbidden(name: str) -> None:
     env = EnvironmentFilter([name]).apply({name: "v"})
 
     assert (name in env) is not is_forbidden_name(name)
+
+
+def test_the_sandbox_package_exports_a_sorted_surface() -> None:
+    import harness.tools.sandbox as sandbox
+
+    exported = list(sandbox.__all__)
+    constants = [name for name in exported if name.isupper()]
+    assert exported[: len(constants)] == sorted(constants)
+    assert all(getattr(sandbox, name) is not None for name in exported)
+    assert "choose_sandbox" in exported and "ShellLauncher" in exported

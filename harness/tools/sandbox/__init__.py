@@ -41,7 +41,7 @@ from harness.tools.sandbox.environment import (
 )
 from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
 from harness.tools.sandbox.launch import ShellLauncher, ShellRun
-from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, wait_for_exit
+from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import (
     SANDBOX_MODES,
     BwrapFinder,
@@ -71,6 +71,7 @@ __all__ = [
     "find_bwrap",
     "is_forbidden_name",
     "kill_survivors",
+    "open_pidfd",
     "probe_bwrap",
     "wait_for_exit",
 ]

@@ -23,7 +23,7 @@ from harness.core.errors import ToolError
 from harness.tools.sandbox.argv import bwrap_argv
 from harness.tools.sandbox.environment import EnvironmentFilter
 from harness.tools.sandbox.hidden import existing_hidden_dirs
-from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, wait_for_exit
+from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import SandboxChoice
 
 __all__ = ["ShellLauncher", "ShellRun"]
@@ -54,7 +54,7 @@ class ShellRun:
         """After the shell exited: make sure nothing it started is still running."""
         if self.sandboxed:
             self._read_status()
-            self._wait_namespace()
+            self._wait_namespace(self._open_inner())
         else:
             self._kill_group(signal.SIGKILL)
             kill_survivors(self.process.pid, self.tag)
@@ -63,13 +63,15 @@ class ShellRun:
         """On timeout: stop the shell and everything it started."""
         if self.sandboxed:
             self._read_status()
-            inner = self._inner_pid()
+            # The namespace's init is bwrap's child, not ours: name it by a pidfd
+            # while bwrap still holds it, so the kill cannot hit a reused pid.
+            inner = self._open_inner()
             self._kill_group(signal.SIGKILL)
             if inner is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(inner, signal.SIGKILL)
+                    signal.pidfd_send_signal(inner, signal.SIGKILL)
             self.process.wait()
-            self._wait_namespace()
+            self._wait_namespace(inner)
             return
         self._kill_group(signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -101,10 +103,18 @@ class ShellRun:
                     return pid
         return None
 
-    def _wait_namespace(self) -> None:
-        inner = self._inner_pid()
-        if inner is not None:
-            wait_for_exit(inner, _NAMESPACE_EXIT_SECONDS)
+    def _open_inner(self) -> int | None:
+        pid = self._inner_pid()
+        return None if pid is None else open_pidfd(pid)
+
+    @staticmethod
+    def _wait_namespace(pidfd: int | None) -> None:
+        if pidfd is None:
+            return
+        try:
+            wait_for_exit(pidfd, _NAMESPACE_EXIT_SECONDS)
+        finally:
+            os.close(pidfd)
 
 
 class ShellLauncher:

@@ -28,7 +28,7 @@ import select
 import signal
 import time
 
-__all__ = ["TAG_VARIABLE", "kill_survivors", "wait_for_exit"]
+__all__ = ["TAG_VARIABLE", "kill_survivors", "open_pidfd", "wait_for_exit"]
 
 # Neutral name: it must pass the environment filter, and it tells nothing secret.
 TAG_VARIABLE = "HX_CALL_TAG"
@@ -57,17 +57,18 @@ def kill_survivors(leader: int, tag: str) -> int:
     return len(killed)
 
 
-def wait_for_exit(pid: int, timeout: float) -> bool:
-    """Wait until process ``pid`` (not our child) has exited; False on timeout."""
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor that names process ``pid`` for good (no pid reuse); None if it is gone."""
     try:
-        fd = os.pidfd_open(pid)
-    except (ProcessLookupError, OSError):
-        return True  # already gone (or no pidfd: the kernel is older than 5.3)
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout)
-        return bool(ready)
-    finally:
-        os.close(fd)
+        return os.pidfd_open(pid)
+    except OSError:
+        return None  # already gone (or no pidfd: the kernel is older than 5.3)
+
+
+def wait_for_exit(pidfd: int, timeout: float) -> bool:
+    """Wait until the process behind ``pidfd`` (not our child) has exited; False on timeout."""
+    ready, _, _ = select.select([pidfd], [], [], timeout)
+    return bool(ready)
 
 
 def _scan(leader: int, marker: bytes) -> list[int]:
