@@ -47,6 +47,7 @@ for env in /proc/[0-9]*/environ; do
   dirs="$dirs $found"
 done
 for dir in $dirs; do
+  log "sees in $dir: $(ls -A "$dir" 2>/dev/null | tr '\n' ' ')"
   for record in "$dir"/sessions/*/approvals/*.json; do
     [ -f "$record" ] || continue
     id=$(basename "$record" .json)
@@ -157,6 +158,11 @@ def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> N
     log = (work / "attack.log").read_text()
     assert "attacker in-call running" in log  # the attack did run, inside the call
     assert "approved" not in log and "found" not in log
+    state_seen = [line for line in log.splitlines() if f"sees in {work}/.harness:" in line]
+    if mode == "bwrap":  # in the sandbox even the in-call attacker sees an empty state dir
+        assert state_seen and all(line.endswith(".harness: ") for line in state_seen)
+    else:  # off: the state dir is in plain sight; only reaping stopped this attacker
+        assert any("sessions" in line for line in state_seen)
     # Only the in-call attacker ran: every one left behind died with the call.
     assert [line for line in log.splitlines() if "running as" in line] == [
         line for line in log.splitlines() if "attacker in-call" in line
