@@ -172,6 +172,13 @@ def test_command_must_be_a_non_empty_string(tmp_path: Path, command: object) -> 
     assert caught.value.error_type == "invalid_arguments"
 
 
+def test_a_nul_character_is_an_invalid_argument_not_a_crash(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="NUL character") as raised:
+        run(BashTool(), tmp_path, "echo a\x00b")
+
+    assert raised.value.error_type == "invalid_arguments"
+
+
 def test_max_timeout_is_configurable(tmp_path: Path) -> None:
     tool = BashTool(default_timeout_seconds=5, max_timeout_seconds=10)
 

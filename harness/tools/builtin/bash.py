@@ -129,6 +129,12 @@ class BashTool:
             raise ToolError(
                 "argument 'command' must be a non-empty string", error_type="invalid_arguments"
             )
+        if "\x00" in command:
+            raise ToolError(
+                "argument 'command' contains a NUL character, which no program argument can "
+                "hold; write it as printf '\\0' instead",
+                error_type="invalid_arguments",
+            )
         timeout = self._timeout(tool_input.arguments)
         launcher = self.launcher()
         choice = launcher.choice
