@@ -41,10 +41,12 @@ WAIT_FOR_ATTACK_SECONDS = 5.0
 ATTACK = r"""
 log() { echo "$*" >> "$LOGDIR/attack.log" 2>/dev/null; }
 log "attacker $1 running as $$"
-dirs="$HARNESS_STATE_DIR @STATE@ @WORK@/.harness $PWD/.harness $HOME/.harness"
+# (No $HOME/.harness: the positive control must never touch a real user's state.)
+dirs="$HARNESS_STATE_DIR @STATE@ @WORK@/.harness $PWD/.harness"
 for env in /proc/[0-9]*/environ; do
   found=$(tr '\0' '\n' < "$env" 2>/dev/null | sed -n 's/^HARNESS_STATE_DIR=//p')
-  dirs="$dirs $found"
+  # Only this test's own dirs: parallel tests have pending approvals of their own.
+  case "$found" in @TMP@/*) dirs="$dirs $found";; esac
 done
 for dir in $dirs; do
   log "sees in $dir: $(ls -A "$dir" 2>/dev/null | tr '\n' ' ')"
@@ -82,6 +84,7 @@ def _first_turn(tmp_path: Path, work: Path, script: Path, mode: str) -> str:
         "@SCRIPT@": script,
         "@HARNESS@": HARNESS_BIN,
         "@XDG@": tmp_path / "xdg",
+        "@TMP@": tmp_path,
     }.items():
         attack = attack.replace(name, str(value))
     launches = list(LAUNCH.values()) + ([ENV_CLEARING] if mode == "bwrap" else [])
