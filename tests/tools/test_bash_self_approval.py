@@ -44,7 +44,7 @@ log "attacker $1 running as $$"
 # (No $HOME/.harness: the positive control must never touch a real user's state.)
 dirs="$HARNESS_STATE_DIR @STATE@ @WORK@/.harness $PWD/.harness"
 for env in /proc/[0-9]*/environ; do
-  found=$(tr '\0' '\n' < "$env" 2>/dev/null | sed -n 's/^HARNESS_STATE_DIR=//p')
+  found=$(tr '\0' '\n' 2>/dev/null < "$env" | sed -n 's/^HARNESS_STATE_DIR=//p')
   # Only this test's own dirs: parallel tests have pending approvals of their own.
   case "$found" in @TMP@/*) dirs="$dirs $found";; esac
 done
@@ -182,6 +182,5 @@ def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> N
         timeout=120,
         check=False,
     )
-    assert control.returncode == 0, control.stderr
-    assert f"approved {approval_id}" in (tmp_path / "attack.log").read_text()
+    assert f"approved {approval_id}" in (tmp_path / "attack.log").read_text(), control.stderr
     assert (work / "deploy-key.txt").read_text() == "pwned"
