@@ -9,8 +9,8 @@ every process that is still running and
 * carries the call's tag variable in its environment (``setsid``, ``setsid -f``,
   double forks: they leave the group and the session but keep the environment).
 
-It rescans until a scan finds nothing (bounded), so children forked while their
-parents were being killed are caught too. What it cannot catch: a process that
+It rescans until two scans in a row find nothing (bounded), so children forked
+while their parents were being killed, or caught mid-exec, are caught too. What it cannot catch: a process that
 left the session *and* exec'd with a new environment (``env -i setsid -f cmd``),
 or one started by another process the agent reached (``at``, ``systemd-run``,
 a daemon). Only the sandbox stops those; ``off`` cannot stop a determined agent.
@@ -34,6 +34,7 @@ __all__ = ["TAG_VARIABLE", "kill_survivors", "open_pidfd", "wait_for_exit"]
 TAG_VARIABLE = "HX_CALL_TAG"
 _MAX_ROUNDS = 200
 _ROUND_PAUSE_SECONDS = 0.005
+_QUIET_SCANS = 2
 
 
 def kill_survivors(leader: int, tag: str) -> int:
@@ -45,10 +46,17 @@ def kill_survivors(leader: int, tag: str) -> int:
     """
     marker = f"{TAG_VARIABLE}={tag}".encode()
     killed: set[int] = set()
+    quiet = 0
     for _ in range(_MAX_ROUNDS):
         found = _scan(leader, marker)
         if not found:
-            break
+            # A process caught mid-exec shows an empty environ for a moment:
+            # only a second empty scan, a little later, ends the hunt.
+            quiet += 1
+            if quiet >= _QUIET_SCANS:
+                break
+        else:
+            quiet = 0
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
