@@ -10,14 +10,15 @@ every process that is still running and
   double forks: they leave the group and the session but keep the environment).
 
 It rescans until two scans in a row find nothing (bounded), so children forked
-while their parents were being killed, or caught mid-exec, are caught too. What it cannot catch: a process that
-left the session *and* exec'd with a new environment (``env -i setsid -f cmd``),
-or one started by another process the agent reached (``at``, ``systemd-run``,
-a daemon). Only the sandbox stops those; ``off`` cannot stop a determined agent.
+while their parents were being killed, or caught mid-exec, are caught too.
+What it cannot catch: a process that left the session *and* exec'd with a new
+environment (``env -i setsid -f cmd``), or one started by another process the
+agent reached (``at``, ``systemd-run``, a daemon). Only the sandbox stops
+those; ``off`` cannot stop a determined agent.
 
-In the sandbox, the PID namespace does this work; ``wait_for_exit`` waits for
-its init (the host pid bwrap reports) so that a call returns only once the
-namespace, and everything in it, is gone.
+In the sandbox, the PID namespace does this work; ``wait_for_exit`` waits on a
+pidfd of its init (the host pid bwrap reports) so that a call returns only once
+the namespace, and everything in it, is gone.
 """
 
 from __future__ import annotations
