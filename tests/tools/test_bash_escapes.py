@@ -88,3 +88,65 @@ def test_a_fork_loop_is_stopped(
     run(make_bash(), tmp_path, command)
 
     assert survivors(mark) == []
+
+
+# Runs harness with a real pty as its controlling terminal, then asks bash to
+# push characters into it. The control line proves the pty accepts TIOCSTI.
+TIOCSTI_PROBE = r"""
+import fcntl, os, sys, termios
+from pathlib import Path
+from harness.tools.builtin.bash import BashTool
+from harness.tools import ToolInput
+
+os.setsid()
+tty = os.open(os.ttyname(int(sys.argv[2])), os.O_RDWR)
+fcntl.ioctl(tty, termios.TIOCSCTTY, 0)
+os.dup2(tty, 0)
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b"C")
+    print("control WORKED")
+except OSError as exc:
+    print("control failed:", exc.strerror)
+attack = '''python3 - <<'PY'
+import fcntl, os, termios
+for path in ("/dev/tty", "/proc/self/fd/0", "/proc/1/fd/0"):
+    try:
+        fd = os.open(path, os.O_RDWR)
+        fcntl.ioctl(fd, termios.TIOCSTI, b"X")
+        print("TIOCSTI via", path, "WORKED")
+    except OSError as exc:
+        print("TIOCSTI via", path, "failed:", exc.strerror)
+PY'''
+tool = BashTool(sandbox=sys.argv[1])
+print(tool.run(ToolInput({"command": attack}, Path(sys.argv[3]))).text)
+"""
+
+
+def test_bash_cannot_type_into_the_users_terminal(
+    tmp_path: Path, make_bash: Callable[..., BashTool]
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    mode = make_bash().sandbox
+    master, slave = os.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", TIOCSTI_PROBE, mode, str(slave), str(tmp_path)],
+            pass_fds=(slave,),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(master)
+        os.close(slave)
+
+    assert done.returncode == 0, done.stderr
+    if "control WORKED" not in done.stdout:
+        pytest.skip(f"this kernel refuses TIOCSTI altogether: {done.stdout.splitlines()[0]}")
+    assert "TIOCSTI via /dev/tty failed" in done.stdout
+    assert "WORKED" not in done.stdout.replace("control WORKED", "")

@@ -315,7 +315,7 @@ def test_mounts_are_ordered_parent_first(tmp_path: Path) -> None:
     assert mounts.index(("--tmpfs", str(tmp_path))) < mounts.index(("--bind", str(work)))
     assert mounts.index(("--bind", str(work))) < mounts.index(("--tmpfs", str(work / ".harness")))
     assert "--unshare-net" in argv and argv[argv.index("--cap-drop") + 1] == "ALL"
-    assert {"--unshare-pid", "--die-with-parent", "--new-session"} <= set(argv)
+    assert {"--unshare-pid", "--die-with-parent"} <= set(argv)
 
 
 def test_sandboxed_processes_keep_no_capabilities_even_as_root(tmp_path: Path) -> None:

@@ -184,6 +184,8 @@ class ShellLauncher:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
+                # No controlling terminal for bash or bwrap and all they start:
+                # this is what keeps TIOCSTI away from the user's terminal.
                 start_new_session=True,
                 env=env,
                 pass_fds=fds,
