@@ -4,7 +4,10 @@ Each variant runs the same commands through the real ``BashTool`` (so the cost
 includes environment scrubbing, the mounts, namespace teardown and, unsandboxed,
 the ``/proc`` scan for survivors) and through a bare ``subprocess.run`` of
 ``bash -c`` for reference. Medians of N runs; the target is a sandboxed call at
-most 10 ms slower than an unsandboxed one (``HARNESS_BASH_SANDBOX=off``).
+most 10 ms slower than an unsandboxed one. It is judged against the bare
+``bash -c``, the stricter of the two: an unsandboxed harness call
+(``HARNESS_BASH_SANDBOX=off``) pays for its ``/proc`` scans, which the sandbox
+does not need.
 
 Run: ``python bench/bash_sandbox.py [--runs 60]``
 """
@@ -60,11 +63,14 @@ def main() -> int:
         print(f"bwrap cannot run here: {check.problem}")
         return 2
     print(f"bwrap: {check.path}; {args.runs} runs per cell, medians in ms")
-    worst = 0.0
+    worst = float("-inf")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         tools = {"off": BashTool(sandbox="off"), "bwrap": BashTool(sandbox="required")}
-        header = f"{'command':8s} {'bare bash':>10s} {'off':>8s} {'bwrap':>8s} {'bwrap-off':>10s}"
+        header = (
+            f"{'command':8s} {'bare bash':>10s} {'off':>8s} {'bwrap':>8s} "
+            f"{'bwrap-bare':>11s} {'bwrap-off':>10s}"
+        )
         print(header)
         for label, command in COMMANDS.items():
             cells = _medians_ms(
@@ -74,15 +80,15 @@ def main() -> int:
                 },
                 args.runs,
             )
-            extra = cells["bwrap"] - cells["off"]
+            extra = cells["bwrap"] - cells["bare"]
             worst = max(worst, extra)
             print(
                 f"{label:8s} {cells['bare']:10.2f} {cells['off']:8.2f} {cells['bwrap']:8.2f} "
-                f"{extra:+10.2f}   (bwrap/off x{cells['bwrap'] / cells['off']:.2f})"
+                f"{extra:+11.2f} {cells['bwrap'] - cells['off']:+10.2f}"
             )
     verdict = "PASS" if worst <= TARGET_MS else "FAIL"
     print(
-        f"{verdict}: sandboxed call costs at most {worst:+.2f} ms over unsandboxed "
+        f"{verdict}: a sandboxed call costs at most {worst:+.2f} ms over bare bash "
         f"(target <= {TARGET_MS:.0f} ms)"
     )
     return 0 if verdict == "PASS" else 1

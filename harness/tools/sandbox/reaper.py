@@ -34,7 +34,7 @@ __all__ = ["TAG_VARIABLE", "kill_survivors", "open_pidfd", "wait_for_exit"]
 # Neutral name: it must pass the environment filter, and it tells nothing secret.
 TAG_VARIABLE = "HX_CALL_TAG"
 _MAX_ROUNDS = 200
-_ROUND_PAUSE_SECONDS = 0.005
+_ROUND_PAUSE_SECONDS = 0.002
 _QUIET_SCANS = 2
 
 
