@@ -12,7 +12,8 @@ Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
   writable; ``/tmp`` is private and ``/run`` empty (no host D-Bus, systemd or
   docker socket); the network, loopback included, is off unless
   ``HARNESS_BASH_NETWORK=on``; every process the call starts dies with it (PID
-  namespace), and no host process is visible; no capability is kept even when
+  namespace), and no host process is visible; nothing can type into the user's
+  terminal (no controlling terminal, no TIOCSTI); no capability is kept even when
   harness runs as root; the environment holds no key, token, secret,
   ``HARNESS_*`` or provider variable.
 * not protected: whatever the user can read stays readable (read-only), e.g.
