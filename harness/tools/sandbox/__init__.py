@@ -18,7 +18,8 @@ Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
   ``HARNESS_*`` or provider variable.
 * not protected: whatever the user can read stays readable (read-only), e.g.
   ``~/.ssh``, ``~/.aws``, a ``.env`` in the workdir; the workdir itself is fully
-  writable (``.git/hooks`` included, which a later human ``git commit`` runs);
+  writable (``.git/hooks`` included, which a later human ``git commit`` runs,
+  and harness itself when its venv or an editable install lives there);
   unix sockets outside ``/run`` and ``/tmp`` can still be connected to; with
   the network on, anything reachable can be reached (abstract unix sockets and
   a local ``harness serve`` too); kernel bugs.
