@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.approval.keyfile import approval_key_folder, load_approval_key
+from harness.approval.keyfile import approval_key_folder, default_key_path, load_approval_key
 from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import HumanApprovalMiddleware
 from harness.approval.signing import ApprovalSigner
@@ -246,14 +246,10 @@ def build_application(
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
 
-    # ``bash_sandbox`` comes from the sandbox work on another branch; read it defensively
-    # until the branches meet. ``auto`` counts as sandboxed here: the lead connects the
-    # real probe (auto with no working bwrap must pass sandboxed=False).
-    sandbox_mode = getattr(settings, "bash_sandbox", "auto")
     policy = DefaultRiskPolicy(
         required_tools=settings.approval_required_tools,
         state_dir=app.state_dir,
-        sandboxed=sandbox_mode != "off",
+        sandboxed=_bash_is_sandboxed(settings, app),
     )
     return HumanApprovalMiddleware(
         policy,
@@ -263,6 +259,19 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
         tracer=app.tracer,
         tool_lookup=app.registry.get,
     )
+
+
+def _bash_is_sandboxed(settings: Settings, app: Application) -> bool:
+    """Whether bash calls of this app run in bwrap (the state-dir rule is needed if not).
+
+    The same cached probe the bash tool uses, so the policy and the tool agree;
+    an app without bash never probes.
+    """
+    if "bash" not in app.enabled_tools:
+        return True
+    from harness.tools.sandbox import choose_sandbox
+
+    return choose_sandbox(settings.bash_sandbox).bwrap is not None
 
 
 def _approval_signer(settings: Settings, workdir: Path, state_dir: Path) -> ApprovalSigner:
@@ -283,7 +292,14 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
             fuzzy_threshold=settings.edit_fuzzy_threshold, state_dir=app.state_dir
         )
     if name == "bash":
-        return builtin.BashTool()
+        return builtin.BashTool(
+            sandbox=settings.bash_sandbox,
+            network=settings.bash_network,
+            env_names=settings.bash_env,
+            state_dir=settings.resolved_state_dir,
+            # The folder of the approval key (and decision ledger): hidden like the state dir.
+            key_dir=default_key_path().parent,
+        )
     if name == "explore":
         from harness.subagent import ExplorerSubagentTool, SubagentRunner
 

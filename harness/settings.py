@@ -46,6 +46,9 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_CASSETTE": ("cassette", "path"),
     "HARNESS_RECORD_MODE": ("record_mode", "str"),
     "HARNESS_APPROVAL_KEY": ("approval_key", "str"),
+    "HARNESS_BASH_SANDBOX": ("bash_sandbox", "str"),
+    "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
+    "HARNESS_BASH_ENV": ("bash_env", "list"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -93,6 +96,9 @@ class Settings(BaseModel):
     system_prompt: str | None = None
     # A secret: SecretStr keeps it out of repr, dumps and `harness health`.
     approval_key: SecretStr | None = None
+    bash_sandbox: Literal["auto", "required", "off"] = "auto"
+    bash_network: bool = False
+    bash_env: tuple[str, ...] = ()
 
     @field_validator("provider")
     @classmethod

@@ -90,10 +90,19 @@ def run(
 def health(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Print provider, model, state dir and enabled tools."""
+    """Print provider, model, state dir, enabled tools and how bash would run."""
+    from harness.tools.sandbox import choose_sandbox
+
     application = load_application()
     info = application.health()
     application.close()
+    settings = application.settings
+    choice = choose_sandbox(settings.bash_sandbox)
+    info["bash_sandbox"] = "refused" if choice.refused else choice.label
+    network = "on" if settings.bash_network and choice.bwrap else "off"
+    info["bash_sandbox_detail"] = (
+        f"{choice.describe()}, network {network}" if choice.bwrap else choice.describe()
+    )
     if as_json:
         typer.echo(json.dumps(info, indent=2))
         return

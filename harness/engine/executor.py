@@ -236,7 +236,7 @@ class ToolExecutor:
         if result.approval_id:
             attributes["approval_id"] = result.approval_id
             attributes["checkpoint_id"] = result.checkpoint_id
-        for key in ("stage", "exit_code", "large_deletion", "child_session"):
+        for key in ("stage", "exit_code", "large_deletion", "child_session", *_SANDBOX_KEYS):
             if key in result.metadata:
                 attributes[key] = result.metadata[key]
         if tracer.capture_payloads:
@@ -293,6 +293,9 @@ def _unavailable(name: str, visible: tuple[str, ...], *, known: bool) -> ToolExe
         f"Error: unknown tool {name!r}; available tools: {available}", "unknown_tool"
     )
 
+
+# Which sandbox a bash call ran in, and why none: part of the trust boundary.
+_SANDBOX_KEYS = ("sandbox", "sandbox_reason")
 
 # json.dumps with these options would build a new encoder on every call.
 _stable_json: Callable[[Any], str] = json.JSONEncoder(

@@ -11,6 +11,7 @@ from harness import Settings, build_application
 from harness.approval.middleware import HumanApprovalMiddleware
 from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
 from harness.providers import ScriptedProvider
+from harness.tools.sandbox import choose_sandbox
 
 STATE = "shell command touches the harness state dir"
 SELF = "could decide its own approval request"
@@ -103,10 +104,6 @@ def test_a_state_dir_outside_the_workdir_is_guarded_by_its_absolute_path(tmp_pat
     assert other.verdict is RiskVerdict.ALLOW
 
 
-class _UnsandboxedSettings(Settings):
-    bash_sandbox: str = "off"
-
-
 def _policy(settings: Settings) -> DefaultRiskPolicy:
     app = build_application(settings, provider=ScriptedProvider([]))
     middleware = next(m for m in app.registry.middleware if isinstance(m, HumanApprovalMiddleware))
@@ -115,9 +112,14 @@ def _policy(settings: Settings) -> DefaultRiskPolicy:
 
 
 def test_the_app_gives_the_policy_its_state_dir_and_sandbox_mode(tmp_path: Path) -> None:
-    default = _policy(Settings(workdir=tmp_path, approval_provider="cli"))  # type: ignore[call-arg]
-    off = _policy(_UnsandboxedSettings(workdir=tmp_path, approval_provider="cli"))  # type: ignore[call-arg]
+    def settings(**extra: object) -> Settings:
+        return Settings(workdir=tmp_path, approval_provider="cli", **extra)  # type: ignore[arg-type]
+
+    default = _policy(settings(enabled_tools=("bash",)))
+    off = _policy(settings(enabled_tools=("bash",), bash_sandbox="off"))
+    without_bash = _policy(settings(enabled_tools=("read",), bash_sandbox="off"))
 
     assert default.state_dir == off.state_dir == (tmp_path / ".harness").resolve()
-    assert default.sandboxed is True
+    assert default.sandboxed is (choose_sandbox("auto").bwrap is not None)
     assert off.sandboxed is False
+    assert without_bash.sandboxed is True  # no bash, nothing for the shell rule to judge

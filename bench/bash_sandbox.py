@@ -1,0 +1,98 @@
+"""What the bash sandbox costs per call: bwrap against unsandboxed, side by side.
+
+Each variant runs the same commands through the real ``BashTool`` (so the cost
+includes environment scrubbing, the mounts, namespace teardown and, unsandboxed,
+the ``/proc`` scan for survivors) and through a bare ``subprocess.run`` of
+``bash -c`` for reference. Medians of N runs; the target is a sandboxed call at
+most 10 ms slower than an unsandboxed one. It is judged against the bare
+``bash -c``, the stricter of the two: an unsandboxed harness call
+(``HARNESS_BASH_SANDBOX=off``) pays for its ``/proc`` scans, which the sandbox
+does not need.
+
+Run: ``python bench/bash_sandbox.py [--runs 60]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.tools import ToolInput
+from harness.tools.builtin.bash import BashTool
+from harness.tools.sandbox import check_bwrap, find_bwrap
+
+TARGET_MS = 10.0
+COMMANDS = {"true": "true", "small": "ls -la >/dev/null; echo hello | wc -c; cat /etc/hostname"}
+
+
+def _medians_ms(calls: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
+    """Median ms of each call; the calls take turns, so load drift hits them alike."""
+    for call in calls.values():
+        call()  # warm up: the first sandboxed call also probes bwrap
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(runs):
+        for name, call in calls.items():
+            started = time.perf_counter()
+            call()
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def _bare(command: str, workdir: Path) -> Callable[[], object]:
+    argv = ["/bin/bash", "-c", command]
+    return lambda: subprocess.run(argv, cwd=workdir, stdout=subprocess.DEVNULL, check=True)
+
+
+def _tool(tool: BashTool, command: str, workdir: Path) -> Callable[[], object]:
+    tool_input = ToolInput({"command": command}, workdir)
+    return lambda: tool.run(tool_input)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=60, help="calls per measurement")
+    args = parser.parse_args()
+    check = check_bwrap(find_bwrap())
+    if not check.works:
+        print(f"bwrap cannot run here: {check.problem}")
+        return 2
+    print(f"bwrap: {check.path}; {args.runs} runs per cell, medians in ms")
+    worst = float("-inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        tools = {"off": BashTool(sandbox="off"), "bwrap": BashTool(sandbox="required")}
+        header = (
+            f"{'command':8s} {'bare bash':>10s} {'off':>8s} {'bwrap':>8s} "
+            f"{'bwrap-bare':>11s} {'bwrap-off':>10s}"
+        )
+        print(header)
+        for label, command in COMMANDS.items():
+            cells = _medians_ms(
+                {
+                    "bare": _bare(command, workdir),
+                    **{mode: _tool(tool, command, workdir) for mode, tool in tools.items()},
+                },
+                args.runs,
+            )
+            extra = cells["bwrap"] - cells["bare"]
+            worst = max(worst, extra)
+            print(
+                f"{label:8s} {cells['bare']:10.2f} {cells['off']:8.2f} {cells['bwrap']:8.2f} "
+                f"{extra:+11.2f} {cells['bwrap'] - cells['off']:+10.2f}"
+            )
+    verdict = "PASS" if worst <= TARGET_MS else "FAIL"
+    print(
+        f"{verdict}: a sandboxed call costs at most {worst:+.2f} ms over bare bash "
+        f"(target <= {TARGET_MS:.0f} ms)"
+    )
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

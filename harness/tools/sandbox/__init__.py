@@ -1,0 +1,79 @@
+"""The bash sandbox: bubblewrap on Linux, a scrubbed environment and no survivors.
+
+Threat model. The agent (the model and every process its bash calls start) is
+untrusted; only a human decides an approval, and only harness writes harness's
+state (SPEC section 14).
+
+Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
+
+* protected: the harness state dir and the approval-key dir are invisible (an
+  empty tmpfs covers them, created first when they belong in the workdir, so
+  nothing can be planted there either); ``/`` is read-only, only the workdir is
+  writable; ``/tmp`` is private and ``/run`` empty (no host D-Bus, systemd or
+  docker socket); the network, loopback included, is off unless
+  ``HARNESS_BASH_NETWORK=on``; every process the call starts dies with it (PID
+  namespace), and no host process is visible; nothing can type into the user's
+  terminal (no controlling terminal, no TIOCSTI); no capability is kept even when
+  harness runs as root; the environment holds no key, token, secret,
+  ``HARNESS_*`` or provider variable.
+* not protected: whatever the user can read stays readable (read-only), e.g.
+  ``~/.ssh``, ``~/.aws``, a ``.env`` in the workdir; the workdir itself is fully
+  writable (``.git/hooks`` included, which a later human ``git commit`` runs,
+  and harness itself when its venv or an editable install lives there);
+  unix sockets outside ``/run`` and ``/tmp`` can still be connected to; with
+  the network on, anything reachable can be reached (abstract unix sockets and
+  a local ``harness serve`` too); kernel bugs.
+
+Unsandboxed (``off``, or ``auto`` without a working bwrap, with one warning):
+the same scrubbed environment, and process-group + session + tag-variable
+reaping (see ``reaper``) after every call. That stops a casual escape, such as
+a background ``harness approve`` that relies on inherited ``HARNESS_*``
+variables, but not a determined agent: it can read the state dir and the key
+file, write anywhere the user can, and outlive the call with
+``env -i setsid -f``. ``off`` is for trusted agents only.
+"""
+
+from harness.tools.sandbox.argv import ISOLATION_FLAGS, bwrap_argv
+from harness.tools.sandbox.discovery import BwrapCheck, check_bwrap, find_bwrap, probe_bwrap
+from harness.tools.sandbox.environment import (
+    DEFAULT_PATH,
+    NON_INTERACTIVE,
+    EnvironmentFilter,
+    is_forbidden_name,
+)
+from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
+from harness.tools.sandbox.launch import ShellLauncher, ShellRun
+from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
+from harness.tools.sandbox.selection import (
+    SANDBOX_MODES,
+    BwrapFinder,
+    SandboxChoice,
+    SandboxMode,
+    choose_sandbox,
+)
+
+__all__ = [
+    "DEFAULT_PATH",
+    "ISOLATION_FLAGS",
+    "NON_INTERACTIVE",
+    "SANDBOX_MODES",
+    "TAG_VARIABLE",
+    "BwrapCheck",
+    "BwrapFinder",
+    "EnvironmentFilter",
+    "SandboxChoice",
+    "SandboxMode",
+    "ShellLauncher",
+    "ShellRun",
+    "approval_key_dir",
+    "bwrap_argv",
+    "check_bwrap",
+    "choose_sandbox",
+    "existing_hidden_dirs",
+    "find_bwrap",
+    "is_forbidden_name",
+    "kill_survivors",
+    "open_pidfd",
+    "probe_bwrap",
+    "wait_for_exit",
+]

@@ -1,0 +1,197 @@
+"""Starting one bash call, sandboxed or not, and making sure nothing outlives it.
+
+``ShellLauncher.start`` returns a ``ShellRun``: the process whose stdout the
+bash tool reads, plus ``finish`` (after a normal exit) and ``kill`` (on
+timeout). Both leave nothing running: in bwrap they wait for the sandbox's PID
+namespace to be torn down; unsandboxed they kill the process group and every
+process ``reaper`` can attribute to the call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.core.errors import ToolError
+from harness.tools.sandbox.argv import bwrap_argv
+from harness.tools.sandbox.environment import EnvironmentFilter
+from harness.tools.sandbox.hidden import existing_hidden_dirs
+from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
+from harness.tools.sandbox.selection import SandboxChoice
+
+__all__ = ["ShellLauncher", "ShellRun"]
+
+_BASH = "/bin/bash"
+_KILL_GRACE_SECONDS = 1.0
+# Tearing down a PID namespace is the kernel killing and reaping its processes:
+# quick, but asynchronous to bwrap's own exit.
+_NAMESPACE_EXIT_SECONDS = 5.0
+
+
+@dataclass(slots=True)
+class ShellRun:
+    """A started bash call. Read ``process.stdout``; then ``finish`` or ``kill``."""
+
+    process: subprocess.Popen[bytes]
+    sandboxed: bool
+    tag: str
+    status_fd: int | None = None
+    _status: bytes = field(default=b"")
+
+    @property
+    def sandbox_failed(self) -> bool:
+        """After ``finish``: bwrap exited without ever running the command."""
+        return self.sandboxed and b'"exit-code"' not in self._status
+
+    def finish(self) -> None:
+        """After the shell exited: make sure nothing it started is still running."""
+        if self.sandboxed:
+            self._read_status()
+            self._wait_namespace(self._open_inner())
+        else:
+            self._kill_group(signal.SIGKILL)
+            kill_survivors(self.process.pid, self.tag)
+
+    def kill(self) -> None:
+        """On timeout: stop the shell and everything it started."""
+        if self.sandboxed:
+            self._read_status()
+            # The namespace's init is bwrap's child, not ours: name it by a pidfd
+            # while bwrap still holds it, so the kill cannot hit a reused pid.
+            inner = self._open_inner()
+            self._kill_group(signal.SIGKILL)
+            if inner is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    signal.pidfd_send_signal(inner, signal.SIGKILL)
+            self.process.wait()
+            self._wait_namespace(inner)
+            return
+        self._kill_group(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(_KILL_GRACE_SECONDS)
+        self._kill_group(signal.SIGKILL)
+        kill_survivors(self.process.pid, self.tag)
+
+    def close(self) -> None:
+        if self.status_fd is not None:
+            os.close(self.status_fd)
+            self.status_fd = None
+
+    def _kill_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
+
+    def _read_status(self) -> None:
+        if self.status_fd is None:
+            return
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(self.status_fd, 4096):
+                self._status += chunk
+
+    def _inner_pid(self) -> int | None:
+        for line in self._status.splitlines():
+            with contextlib.suppress(ValueError, AttributeError):
+                pid = json.loads(line).get("child-pid")
+                if isinstance(pid, int):
+                    return pid
+        return None
+
+    def _open_inner(self) -> int | None:
+        pid = self._inner_pid()
+        return None if pid is None else open_pidfd(pid)
+
+    @staticmethod
+    def _wait_namespace(pidfd: int | None) -> None:
+        if pidfd is None:
+            return
+        try:
+            wait_for_exit(pidfd, _NAMESPACE_EXIT_SECONDS)
+        finally:
+            os.close(pidfd)
+
+
+class ShellLauncher:
+    """Builds and starts ``bash -c COMMAND`` the way the choice says.
+
+    Args:
+        choice: sandboxed (``choice.bwrap``) or not.
+        env_filter: the variables bash may see.
+        network: keep the network in the sandbox.
+    """
+
+    def __init__(
+        self, choice: SandboxChoice, env_filter: EnvironmentFilter, *, network: bool = False
+    ) -> None:
+        self.choice = choice
+        self.env_filter = env_filter
+        self.network = network
+
+    def start(
+        self,
+        command: str,
+        workdir: Path,
+        environ: Mapping[str, str],
+        hidden: Iterable[Path] = (),
+    ) -> ShellRun:
+        """Start the call; a process that cannot start is a ``ToolError``.
+
+        Args:
+            command: the bash command text.
+            workdir: where it runs (bound read-write in the sandbox).
+            environ: the harness environment, filtered before bash sees it.
+            hidden: directories the sandbox covers (state dir, approval-key dir).
+        """
+        tag = secrets.token_hex(8)
+        env = {**self.env_filter.apply(environ), TAG_VARIABLE: tag}
+        bwrap = self.choice.bwrap
+        if bwrap is None:
+            return ShellRun(self._popen([_BASH, "-c", command], workdir, env, ()), False, tag)
+        root = workdir.resolve()
+        covered = existing_hidden_dirs(hidden, root)
+        read_fd, write_fd = os.pipe()
+        try:
+            argv = bwrap_argv(
+                bwrap,
+                [_BASH, "-c", command],
+                workdir=root,
+                hidden=covered,
+                network=self.network,
+                status_fd=write_fd,
+            )
+            process = self._popen(argv, root, env, (write_fd,))
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        return ShellRun(process, True, tag, read_fd)
+
+    def _popen(
+        self, argv: list[str], workdir: Path, env: dict[str, str], fds: tuple[int, ...]
+    ) -> subprocess.Popen[bytes]:
+        try:
+            return subprocess.Popen(
+                argv,
+                cwd=workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                # No controlling terminal for bash or bwrap and all they start:
+                # this is what keeps TIOCSTI away from the user's terminal.
+                start_new_session=True,
+                env=env,
+                pass_fds=fds,
+            )
+        except OSError as exc:
+            raise ToolError(
+                f"could not start {argv[0]}: {exc}",
+                error_type="sandbox_failed" if fds else "bash_unavailable",
+            ) from exc
