@@ -9,13 +9,14 @@ collected with any import mode and cannot import a sibling module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import pytest
 
+from harness import RunResult
 from harness.app import Application
 from harness.core import LLMRequest, LLMResponse, Message, Role, ToolCall
-from harness.tracing import TraceSpan
+from harness.tracing import TraceSpan, TraceTree
 
 PROVIDERS = ("openai", "anthropic")
 
@@ -88,6 +89,24 @@ class Evidence:
                 )
                 checked += 1
         return checked
+
+    def assert_metadata_trace(self, result: RunResult, secrets: Iterable[str]) -> None:
+        """The run's trace (metadata mode) holds no text the model saw or said, and
+        its usage is the providers' real, non-zero counts."""
+        assert result.trace_path is not None, "verdict: the run wrote no trace"
+        stored = result.trace_path.read_text("utf-8")
+        leaked = sorted(s for s in secrets if s in stored)
+        assert not leaked, f"verdict: the metadata-mode trace holds payload text: {leaked}"
+        spans = [s for s in TraceTree.load(result.trace_path).walk() if s.kind == "llm.call"]
+        counted = [
+            (s.attributes.get("input_tokens"), s.attributes.get("output_tokens")) for s in spans
+        ]
+        assert spans and all(
+            isinstance(i, int) and i > 0 and isinstance(o, int) and o > 0 for i, o in counted
+        ), f"verdict: the llm calls report no usage: {counted}"
+        assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0, (
+            f"verdict: the run reports no usage: {result.usage}"
+        )
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from harness import RunResult
 from harness.app import Application
 from harness.core import ApprovalError, Role
 from harness.testing import naming
@@ -67,8 +68,10 @@ def test_approval_flow(
     with pytest.raises(ApprovalError):  # fail closed: another session cannot decide it
         app.resume_approval(paused.approval_id, decision, session="eval-intruder")
     assert not workspace.exists(TARGET), "verdict: a refused resume wrote the file"
-
     reason = f"{REJECT_SENTINEL}: the demo key must not be created today"
+    _assert_tampering_is_refused(app, paused, decision, reason)
+    assert not workspace.exists(TARGET), "verdict: a tampered checkpoint wrote the file"
+
     resumed = app.resume_approval(
         paused.approval_id,
         decision,
@@ -105,9 +108,28 @@ def test_approval_flow(
         f"verdict: the resumed run ends at {resumed.steps} steps and {resumed.tool_calls} "
         "tool calls, expected 3 (read, write, answer) and 2"
     )
+    seen = evidence(app)
+    for run in (paused, resumed):
+        seen.assert_metadata_trace(run, (SENTINEL, REJECT_SENTINEL, PROMPT))
     name = naming.test_name(request.node)
     assert_trace_golden(paused_tree, f"{name}-paused")
     assert_trace_golden(resumed_tree, f"{name}-resumed")
+
+
+def _assert_tampering_is_refused(
+    app: Application, paused: RunResult, decision: str, reason: str
+) -> None:
+    """A checkpoint whose pending write was changed on disk is refused, then restored."""
+    assert paused.checkpoint_id is not None and paused.approval_id is not None
+    stored = app.checkpoints.path_for(SESSION, paused.checkpoint_id)
+    original = stored.read_bytes()
+    assert SENTINEL.encode() in original, "verdict: the checkpoint does not hold the pending write"
+    stored.write_bytes(original.replace(SENTINEL.encode(), b"SENTINEL-TAMPERED-0000"))
+    try:
+        with pytest.raises(ApprovalError):
+            app.resume_approval(paused.approval_id, decision, session=SESSION, reason=reason)
+    finally:
+        stored.write_bytes(original)
 
 
 def _observation_of_write(seen: Any) -> str:

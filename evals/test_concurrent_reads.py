@@ -63,4 +63,5 @@ def test_concurrent_reads(
     assert (result.steps, result.tool_calls) == (2, 2), (
         f"verdict: {result.steps} steps and {result.tool_calls} tool calls, expected 2 and 2"
     )
+    seen.assert_metadata_trace(result, (ALPHA, BETA, PROMPT))
     assert_trace_golden(trace)

@@ -82,4 +82,5 @@ def test_edit_flow(
         {"greeting.txt": SENTINEL, "greeting.py": "def greet(name):"}
     )
     assert checked == 2, "verdict: the two reads were not answered together"
+    seen.assert_metadata_trace(result, (SENTINEL, PROMPT, OLD_LINE))
     assert_trace_golden(trace)

@@ -74,4 +74,5 @@ def test_max_steps(
     statuses = [s.attributes.get("status") for s in trace.find_all(kind="tool.call")]
     assert statuses == ["completed"] * MAX_STEPS, f"verdict: the reads ended {statuses}"
     assert CHAIN["step4.txt"] not in result.text, "verdict: the run went past its budget"
+    seen.assert_metadata_trace(result, (*list(CHAIN.values())[:3], PROMPT))
     assert_trace_golden(trace)

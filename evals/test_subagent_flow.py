@@ -104,6 +104,7 @@ def test_subagent_flow(
         seen,
         {s.attributes["tool_call_id"] for s in child_run.children if s.kind == "tool.call"},
     )
+    seen.assert_metadata_trace(result, (README_SENTINEL, ARCH_SENTINEL, INVENTORY[0], PROMPT))
     assert_trace_golden(trace)
 
 
