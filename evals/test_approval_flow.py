@@ -79,6 +79,8 @@ def test_approval_flow(
         reason=reason if decision == "reject" else None,
     )
     assert resumed.stop_reason == "final", f"resumed run stopped with {resumed.stop_reason}"
+    with pytest.raises(ApprovalError):  # consumed: a decided approval never runs again
+        app.resume_approval(paused.approval_id, "approve", session=SESSION)
     assert resumed.trace_path is not None
     resumed_tree = TraceTree.load(resumed.trace_path)
     resume = resumed_tree.one(kind="approval.resume")

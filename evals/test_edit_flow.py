@@ -76,6 +76,12 @@ def test_edit_flow(
         f"verdict: {result.steps} steps and {result.tool_calls} tool calls, expected 3 and 3"
     )
     seen = evidence(app)
+    (call,) = [c for c in seen.calls() if c.name == "edit"]
+    if original.count(str(call.arguments.get("old_text"))) == 1:  # strict matching first
+        assert edit.attributes.get("stage") == "exact", (
+            f"verdict: old_text occurs verbatim, yet the edit matched at stage "
+            f"{edit.attributes.get('stage')!r}"
+        )
     reads = [c.arguments.get("path") for c in seen.calls() if c.name == "read"]
     assert sorted(reads) == ["greeting.py", "greeting.txt"], f"verdict: the model read {reads}"
     checked = seen.assert_observations_in_call_order(

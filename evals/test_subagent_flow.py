@@ -98,6 +98,17 @@ def test_subagent_flow(
 
     _assert_child_session(app, explore.attributes.get("child_session"))
     report = _parent_observation(seen, explore.attributes["tool_call_id"])
+    (asked,) = [c.arguments.get("max_steps", 6) for c in seen.calls() if c.name == "explore"]
+    assert child_run.attributes.get("max_steps") == asked, (
+        f"verdict: the child ran with max_steps={child_run.attributes.get('max_steps')}, "
+        f"the parent asked for {asked}"
+    )
+    header = report.partition("\n\n")[0].splitlines()
+    assert header[3:4] == [f"steps: 2/{asked}"], f"verdict: the report header is {header}"
+    assert header[1:3] == [
+        f"child_session: {explore.attributes.get('child_session')}",
+        "stop_reason: final",
+    ], f"verdict: the report header is {header}"
     _assert_report_capped(report, result.text)
     _assert_parent_context_is_clean(
         app,

@@ -222,6 +222,36 @@ monkeypatch.setattr(ToolPolicyMiddleware, "__call__", call)
 """)
 
 
+EDIT_SKIPS_THE_EXACT_STAGE = _autouse("""
+import harness.tools.builtin.edit_matching as matching
+real = matching._find
+def find(doc, query, stage, expected, threshold):
+    if stage is matching.Stage.EXACT:
+        return None  # the strict stage never applies: a looser one matches instead
+    return real(doc, query, stage, expected, threshold)
+monkeypatch.setattr(matching, "_find", find)
+""")
+
+APPROVAL_NOT_CONSUMED = _autouse("""
+from harness.engine.approval_resume import ApprovalResumeRunner
+real = ApprovalResumeRunner._claim
+def claim(self, approval_id, verdict, session, reason):
+    record, checkpoint = real(self, approval_id, verdict, session, reason)
+    self.approvals.save(record)  # the record as it was: still pending
+    return record, checkpoint
+monkeypatch.setattr(ApprovalResumeRunner, "_claim", claim)
+""")
+
+
+CHILD_BUDGET_IGNORED = _autouse("""
+from harness.subagent.runner import SubagentRunner
+real = SubagentRunner.run_explorer
+def run_explorer(self, parent, task, max_steps, **kwargs):
+    return real(self, parent, task, 12, **kwargs)  # whatever the parent asked for
+monkeypatch.setattr(SubagentRunner, "run_explorer", run_explorer)
+""")
+
+
 def _budget(change: str) -> str:
     return _autouse(f"""
 from harness.engine.loop import MainLoop
@@ -316,6 +346,13 @@ BREAKAGES = _table(
         "the metadata-mode trace holds payload text",
         LEAKS_TEXT_IN_METADATA_MODE,
     ),
+    (
+        "child-budget-ignored",
+        SUBAGENT,
+        ("subagent",),
+        "the child ran with max_steps=12",
+        CHILD_BUDGET_IGNORED,
+    ),
     # edit
     (
         "edit-writes-nothing",
@@ -346,7 +383,21 @@ BREAKAGES = _table(
         "the metadata-mode trace holds payload text",
         LEAKS_TEXT_IN_METADATA_MODE,
     ),
+    (
+        "edit-skips-exact-stage",
+        EDIT,
+        ("edit",),
+        "yet the edit matched at stage",
+        EDIT_SKIPS_THE_EXACT_STAGE,
+    ),
     # approval
+    (
+        "approval-not-consumed",
+        APPROVAL,
+        BOTH,
+        "DID NOT RAISE",
+        APPROVAL_NOT_CONSUMED,
+    ),
     ("approval-off", APPROVAL, BOTH, "the write was not paused for approval", APPROVAL_OFF),
     ("pause-span-dropped", APPROVAL, BOTH, "approval.pause", PAUSE_SPAN_DROPPED),
     ("tamper-checks-skipped", APPROVAL, BOTH, "DID NOT RAISE", TAMPER_CHECKS_SKIPPED),
