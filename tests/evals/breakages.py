@@ -194,7 +194,13 @@ monkeypatch.setattr(ApprovalResumeRunner, "_apply", apply)
 
 TAMPER_CHECKS_SKIPPED = _autouse("""
 from harness.engine.approval_resume import ApprovalResumeRunner
-monkeypatch.setattr(ApprovalResumeRunner, "_verify", staticmethod(lambda record, checkpoint: None))
+monkeypatch.setattr(ApprovalResumeRunner, "_verify", staticmethod(lambda *args: None))
+try:  # where approvals and checkpoints are signed, the signature check goes too
+    from harness.approval.signing import ApprovalSigner
+except ImportError:
+    ApprovalSigner = None
+if ApprovalSigner is not None:
+    monkeypatch.setattr(ApprovalSigner, "verify", lambda self, *args, **kwargs: None)
 """)
 
 DENYLIST_IGNORED = _autouse("""
@@ -235,8 +241,9 @@ monkeypatch.setattr(matching, "_find", find)
 APPROVAL_NOT_CONSUMED = _autouse("""
 from harness.engine.approval_resume import ApprovalResumeRunner
 real = ApprovalResumeRunner._claim
-def claim(self, approval_id, verdict, session, reason):
-    record, checkpoint = real(self, approval_id, verdict, session, reason)
+def claim(self, *args, **kwargs):
+    self.ledger = None  # where a decision ledger exists, it forgets too
+    record, checkpoint = real(self, *args, **kwargs)
     self.approvals.save(record)  # the record as it was: still pending
     return record, checkpoint
 monkeypatch.setattr(ApprovalResumeRunner, "_claim", claim)
