@@ -57,8 +57,9 @@ def test_edit_flow(
         "verdict: greeting.py is not the original with only greet()'s return line changed "
         f"to the greeting from greeting.txt; changed lines: {changed}\n--- got ---\n{final}"
     )
+    # Safe to run: the diff above proved the file is the fixture plus one return line.
     namespace: dict[str, Any] = {}
-    exec(compile(final, "greeting.py", "exec"), namespace)  # the fixture, edited by the run
+    exec(compile(final, "greeting.py", "exec"), namespace)
     assert namespace["greet"]("world") == SENTINEL, "verdict: greet() does not return it"
     assert workspace.read("greeting.txt").strip() == SENTINEL, "verdict: greeting.txt changed"
 

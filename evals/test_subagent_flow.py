@@ -110,11 +110,8 @@ def test_subagent_flow(
         "stop_reason: final",
     ], f"verdict: the report header is {header}"
     _assert_report_capped(report, result.text)
-    _assert_parent_context_is_clean(
-        app,
-        seen,
-        {s.attributes["tool_call_id"] for s in child_run.children if s.kind == "tool.call"},
-    )
+    child_ids = {s.attributes["tool_call_id"] for s in child_run.children if s.kind == "tool.call"}
+    _assert_parent_context_is_clean(seen, child_ids)
     seen.assert_metadata_trace(result, (README_SENTINEL, ARCH_SENTINEL, INVENTORY[0], PROMPT))
     assert_trace_golden(trace)
 
@@ -162,11 +159,10 @@ def _assert_report_capped(observation: str, answer: str) -> None:
     )
 
 
-def _assert_parent_context_is_clean(app: Application, seen: Any, child_ids: set[str]) -> None:
+def _assert_parent_context_is_clean(seen: Any, child_ids: set[str]) -> None:
     """The parent's requests hold the report, never child traffic."""
     parent_requests = [r for r in seen.requests if "explore" in {t.name for t in r.tools}]
     sent = "\n".join(m.model_dump_json() for r in parent_requests for m in r.messages)
     leaked = sorted(i for i in child_ids if i in sent)
     assert not leaked, f"verdict: child tool-call ids reached the parent context: {leaked}"
     assert "Architecture notes" not in sent, "verdict: raw child file text reached the parent"
-    del app
