@@ -379,10 +379,16 @@ BREAKAGES = _table(
         "edit-reversed-observations",
         EDIT,
         ("edit",),
-        "run stopped with provider_error",
+        "only greet()'s return line changed",
         REVERSED_OBSERVATIONS,
     ),
-    ("edit-swapped-contents", EDIT, ("edit",), "run stopped with provider_error", SWAPPED_CONTENTS),
+    (
+        "edit-swapped-contents",
+        EDIT,
+        ("edit",),
+        "only greet()'s return line changed",
+        SWAPPED_CONTENTS,
+    ),
     (
         "edit-leaks-text",
         EDIT,
