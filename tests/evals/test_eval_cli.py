@@ -22,8 +22,17 @@ from harness.cli import app
 from harness.evals import Verdict, load_report
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ("approval[approve]", "approval[reject]", "edit", "subagent")
+SCENARIOS = (
+    "approval[approve]",
+    "approval[reject]",
+    "concurrent",
+    "edit",
+    "max_steps",
+    "policy",
+    "subagent",
+)
 TARGETS = ("anthropic/claude-sonnet-4-6", "openai/gpt-4.1-mini")
+RUNS = len(SCENARIOS) * len(TARGETS)
 
 
 def harness_eval(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,27 +81,22 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
         "shape",
     ]
     assert set(rule) == {"-", " "}
-    rows = [line.split() for line in body[:8]]
+    rows = [line.split() for line in body[:RUNS]]
     assert sorted((r[0], r[1]) for r in rows) == sorted((s, t) for s in SCENARIOS for t in TARGETS)
     # Every committed cassette was recorded against `harness sim`: the table says so,
     # and marks its token counts synthetic.
     assert {(r[2], r[3]) for r in rows} == {("simulator", "pass")}
     assert all(r[7].endswith("*") for r in rows)
-    assert body[8] == "8 eval run(s): 8 pass"
-    assert body[9] == "* synthetic tokens (simulator or scripted): no real model counted them"
-    assert f", {report_path}" in body[10]
+    assert body[RUNS] == f"{RUNS} eval run(s): {RUNS} pass"
+    assert body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
+    assert f", {report_path}" in body[RUNS + 2]
 
     report = load_report(report_path)
-    assert len(report.rows) == 8 and report.passed
+    assert len(report.rows) == RUNS and report.passed
     assert report.record_mode == "none"
     assert {(row.source, row.tokens_synthetic) for row in report.rows} == {("simulator", True)}
     shapes = {row.scenario: row.shape_ok for row in report.rows}
-    assert shapes == {
-        "approval[approve]": None,
-        "approval[reject]": None,
-        "edit": True,
-        "subagent": True,
-    }
+    assert shapes == dict.fromkeys(SCENARIOS, True)
     for row in report.rows:
         assert row.steps > 0 and row.llm_calls > 0 and row.tool_calls > 0 and row.tokens > 0
         assert row.shape is not None and row.shape.startswith("agent.run")
@@ -174,7 +178,9 @@ def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None
     rows = load_report(report).rows
     assert sorted(row.scenario for row in rows) == sorted(SCENARIOS * 2)
     assert {row.verdict for row in rows} == {Verdict.PASS}
-    assert len({row.nodeid for row in rows}) == 8
-    rates = done.stdout[done.stdout.index("pass rate per scenario:") :].splitlines()[1:5]
+    assert len({row.nodeid for row in rows}) == 2 * len(SCENARIOS)
+    rates = done.stdout[done.stdout.index("pass rate per scenario:") :].splitlines()[
+        1 : 1 + len(SCENARIOS)
+    ]
     assert sorted(line.split()[0] for line in rates) == sorted(SCENARIOS)
     assert all(line.split()[1:] == ["openai/gpt-4.1-mini", "2/2", "(100%)"] for line in rates)

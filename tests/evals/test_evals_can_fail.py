@@ -1,18 +1,27 @@
-"""The scenario evals can fail: each breakage fails its own eval, and only that one.
+"""The scenario evals can fail: every runtime breakage fails its eval, by behaviour.
 
 The repo's ``evals/``, ``fixtures/`` and ``cassettes/`` are copied into a pytester
-project whose ``conftest.py`` breaks one thing; the evals then replay the
-committed cassettes and the eval report must say which scenario broke and why.
+project whose ``conftest.py`` breaks one property (``breakages.py``). Each
+breakage must fail its scenario three ways:
+
+- replaying the committed cassettes (the cassette may miss; the row fails);
+- re-recorded against the simulator with the breakage in place, as a replay-miss
+  hint would suggest, where no cassette can miss: the row fails with the eval's
+  own behaviour message;
+- for a flagship breakage of each scenario, replaying that fresh recording with
+  the breakage still in place: the same message.
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import anthropic
 import openai
 import pytest
+from breakages import BREAKAGES, Breakage
 
 import harness.app
 import harness.providers.anthropic_messages
@@ -22,6 +31,7 @@ import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import EvalRow, Verdict, load_report
+from harness.recording.sim import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
@@ -38,53 +48,15 @@ PRELOADED = (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ("approval[approve]", "approval[reject]", "edit", "subagent")
+PROVIDERS = ("anthropic", "openai")
 MISS = "request not found in cassette"
 
-EDIT_TOOL_DISABLED = """
-import pytest
 
-
-@pytest.fixture
-def make_harness_app(make_harness_app):
-    def make(**overrides):
-        tools = tuple(t for t in overrides.get("enabled_tools", ()) if t != "edit")
-        return make_harness_app(**{**overrides, "enabled_tools": tools})
-
-    return make
-"""
-
-EXPLORE_RETURNS_THE_RAW_TRANSCRIPT = """
-import pytest
-
-from harness.subagent.tool import ExplorerSubagentTool
-from harness.tools.protocol import ToolOutput
-
-
-@pytest.fixture(autouse=True)
-def explore_returns_the_raw_transcript(monkeypatch):
-    real_run = ExplorerSubagentTool.run
-
-    def leaky_run(self, tool_input):
-        real_run(self, tool_input)  # the child still reads the files ...
-        files = sorted(p for p in tool_input.workdir.rglob("*") if p.is_file())
-        # ... but the parent gets their raw text instead of the child's report
-        return ToolOutput("\\n".join(f"--- {p.name}\\n{p.read_text()}" for p in files))
-
-    monkeypatch.setattr(ExplorerSubagentTool, "run", leaky_run)
-"""
-
-APPROVAL_OFF = """
-import pytest
-
-
-@pytest.fixture
-def make_harness_app(make_harness_app):
-    def make(**overrides):
-        return make_harness_app(**{**overrides, "approval_provider": "off"})
-
-    return make
-"""
+@pytest.fixture(scope="module")
+def sim() -> Iterator[SimulatorServer]:
+    """The simulator on the scenario script, as the recording command runs it."""
+    with SimulatorServer(ROOT / "fixtures" / "sim" / "evals.yaml") as server:
+        yield server
 
 
 @pytest.fixture
@@ -98,12 +70,14 @@ def evals_project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def run_evals(project: pytest.Pytester, *args: str) -> dict[tuple[str, str], EvalRow]:
-    """Replay the evals in process; the report rows by (scenario, provider)."""
+    """Run evals in process; the report rows by (scenario, provider)."""
     report = project.path / "report.json"
+    report.unlink(missing_ok=True)
     project.runpytest(
         # the outer run may hold modules of the same basename (this repo's evals)
         "--import-mode=importlib",
-        "evals",
+        "-p",
+        "no:randomly",
         "--harness-report",
         str(report),
         *args,
@@ -111,46 +85,93 @@ def run_evals(project: pytest.Pytester, *args: str) -> dict[tuple[str, str], Eva
     return {(row.scenario, row.provider): row for row in load_report(report).rows}
 
 
-@pytest.mark.parametrize(
-    ("conftest", "expected"),
-    [
-        pytest.param(
-            EDIT_TOOL_DISABLED,
-            {"edit": (MISS, "evals/test_edit_flow/test_edit_flow.yaml")},
-            id="edit-tool-disabled",
-        ),
-        pytest.param(
-            EXPLORE_RETURNS_THE_RAW_TRANSCRIPT,
-            {"subagent": (MISS, "evals/test_subagent_flow/test_subagent_flow.yaml")},
-            id="explore-returns-raw-transcript",
-        ),
-        pytest.param(
-            APPROVAL_OFF,
-            {
-                "approval[approve]": ("verdict: the write was not paused for approval",),
-                "approval[reject]": (MISS, "test_approval_flow-reject.yaml"),
-            },
-            id="approval-middleware-off",
-        ),
-    ],
-)
-def test_a_breakage_fails_its_eval_and_only_that_one(
-    evals_project: pytest.Pytester, conftest: str, expected: dict[str, tuple[str, ...]]
-) -> None:
-    evals_project.makeconftest(conftest)
-    rows = run_evals(evals_project)
-    assert sorted(rows) == sorted((s, p) for s in SCENARIOS for p in ("anthropic", "openai"))
+def _failed(rows: dict[tuple[str, str], EvalRow], breakage: Breakage) -> dict[str, str]:
+    """The failure message of each row the breakage must fail; every other row passed."""
+    messages = {}
     for (scenario, provider), row in rows.items():
-        if scenario not in expected:
-            assert row.verdict is Verdict.PASS, f"{scenario} [{provider}]: {row.message}"
-            continue
-        assert row.verdict in (Verdict.FAIL, Verdict.ERROR), f"{scenario} [{provider}] passed"
-        for fragment in expected[scenario]:
-            assert fragment in row.message, f"{scenario} [{provider}]: {row.message}"
+        label = f"{breakage.id}: {scenario} [{provider}]"
+        if scenario in breakage.fails:
+            assert row.verdict in (Verdict.FAIL, Verdict.ERROR), f"{label} passed"
+            messages[f"{scenario} [{provider}]"] = row.message
+        else:
+            assert row.verdict is Verdict.PASS, f"{label}: {row.message}"
+    expected = {f"{s} [{p}]" for s in breakage.fails for p in PROVIDERS}
+    assert set(messages) == expected, f"{breakage.id}: rows {sorted(messages)}"
+    return messages
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES, ids=[b.id for b in BREAKAGES])
+def test_a_breakage_fails_its_eval_by_behaviour(
+    evals_project: pytest.Pytester, sim: SimulatorServer, breakage: Breakage
+) -> None:
+    evals_project.makeconftest(breakage.conftest)
+    _failed(run_evals(evals_project, *breakage.files), breakage)
+
+    fresh = evals_project.path / "recorded"
+    record = ("--record-mode", "rewrite", "--harness-base-url", sim.url, "--update-shapes")
+    recorded = run_evals(
+        evals_project, *breakage.files, *record, "--harness-cassette-dir", str(fresh)
+    )
+    _assert_behaviour(_failed(recorded, breakage), breakage, "recorded against the simulator")
+    assert list(fresh.rglob("*.yaml")), f"{breakage.id}: nothing was recorded"
+    if breakage.flagship:
+        replayed = run_evals(evals_project, *breakage.files, "--harness-cassette-dir", str(fresh))
+        _assert_behaviour(_failed(replayed, breakage), breakage, "replaying its own recording")
+
+
+def _assert_behaviour(messages: dict[str, str], breakage: Breakage, how: str) -> None:
+    for label, message in messages.items():
+        assert MISS not in message and breakage.behaviour in message, (
+            f"{breakage.id}: {how}, {label} failed with {message!r}"
+        )
+
+
+def test_every_scenario_has_three_breakages() -> None:
+    scenarios = ("subagent", "edit", "approval[approve]", "approval[reject]", "policy")
+    scenarios += ("concurrent", "max_steps")
+    counts = {s: sum(s in b.fails for b in BREAKAGES) for s in scenarios}
+    assert min(counts.values()) >= 3, counts
+    flagships = {s for b in BREAKAGES if b.flagship for s in b.fails}
+    assert flagships == set(scenarios)
+
+
+def test_the_unbroken_suite_passes_replayed_and_re_recorded(
+    evals_project: pytest.Pytester, sim: SimulatorServer
+) -> None:
+    """The control: without a breakage, every eval passes both ways."""
+    replayed = run_evals(evals_project, "evals")
+    fresh = evals_project.path / "recorded"
+    recorded = run_evals(
+        evals_project,
+        "evals",
+        "--record-mode",
+        "rewrite",
+        "--harness-base-url",
+        sim.url,
+        "--harness-cassette-dir",
+        str(fresh),
+    )
+    for rows in (replayed, recorded):
+        assert len(rows) == 14
+        assert {row.verdict for row in rows.values()} == {Verdict.PASS}, {
+            key: row.message for key, row in rows.items() if row.verdict is not Verdict.PASS
+        }
 
 
 def test_a_replay_miss_row_says_what_changed(evals_project: pytest.Pytester) -> None:
-    evals_project.makeconftest(EDIT_TOOL_DISABLED)
-    rows = run_evals(evals_project, "-k", "edit", "--harness-provider", "openai")
+    edit_tool_disabled = """
+import pytest
+
+
+@pytest.fixture
+def make_harness_app(make_harness_app):
+    def make(**overrides):
+        tools = tuple(t for t in overrides.get("enabled_tools", ()) if t != "edit")
+        return make_harness_app(**{**overrides, "enabled_tools": tools})
+
+    return make
+"""
+    evals_project.makeconftest(edit_tool_disabled)
+    rows = run_evals(evals_project, "evals/test_edit_flow.py", "--harness-provider", "openai")
     message = rows[("edit", "openai")].message
-    assert "Nearest recorded request" in message and "'name': 'edit'" in message
+    assert MISS in message and "Nearest recorded request" in message and "'name': 'edit'" in message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 from harness.recording.sim._conversation import Conversation
 from harness.recording.sim._script import (
@@ -12,6 +13,7 @@ from harness.recording.sim._script import (
     Reply,
     ReplyRule,
     Script,
+    ScriptToolCall,
 )
 
 __all__ = ["ScriptExhausted", "ScriptRunner"]
@@ -51,6 +53,35 @@ def _echo(rule: EchoSentinelsRule, conversation: Conversation) -> Reply | None:
     return Reply(text=rule.template.format(sentinels=", ".join(found)))
 
 
+def _filled(rule: ReplyRule, conversation: Conversation) -> Reply | None:
+    if rule.fill is None:
+        return rule.reply
+    pattern = re.compile(rule.fill)
+    for result in reversed(conversation.tool_results):
+        if (found := pattern.search(result)) is not None:
+            value = found.group(1) if pattern.groups else found.group(0)
+            return _substitute(rule.reply, value)
+    return None
+
+
+def _substitute(reply: Reply, value: str) -> Reply:
+    # str.replace, not str.format: scripted code arguments hold braces of their own.
+    def fill(item: Any) -> Any:
+        if isinstance(item, str):
+            return item.replace("{match}", value)
+        if isinstance(item, dict):
+            return {key: fill(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [fill(inner) for inner in item]
+        return item
+
+    calls = tuple(
+        ScriptToolCall(name=call.name, arguments=fill(call.arguments), id=call.id)
+        for call in reply.tool_calls
+    )
+    return Reply(text=fill(reply.text), tool_calls=calls)
+
+
 class ScriptRunner:
     """Answers requests from a script; counts the turns it has used."""
 
@@ -67,8 +98,11 @@ class ScriptRunner:
         """
         for rule in self.script.rules:
             if isinstance(rule, ReplyRule):
-                if _holds(rule.when, conversation):
-                    return rule.reply
+                if (
+                    _holds(rule.when, conversation)
+                    and (filled := _filled(rule, conversation)) is not None
+                ):
+                    return filled
             elif (echoed := _echo(rule, conversation)) is not None:
                 return echoed
         return self._turn(conversation)

@@ -13,6 +13,9 @@ that react to the request. YAML example::
       - kind: reply
         when: {last_tool_result_contains: "permission denied"}
         reply: {text: "I cannot read that file."}
+      - fill: "SENTINEL-[A-Z0-9-]+"     # copy a value the tools returned into the reply
+        when: {last_tool_result_contains: "def greet"}
+        reply: {tool_calls: [{name: write, arguments: {path: out.txt, content: "{match}"}}]}
 """
 
 from __future__ import annotations
@@ -106,18 +109,37 @@ class Condition(BaseModel):
 
 
 class ReplyRule(BaseModel):
-    """Answer ``reply`` whenever ``when`` holds."""
+    """Answer ``reply`` whenever ``when`` holds.
+
+    With ``fill`` (a regex), every ``{match}`` in the reply's text and in its tool
+    calls' string arguments becomes the value ``fill`` finds in the latest tool
+    result that has one (its first group if it has groups, else the whole match);
+    when no tool result matches, the rule does not apply. Values come only from
+    tool results, never from the prompt: the simulated model can repeat what its
+    tools returned, not what it was told, so a scenario built on it stays honest.
+    """
 
     model_config = _FROZEN
 
     kind: Literal["reply"] = "reply"
     when: Condition = Field(default_factory=Condition)
     reply: Reply
+    fill: str | None = None
 
     @field_validator("reply", mode="before")
     @classmethod
     def _coerce(cls, value: Any) -> Any:
         return _as_reply(value)
+
+    @field_validator("fill")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:  # pydantic reports ValueError, not re.error
+                raise ValueError(f"fill is not a valid regular expression: {exc}") from exc
+        return value
 
 
 class EchoSentinelsRule(BaseModel):
