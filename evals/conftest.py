@@ -90,6 +90,26 @@ class Evidence:
                 checked += 1
         return checked
 
+    def assert_read_saw(self, path: str, sentinel: str) -> None:
+        """A ``read`` of ``path`` succeeded and its observation held ``sentinel``: the
+        value the model used later came from that read, not from anywhere else."""
+        for _, response in self.exchanges:
+            if response is None:
+                continue
+            answered = [c for c in response.tool_calls if c.name == "read"]
+            if not any(c.arguments.get("path") == path for c in answered):
+                continue
+            for call, message in zip(
+                response.tool_calls, self.observations(response.tool_calls), strict=True
+            ):
+                if call.name == "read" and call.arguments.get("path") == path:
+                    assert sentinel in message.content, (
+                        f"verdict: the read of {path} did not return its marker: "
+                        f"{message.content[:200]!r}"
+                    )
+                    return
+        raise AssertionError(f"verdict: the model never read {path}")
+
     def assert_metadata_trace(self, result: RunResult, secrets: Iterable[str]) -> None:
         """The run's trace (metadata mode) holds no text the model saw or said, and
         its usage is the providers' real, non-zero counts."""

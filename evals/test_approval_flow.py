@@ -55,6 +55,19 @@ def test_approval_flow(
     )
     assert paused.approval_id is not None and paused.trace_path is not None
     assert not workspace.exists(TARGET), "verdict: the file exists before any approval"
+    evidence(app).assert_read_saw("approval-content.txt", SENTINEL)
+    # The human decides on what will run: the write of the marker to the target,
+    # shown whole in the record's preview.
+    record = app.approvals.load(paused.approval_id)
+    assert (record.tool_name, record.arguments.get("path")) == ("write", TARGET), (
+        f"verdict: the approval asks about {record.tool_name}({record.arguments})"
+    )
+    assert record.arguments.get("content") == f"{SENTINEL}\n", (
+        f"verdict: the paused write would write {record.arguments.get('content')!r}"
+    )
+    assert record.preview is not None and SENTINEL in record.preview.call.body, (
+        "verdict: the approver is not shown the content the write would create"
+    )
     assert (paused.steps, paused.tool_calls) == (2, 2), (
         f"verdict: the paused run took {paused.steps} steps and {paused.tool_calls} tool calls, "
         "expected 2 (read, then the write that paused) and 2"
@@ -92,6 +105,9 @@ def test_approval_flow(
         assert workspace.exists(TARGET), "verdict: approved, yet the file was not created"
         assert workspace.read(TARGET) == f"{SENTINEL}\n", (
             f"verdict: the file holds {workspace.read(TARGET)!r}, not the marker line"
+        )
+        assert SENTINEL in resumed.text, (
+            f"verdict: the answer does not report the marker it wrote: {resumed.text!r}"
         )
         assert [(w.parent_id, w.attributes.get("status")) for w in writes] == [
             (resume.span_id, "completed")

@@ -55,6 +55,13 @@ def test_concurrent_reads(
     assert per_step == [[("read", 0, "completed"), ("read", 1, "completed")], []], (
         f"verdict: the two reads did not run together in one step, in call order: {per_step}"
     )
+    together = {
+        (s.attributes.get("parallel_group"), s.attributes.get("parallel_size"))
+        for s in trace.find_all(kind="tool.call", name="read")
+    }
+    assert together == {(0, 2)}, (
+        f"verdict: the executor did not run the two reads as one parallel group: {together}"
+    )
     seen = evidence(app)
     paths = [c.arguments.get("path") for c in seen.calls()]
     assert paths == ["alpha.txt", "beta.txt"], f"verdict: the model called read on {paths}"

@@ -89,5 +89,9 @@ def test_edit_flow(
         {"greeting.txt": SENTINEL, "greeting.py": "def greet(name):"}
     )
     assert checked == 2, "verdict: the two reads were not answered together"
+    seen.assert_read_saw("greeting.txt", SENTINEL)
+    assert SENTINEL in result.text, (
+        f"verdict: the answer does not say what greet() now returns: {result.text!r}"
+    )
     seen.assert_metadata_trace(result, (SENTINEL, PROMPT, OLD_LINE))
     assert_trace_golden(trace)

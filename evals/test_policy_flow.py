@@ -69,5 +69,6 @@ def test_policy_flow(
         f"verdict: {result.steps} steps and {result.tool_calls} tool calls, expected 3 "
         "(read, denied write, answer) and 2"
     )
+    seen.assert_read_saw("notes.txt", SENTINEL)
     seen.assert_metadata_trace(result, (SENTINEL, PROMPT))
     assert_trace_golden(trace)

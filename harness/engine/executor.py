@@ -113,6 +113,9 @@ class ToolExecutor:
             item = group[0]
             span = self._begin_span(item)
             return [self._run_one(item, env, span, done)]
+        # Which calls ran together is a decision of this executor, so the trace
+        # states it; overlapping timestamps alone would prove nothing either way.
+        together = {"parallel_group": group[0].index, "parallel_size": len(group)}
         pool = self._pool or self._make_pool()
         parent_state = self.tracer.current_state()
         futures: list[Future[ToolExecutionResult]] = []
@@ -120,7 +123,7 @@ class ToolExecutor:
             # Spans are opened here, in call order, so the trace lists them by
             # tool_call_index whatever order the workers finish in.
             with self.tracer.attach(parent_state):
-                span = self._begin_span(item)
+                span = self._begin_span(item, together)
                 span_state = self.tracer.current_state()
             futures.append(pool.submit(self._run_attached, span_state, item, env, span, done))
         return [future.result() for future in futures]
@@ -135,7 +138,7 @@ class ToolExecutor:
         with self.tracer.attach(state):
             return self._run_one(item, env, span, done)
 
-    def _begin_span(self, item: _Call) -> TraceSpan:
+    def _begin_span(self, item: _Call, together: dict[str, int] | None = None) -> TraceSpan:
         tracer = self.tracer
         if not tracer.enabled:
             return tracer.begin_span("tool.call", item.call.name)
@@ -148,6 +151,7 @@ class ToolExecutor:
             "argument_hash": _digest(encoded),
             "argument_keys": sorted(call.arguments),
             "argument_chars": len(encoded),
+            **(together or {}),
         }
         span = tracer.begin_span("tool.call", call.name, attributes=attributes)
         if tracer.capture_payloads:

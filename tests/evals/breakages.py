@@ -67,6 +67,11 @@ def complete(self, request):
 monkeypatch.setattr(UsageTrackingProvider, "complete", complete)
 """)
 
+READS_RUN_ONE_AFTER_ANOTHER = _autouse("""
+import harness.engine.executor as executor
+monkeypatch.setattr(executor, "PARALLEL_SAFE_TOOL_NAMES", frozenset())
+""")
+
 LEAKS_TEXT_IN_METADATA_MODE = _autouse("""
 from harness.tracing import Tracer
 real = Tracer.__init__
@@ -468,6 +473,13 @@ BREAKAGES = _table(
         SWAPPED_CONTENTS,
     ),
     ("one-call-per-turn", CONCURRENT, ("concurrent",), "the answer lacks", ONE_CALL_PER_TURN),
+    (
+        "reads-run-one-after-another",
+        CONCURRENT,
+        ("concurrent",),
+        "did not run the two reads as one parallel group",
+        READS_RUN_ONE_AFTER_ANOTHER,
+    ),
     (
         "concurrent-leaks-text",
         CONCURRENT,

@@ -88,7 +88,9 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert {(r[2], r[3]) for r in rows} == {("simulator", "pass")}
     assert all(r[7].endswith("*") for r in rows)
     assert body[RUNS] == f"{RUNS} eval run(s): {RUNS} pass"
-    assert body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
+    assert (
+        body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
+    )
     assert f", {report_path}" in body[RUNS + 2]
 
     report = load_report(report_path)
