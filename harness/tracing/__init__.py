@@ -27,9 +27,21 @@ from harness.tracing.recorders import (
     TraceRecorder,
     trace_file_path,
 )
-from harness.tracing.redaction import REDACTED, hash_text, redact, redact_text, truncate
+from harness.tracing.redaction import (
+    REDACTED,
+    hash_text,
+    redact,
+    redact_text,
+    text_digest,
+    truncate,
+)
 from harness.tracing.render import render_trace
-from harness.tracing.schema import SCHEMA_VERSION, load_trace_schema, validate_trace_document
+from harness.tracing.schema import (
+    READABLE_SCHEMA_VERSIONS,
+    SCHEMA_VERSION,
+    load_trace_schema,
+    validate_trace_document,
+)
 from harness.tracing.scope import TraceState
 from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceEvent, TraceSpan
 from harness.tracing.tracer import DEFAULT_MAX_PAYLOAD_CHARS, Tracer
@@ -39,6 +51,7 @@ __all__ = [
     "DEFAULT_MAX_PAYLOAD_CHARS",
     "DEFAULT_TRACE_MODE",
     "NULL_SPAN",
+    "READABLE_SCHEMA_VERSIONS",
     "REDACTED",
     "SCHEMA_VERSION",
     "TRACE_MODES",
@@ -69,6 +82,7 @@ __all__ = [
     "render_trace",
     "span_label",
     "span_path",
+    "text_digest",
     "trace_file_path",
     "truncate",
     "validate_trace_document",
