@@ -46,6 +46,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_CASSETTE": ("cassette", "path"),
     "HARNESS_RECORD_MODE": ("record_mode", "str"),
     "HARNESS_APPROVAL_KEY": ("approval_key", "str"),
+    "HARNESS_OTEL": ("otel", "str"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -93,6 +94,8 @@ class Settings(BaseModel):
     system_prompt: str | None = None
     # A secret: SecretStr keeps it out of repr, dumps and `harness health`.
     approval_key: SecretStr | None = None
+    # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
+    otel: Literal["off", "console", "otlp"] = "off"
 
     @field_validator("provider")
     @classmethod
