@@ -11,11 +11,14 @@ One concept per module:
 - ``redaction``: secret scrubbing, truncation, ``hash_text``.
 - ``schema``: the versioned file format and ``validate_trace_document``.
 - ``outline``: the outline text of a tree, written and parsed; ``render``: a human view.
+- ``catalog``: the recorded traces of a state directory, newest first.
+- ``otel``: the OpenTelemetry mirror (imported on demand: it needs the ``otel`` extra).
 - ``errors``: the tracing errors (under ``harness.core.HarnessError``).
 
 Importing this package has no side effects and does not import jsonschema.
 """
 
+from harness.tracing.catalog import TraceCatalog, TraceSummary, UnreadableTrace, list_traces
 from harness.tracing.errors import TraceFormatError, TraceRecordError, TraceUsageError, TracingError
 from harness.tracing.modes import DEFAULT_TRACE_MODE, TRACE_MODES, TraceMode, parse_trace_mode
 from harness.tracing.null import NullTracer
@@ -35,7 +38,7 @@ from harness.tracing.redaction import (
     text_digest,
     truncate,
 )
-from harness.tracing.render import render_trace
+from harness.tracing.render import content_note, render_trace
 from harness.tracing.schema import (
     READABLE_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
@@ -61,6 +64,7 @@ __all__ = [
     "NullTracer",
     "OutlineNode",
     "SpanStatus",
+    "TraceCatalog",
     "TraceEvent",
     "TraceFormatError",
     "TraceMode",
@@ -68,11 +72,15 @@ __all__ = [
     "TraceRecorder",
     "TraceSpan",
     "TraceState",
+    "TraceSummary",
     "TraceTree",
     "TraceUsageError",
     "Tracer",
     "TracingError",
+    "UnreadableTrace",
+    "content_note",
     "hash_text",
+    "list_traces",
     "load_trace_schema",
     "outline_text",
     "parse_outline",
