@@ -25,8 +25,8 @@ def _visible_labels(page: Any) -> list[str]:
     return list(
         page.eval_on_selector_all(
             "#rows .row",
-            "rows => rows.filter(r => r.offsetParent !== null).map(r => "
-            "r.dataset.kind + ' ' + (r.querySelector('.name')?.textContent || '')).map(s => s.trim())",
+            "rows => rows.filter(r => r.offsetParent !== null).map(r => (r.dataset.kind + ' '"
+            " + (r.querySelector('.name')?.textContent || '')).trim())",
         )
     )
 

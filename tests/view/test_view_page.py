@@ -84,9 +84,12 @@ def test_overlapping_tool_calls_are_marked_parallel() -> None:
 def test_ancestors_of_approvals_and_subagents_are_flagged() -> None:
     tracer = Tracer()
     root = tracer.begin_trace("agent.run")
-    with tracer.span("agent.step"), tracer.span("tool.call", "write"):
-        with tracer.span("approval.pause"):
-            pass
+    with (
+        tracer.span("agent.step"),
+        tracer.span("tool.call", "write"),
+        tracer.span("approval.pause"),
+    ):
+        pass
     with tracer.span("agent.step"), tracer.span("tool.call", "read"):
         pass
     tree = tracer.end_trace(root)

@@ -15,9 +15,8 @@ def overlapping_tree() -> TraceTree:
         second = tracer.begin_span("tool.call", "read", parent=step, activate=False)
         tracer.end_span(first)
         tracer.end_span(second)
-    with tracer.span("agent.step", attributes={"step": 2}):
-        with tracer.span("tool.call", "read"):
-            pass
+    with tracer.span("agent.step", attributes={"step": 2}), tracer.span("tool.call", "read"):
+        pass
     tree = tracer.end_trace(root, attributes={"stop_reason": "final", "steps": 2})
     assert tree is not None
     return tree
@@ -38,9 +37,12 @@ def big_tree(spans: int = 1000) -> TraceTree:
                 pass
             with tracer.span("tool.call", "explore"), tracer.span("subagent.run"):
                 for inner in range(2):
-                    with tracer.span("agent.step", attributes={"step": inner + 1}):
-                        with tracer.span("llm.call"):
-                            pass
+                    step_attributes = {"step": inner + 1}
+                    with (
+                        tracer.span("agent.step", attributes=step_attributes),
+                        tracer.span("llm.call"),
+                    ):
+                        pass
         count += 9
     tree = tracer.end_trace(root, attributes={"stop_reason": "final", "steps": step})
     assert tree is not None
