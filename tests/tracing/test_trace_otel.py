@@ -309,3 +309,41 @@ def test_harness_run_sends_otlp_http_to_the_endpoint(
     assert step.name == "agent.step"
     assert by_id[step.parent_span_id].name == "invoke_agent harness"
     assert not by_id[step.parent_span_id].parent_span_id
+
+
+def test_console_exporter_writes_to_stderr_and_leaves_stdout_alone(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OTEL_"))}
+    env.update(
+        HARNESS_STATE_DIR=str(tmp_path / "state"),
+        HARNESS_WORKDIR=str(tmp_path),
+        HARNESS_OTEL="console",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--json", "hello"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)  # stdout is only the command's own output
+    assert Path(result["trace_path"]).exists()
+    assert '"name": "invoke_agent harness"' in done.stderr
+    assert '"gen_ai.operation.name": "invoke_agent"' in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("otlp", "otlp"), ("console", "console"), ("off", "off")]
+)
+def test_the_setting_reads_harness_otel(value: str, expected: str) -> None:
+    from harness.settings import Settings
+
+    assert Settings.from_env({"HARNESS_OTEL": value}).otel == expected
+    assert Settings.from_env({}).otel == "off"
+
+
+def test_a_bad_harness_otel_names_the_variable() -> None:
+    from harness.settings import Settings
+
+    with pytest.raises(ConfigurationError, match="HARNESS_OTEL"):
+        Settings.from_env({"HARNESS_OTEL": "jaeger"})
