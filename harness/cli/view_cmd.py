@@ -13,16 +13,19 @@ __all__ = ["default_output", "expand_inputs", "view"]
 
 
 def expand_inputs(paths: list[Path]) -> list[Path]:
-    """Files as given; a folder stands for the ``*.json`` files under it (sorted)."""
+    """Files as given; a folder stands for the trace files under it, newest first
+    (the ``*.json`` files in ``traces/`` folders, e.g. of a whole state directory;
+    else every ``*.json`` file in it)."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            found = sorted(path.rglob("*.json"))
-            if not found:
-                fail(f"{path} is a folder with no .json trace files in it")
-            files.extend(found)
-        else:
+        if not path.is_dir():
             files.append(path)
+            continue
+        found = sorted(path.rglob("*.json"))
+        traces = [file for file in found if file.parent.name == "traces"] or found
+        if not traces:
+            fail(f"{path} is a folder with no .json trace files in it")
+        files.extend(sorted(traces, key=lambda file: file.stat().st_mtime_ns, reverse=True))
     return files
 
 
@@ -39,7 +42,10 @@ def default_output(paths: list[Path]) -> Path:
 @app.command()
 def view(
     paths: Annotated[
-        list[Path], typer.Argument(help="Trace files, or folders of them (e.g. a traces/ folder).")
+        list[Path],
+        typer.Argument(
+            metavar="PATH", help="Trace files, or folders of them (e.g. a traces/ folder)."
+        ),
     ],
     output: Annotated[
         Path | None,
