@@ -2,6 +2,12 @@
 
 Complements ``trace_overhead.py`` (which measures a whole run) by timing the
 tracer alone, so a change to one piece shows up without the engine's noise.
+
+With the ``otel`` extra installed it also prints, side by side, the same 50-step
+trace made with the OpenTelemetry SDK's own spans (a TracerProvider with one
+SimpleSpanProcessor and an in-memory exporter, the cheapest real SDK set-up),
+and the cost of mirroring a finished harness trace to it (``OTelTraceRecorder``).
+Target: harness's spans cost at most 0.5x the SDK's.
 Run: ``python bench/span_cost.py``.
 """
 
@@ -71,5 +77,54 @@ def main() -> None:
         )
 
 
+def otel_comparison() -> None:
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    except ImportError:
+        print("OpenTelemetry SDK not installed (pip install 'harness-toolkit[otel]'): skipped")
+        return
+    from harness.tracing.otel import OTelTraceRecorder
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(shutdown_on_exit=False)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    otel = provider.get_tracer("bench")
+
+    def otel_run() -> None:
+        with otel.start_as_current_span("agent.run", attributes={"mode": "act"}) as root:
+            for _ in range(STEPS):
+                with otel.start_as_current_span("agent.step", attributes=STEP_ATTRIBUTES):
+                    with otel.start_as_current_span("llm.call", attributes=LLM_BEGIN) as llm:
+                        llm.set_attributes(LLM_END)
+                    with otel.start_as_current_span("tool.call", attributes=TOOL_BEGIN) as tool:
+                        tool.set_attributes(TOOL_END)
+            root.set_attribute("stop_reason", "final")
+        exporter.clear()
+
+    tree = one_run(Tracer())
+    assert tree is not None
+    mirror = OTelTraceRecorder(provider)
+
+    def mirrored() -> None:
+        mirror.record(tree)
+        exporter.clear()
+
+    def per_step(func: Callable[[], object]) -> float:
+        return min(timeit.repeat(func, number=20, repeat=7)) / 20 / STEPS * 1e6
+
+    harness_cost = per_step(lambda: one_run(Tracer()))
+    sdk_cost = per_step(otel_run)
+    mirror_cost = per_step(mirrored)
+    print(f"\n{STEPS}-step trace, per step (best of 7)   harness   OTel SDK   ratio")
+    print(
+        f"  spans made by each                 {harness_cost:7.2f} µs {sdk_cost:7.2f} µs"
+        f"   {harness_cost / sdk_cost:.2f}x (target <= 0.5x)"
+    )
+    print(f"  mirror a finished harness trace to the SDK  {mirror_cost:7.2f} µs")
+
+
 if __name__ == "__main__":
     main()
+    otel_comparison()

@@ -27,7 +27,13 @@ from harness.settings import BUILTIN_TOOL_NAMES, Settings, check_tool_names
 from harness.tools.policy import ToolPolicyMiddleware
 from harness.tools.protocol import Tool
 from harness.tools.registry import ToolRegistry
-from harness.tracing import FileTraceRecorder, NullTracer, Tracer
+from harness.tracing import (
+    FileTraceRecorder,
+    MultiTraceRecorder,
+    NullTracer,
+    Tracer,
+    TraceRecorder,
+)
 
 __all__ = ["Application", "build_application", "build_provider"]
 
@@ -193,8 +199,14 @@ def build_provider(settings: Settings) -> LLMProvider:
 def build_tracer(settings: Settings) -> Tracer:
     if settings.trace_mode == "off":
         return NullTracer()
+    recorder: TraceRecorder = FileTraceRecorder(settings.resolved_state_dir)
+    if settings.otel != "off":
+        from harness.tracing.otel import build_otel_recorder  # imports the OTel SDK
+
+        # The file first: MultiTraceRecorder returns the first path written.
+        recorder = MultiTraceRecorder(recorder, build_otel_recorder(settings.otel))
     return Tracer(
-        FileTraceRecorder(settings.resolved_state_dir),
+        recorder,
         mode=settings.trace_mode,
         max_payload_chars=settings.trace_max_payload_chars,
     )

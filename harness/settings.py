@@ -49,6 +49,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_SANDBOX": ("bash_sandbox", "str"),
     "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
     "HARNESS_BASH_ENV": ("bash_env", "list"),
+    "HARNESS_OTEL": ("otel", "str"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -99,6 +100,8 @@ class Settings(BaseModel):
     bash_sandbox: Literal["auto", "required", "off"] = "auto"
     bash_network: bool = False
     bash_env: tuple[str, ...] = ()
+    # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
+    otel: Literal["off", "console", "otlp"] = "off"
 
     @field_validator("provider")
     @classmethod

@@ -131,6 +131,7 @@ class MainLoop:
         else:
             root = tracer.begin_trace(kind, session_key=state.session.key, attributes=attributes)
         state.trace_id = root.trace_id or None
+        tracer.set_text(root, "prompt", state.prompt)
         try:
             result = body()
         except BaseException as exc:
@@ -143,6 +144,7 @@ class MainLoop:
             "input_tokens": result.usage.input_tokens,
             "output_tokens": result.usage.output_tokens,
         }
+        tracer.set_text(root, "answer", result.text)
         status: _Status = "error" if result.stop_reason is StopReason.PROVIDER_ERROR else "ok"
         path = self._close_root(root, nested, status, end_attributes, None)
         if nested or not tracer.enabled:

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from harness.tracing._clock import TraceClock
+from harness.tracing.modes import TraceMode
 from harness.tracing.schema import SCHEMA_VERSION
 from harness.tracing.spans import SpanStatus, TraceEvent, TraceSpan, new_event, new_span
 from harness.tracing.tree import TraceTree
@@ -105,10 +106,11 @@ class ActiveTrace:
             hops -= 1
         return current if current is not None and current.ended_at is None else None
 
-    def to_tree(self) -> TraceTree:
+    def to_tree(self, capture_mode: TraceMode) -> TraceTree:
         """The finished tree (call after ``close_all``)."""
         return TraceTree(
             schema_version=SCHEMA_VERSION,
+            capture_mode=capture_mode,
             trace_id=self.root.trace_id,
             session_key=self.session_key,
             created_at=self.created_at,

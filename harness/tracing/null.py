@@ -109,6 +109,9 @@ class NullTracer(Tracer):
     def set_payload(self, span: TraceSpan, key: str, value: Any) -> None:
         return None
 
+    def set_text(self, span: TraceSpan, key: str, text: str) -> None:
+        return None
+
     def current_span(self) -> TraceSpan | None:
         return None
 

@@ -11,7 +11,8 @@ trace without being stored:
   Numbers and booleans under such keys are kept, so usage counts like
   ``input_tokens`` survive.
 - :func:`truncate` shortens long strings to a limit with a visible marker.
-- :func:`hash_text` gives a short stable digest to compare texts without storing them.
+- :func:`hash_text` gives a short stable digest to compare texts without storing them;
+  :func:`text_digest` the full, prefixed one (``sha256:...``) for prompts and answers.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "is_secret_key",
     "redact",
     "redact_text",
+    "text_digest",
     "truncate",
 ]
 
@@ -61,6 +63,15 @@ _SECRET_TEXT: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
 def hash_text(text: str) -> str:
     """Return the first 16 hex digits of the SHA-256 of ``text`` (UTF-8)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def text_digest(text: str) -> str:
+    """Return ``"sha256:"`` and the 64 hex digits of the SHA-256 of ``text`` (UTF-8).
+
+    The algorithm is named so a reader can recompute it; the full digest (not the
+    16 digits of ``hash_text``) because users match it against their own records.
+    """
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def is_secret_key(key: str) -> bool:

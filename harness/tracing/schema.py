@@ -1,14 +1,18 @@
-"""The trace file format, version 1, and its validation.
+"""The trace file format, version 2, and its validation.
 
 A trace file is one JSON object, written by ``FileTraceRecorder`` to
 ``<state_dir>/sessions/<session key or _no_session>/traces/<trace_id>.json``.
 The JSON Schema (draft 2020-12) ships as ``harness/tracing/trace.schema.json``;
-readers validate against it and refuse other versions.
+readers validate against it. Version 2 added ``capture_mode``; version 1 files
+(without it) still load, with ``capture_mode`` None ("not recorded").
 
 Top level:
 
-``schema_version`` (int, always 1)
+``schema_version`` (int, 2; files of version 1 are read too)
     Format version. A change that old readers cannot read bumps it.
+``capture_mode`` (``"metadata"`` or ``"replay"``; null or absent in version 1)
+    How much the trace kept, see ``modes``: in ``metadata`` mode no payload text
+    was stored, in ``replay`` mode ``payload`` attributes hold redacted payloads.
 ``trace_id`` (str)
     Random hex id of the run's trace; also the file name.
 ``session_key`` (str or null)
@@ -47,7 +51,9 @@ Span:
     ``error_message`` its text.
 ``attributes`` (object)
     JSON values. In metadata mode: names, counts, hashes (16 hex digits),
-    timings, token usage. In replay mode also ``payload``: an object of
+    timings, token usage; ``agent.run`` spans carry ``prompt_hash`` /
+    ``answer_hash`` (``sha256:`` + 64 hex digits) and ``prompt_chars`` /
+    ``answer_chars``. In replay mode also ``payload``: an object of
     redacted, truncated payloads (prompts, arguments, answers).
 ``events`` (array of event)
     Point events in time order: ``name`` (str), ``at`` (timestamp),
@@ -68,9 +74,16 @@ from harness.tracing.errors import TraceFormatError
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
-__all__ = ["SCHEMA_FILE_NAME", "SCHEMA_VERSION", "load_trace_schema", "validate_trace_document"]
+__all__ = [
+    "READABLE_SCHEMA_VERSIONS",
+    "SCHEMA_FILE_NAME",
+    "SCHEMA_VERSION",
+    "load_trace_schema",
+    "validate_trace_document",
+]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+READABLE_SCHEMA_VERSIONS: Final = (1, 2)
 SCHEMA_FILE_NAME: Final = "trace.schema.json"
 
 
@@ -100,10 +113,11 @@ def validate_trace_document(data: Any, *, source: str | None = None) -> None:
     if not isinstance(data, dict):
         raise TraceFormatError(f"{where} is not a JSON object but {type(data).__name__}")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_SCHEMA_VERSIONS or isinstance(version, bool):
+        readable = " and ".join(map(str, READABLE_SCHEMA_VERSIONS))
         raise TraceFormatError(
-            f"{where} has schema_version {version!r}; this harness reads version "
-            f"{SCHEMA_VERSION} only. Re-record the run with this version of harness."
+            f"{where} has schema_version {version!r}; this harness reads versions "
+            f"{readable}. Re-record the run with this version of harness."
         )
     from jsonschema.exceptions import best_match
 

@@ -33,7 +33,7 @@ from harness.tracing._active import ActiveTrace
 from harness.tracing.errors import TraceUsageError
 from harness.tracing.modes import DEFAULT_TRACE_MODE, TraceMode, parse_trace_mode
 from harness.tracing.recorders import TraceRecorder
-from harness.tracing.redaction import redact, redact_text, truncate
+from harness.tracing.redaction import redact, redact_text, text_digest, truncate
 from harness.tracing.scope import TraceState
 from harness.tracing.spans import NULL_SPAN, SpanStatus, TraceSpan
 from harness.tracing.tree import TraceTree
@@ -189,7 +189,7 @@ class Tracer:
         current = self._current.get()
         if current is not None and current.trace_id == root.trace_id:
             self._current.set(None)
-        tree = state.to_tree()
+        tree = state.to_tree(self._mode)
         tree.path = self._record(tree)
         return tree
 
@@ -381,6 +381,19 @@ class Tracer:
         with self._lock:
             if span.trace_id in self._traces:
                 span.attributes.setdefault("payload", {})[key] = payload
+
+    def set_text(self, span: TraceSpan, key: str, text: str) -> None:
+        """Describe ``text`` (a prompt, an answer) on ``span`` without storing it.
+
+        Sets ``<key>_hash`` (``sha256:`` + hex digest) and ``<key>_chars`` in every
+        mode, so metadata traces can still tell whether two runs saw the same
+        text; in replay mode also keeps the (redacted, truncated) text as
+        ``payload[key]``.
+        """
+        if not self._enabled:
+            return
+        self.set_attributes(span, **{f"{key}_hash": text_digest(text), f"{key}_chars": len(text)})
+        self.set_payload(span, key, text)
 
     # -- the current span --------------------------------------------------------
 

@@ -12,6 +12,7 @@ from pydantic_core import PydanticSerializationError
 
 from harness.core import TraceAssertionError
 from harness.tracing.errors import TraceFormatError, TracingError
+from harness.tracing.modes import TraceMode
 from harness.tracing.outline import outline_text, span_path, walk_with_depth
 from harness.tracing.schema import SCHEMA_VERSION, validate_trace_document
 from harness.tracing.spans import SpanStatus, TraceSpan
@@ -36,6 +37,8 @@ class TraceTree(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
+    # None: a version 1 file, recorded before the mode was written down.
+    capture_mode: TraceMode | None = None
     trace_id: str
     session_key: str | None = None
     created_at: str

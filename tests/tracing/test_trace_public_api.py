@@ -9,9 +9,11 @@ import pytest
 import harness.tracing
 
 MODULES = [
+    "catalog",
     "errors",
     "modes",
     "null",
+    "otel",
     "outline",
     "recorders",
     "redaction",

@@ -65,7 +65,8 @@ def test_trace_file_is_compact_json_with_a_span_per_line(tmp_path: Path) -> None
     target = FileTraceRecorder(tmp_path).record(tree)
     text = target.read_text(encoding="utf-8")
     header, *lines = text.splitlines()
-    assert header.startswith('{"schema_version":1,') and header.endswith('"root":')
+    assert header.startswith('{"schema_version":2,"capture_mode":"metadata",')
+    assert header.endswith('"root":')
     assert all(line.startswith('{"span_id":') for line in lines)
     assert len(lines) == len(list(tree.walk())) + 1  # the nested object starts a line too
     assert text.endswith("\n") and "  " not in text

@@ -145,7 +145,7 @@ def test_attribute_values_that_are_not_json_are_stringified() -> None:
         pytest.param('{"schema_version": 1, "trace_id": ', "not valid JSON", id="truncated"),
         pytest.param(b"\xff\xfe\x00garbage", "not valid JSON", id="binary"),
         pytest.param("[1, 2]", "not a JSON object", id="array"),
-        pytest.param('{"schema_version": 2}', "schema_version 2", id="future-version"),
+        pytest.param('{"schema_version": 3}', "schema_version 3", id="future-version"),
         pytest.param('{"trace_id": "x"}', "schema_version None", id="no-version"),
     ],
 )

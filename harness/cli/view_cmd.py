@@ -1,0 +1,72 @@
+"""``harness view``: write the HTML page for trace files (glue over ``harness.view``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.main import app, fail
+
+__all__ = ["default_output", "expand_inputs", "view"]
+
+
+def expand_inputs(paths: list[Path]) -> list[Path]:
+    """Files as given; a folder stands for the trace files under it, newest first
+    (the ``*.json`` files in ``traces/`` folders, e.g. of a whole state directory;
+    else every ``*.json`` file in it)."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(path.rglob("*.json"))
+        traces = [file for file in found if file.parent.name == "traces"] or found
+        if not traces:
+            fail(f"{path} is a folder with no .json trace files in it")
+        files.extend(sorted(traces, key=lambda file: file.stat().st_mtime_ns, reverse=True))
+    return files
+
+
+def default_output(paths: list[Path]) -> Path:
+    """Next to the input: ``<trace>.html`` for one file, ``harness-view.html`` in the
+    first input's folder (or the folder given) for several."""
+    first = paths[0]
+    if len(paths) == 1 and not first.is_dir():
+        return first.with_suffix(".html")
+    folder = first if first.is_dir() else first.parent
+    return folder / "harness-view.html"
+
+
+@app.command()
+def view(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH", help="Trace files, or folders of them (e.g. a traces/ folder)."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="The HTML file to write (default: next to the input)."),
+    ] = None,
+    open_page: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Write one self-contained HTML page (no network needed) for PATHS and print its path."""
+    from harness.core.errors import HarnessError
+    from harness.view import write_trace_page
+
+    inputs = expand_inputs(paths)
+    target = (output or default_output(paths)).resolve()
+    try:
+        written = write_trace_page(inputs, target)
+    except HarnessError as exc:
+        fail(str(exc))
+    typer.echo(str(written))
+    if open_page:
+        import webbrowser
+
+        webbrowser.open(written.as_uri())

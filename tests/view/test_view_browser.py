@@ -1,0 +1,134 @@
+"""The trace page in a real headless Chromium, opened from file://.
+
+Screenshots of each page go to the test's tmp dir (``*.png``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.view import build_trace_page
+from tests.tracing.scripted_run import SECRET, record_traces
+from tests.view.traces import big_tree, overlapping_tree
+
+
+def _open(page: Any, html: str, folder: Path, name: str) -> Path:
+    file = folder / f"{name}.html"
+    file.write_text(html, "utf-8")
+    page.goto(file.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    return file
+
+
+def _visible_labels(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(
+            "#rows .row",
+            "rows => rows.filter(r => r.offsetParent !== null).map(r => (r.dataset.kind + ' '"
+            " + (r.querySelector('.name')?.textContent || '')).trim())",
+        )
+    )
+
+
+def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> None:
+    paused, resumed = record_traces(tmp_path, trace_mode="replay")
+    _open(page, build_trace_page([paused, resumed]), tmp_path, "trace")
+    page.screenshot(path=str(tmp_path / "trace-page.png"), full_page=True)
+
+    # Depth 0-1 open, deeper rows collapsed except on the way to an approval or subagent.
+    assert _visible_labels(page) == [
+        "agent.run",
+        "agent.step",
+        "llm.call",
+        "tool.call read",
+        "tool.call read",
+        "agent.step",
+        "llm.call",
+        "tool.call explore",
+        "subagent.run",
+        "agent.step",
+        "llm.call",
+        "tool.call write",
+        "approval.pause",
+    ]
+    assert page.text_content('.row[data-kind="approval.pause"] .mark') == "waiting for approval"
+    assert page.text_content('.row[data-kind="subagent.run"] .mark') == "subagent"
+    assert page.text_content('#summary [data-fact="capture"] .v') == "replay"
+
+    # Expand the subagent: its model call appears, rendered only now.
+    subagent = page.locator('.row[data-kind="subagent.run"]')
+    assert subagent.get_attribute("aria-expanded") == "false"
+    assert page.locator('.row[data-kind="subagent.run"] + .children .row').count() == 0
+    subagent.locator(".toggle").click()
+    assert subagent.get_attribute("aria-expanded") == "true"
+    assert "llm.call" in _visible_labels(page)[9]
+
+    # Click a tool.call: its attributes and payload show in the side panel.
+    page.locator('.row[data-kind="tool.call"]').nth(1).click()
+    details = page.locator("#details")
+    assert details.locator("h3").text_content() == "tool.call read"
+    keys = details.locator("td.attr-key").all_text_contents()
+    assert {"tool_name", "tool_call_id", "observation_chars", "latency_ms"} <= set(keys)
+    row = details.locator("tr.attr", has_text="tool_name")
+    assert row.locator("td.attr-value").text_content() == "read"
+    assert details.locator("pre.payload").first.text_content() == '{"path":"b.txt"}'
+    page.screenshot(path=str(tmp_path / "trace-tool-details.png"), full_page=True)
+
+    # The write's arguments are shown redacted, as stored.
+    page.locator('.row[data-kind="tool.call"]', has_text="write").click()
+    assert "deploy-key.txt" in (details.text_content() or "")
+    assert SECRET not in (page.content())
+
+    # The list switches to the resumed run.
+    page.locator(".trace-item").nth(1).click()
+    assert page.text_content('#summary [data-fact="trace"] .v') == resumed.trace_id
+    assert page.text_content('.row[data-kind="approval.resume"] .mark') == "resumed after approval"
+    page.screenshot(path=str(tmp_path / "trace-resumed.png"), full_page=True)
+
+
+def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) -> None:
+    _open(page, build_trace_page([overlapping_tree()]), tmp_path, "parallel")
+    boxes = [bar.bounding_box() for bar in page.locator('.row[data-kind="tool.call"] .bar').all()]
+    first, second, third = boxes
+    assert first["x"] < second["x"] + second["width"] and second["x"] < first["x"] + first["width"]
+    assert third["x"] >= max(first["x"] + first["width"], second["x"] + second["width"]) - 1
+    marks = page.locator('.row[data-kind="tool.call"] .mark-par').count()
+    assert marks == 2
+    page.screenshot(path=str(tmp_path / "parallel.png"), full_page=True)
+
+
+def test_metadata_trace_says_why_there_is_no_payload(page: Any, tmp_path: Path) -> None:
+    paused, _ = record_traces(tmp_path, trace_mode="metadata")
+    _open(page, build_trace_page([paused]), tmp_path, "metadata")
+    assert page.locator(".trace-item").count() == 0  # one trace: no list
+    page.locator('.row[data-kind="llm.call"]').first.click()
+    assert "metadata mode" in (page.text_content("#details .note") or "")
+
+
+def test_hostile_payload_is_shown_as_text(page: Any, tmp_path: Path) -> None:
+    from harness.tracing import Tracer
+
+    tracer = Tracer(mode="replay")
+    root = tracer.begin_trace("agent.run")
+    hostile = "</script><script>window.pwned=1</script><img src=x onerror=alert(1)><!--"
+    tracer.set_payload(root, "prompt", hostile)
+    tree = tracer.end_trace(root)
+    assert tree is not None
+    _open(page, build_trace_page([tree]), tmp_path, "hostile")
+    page.locator('.row[data-kind="agent.run"]').click()
+    assert page.text_content("#details pre.payload") == hostile
+    assert page.evaluate("window.pwned") is None
+
+
+def test_a_thousand_spans_load_and_expand(page: Any, tmp_path: Path) -> None:
+    tree = big_tree(1000)
+    _open(page, build_trace_page([tree]), tmp_path, "big")
+    assert page.text_content('#summary [data-fact="spans"] .v') == "1000"
+    first = page.locator('.row[data-kind="subagent.run"][aria-expanded="false"]').first
+    collapsed = page.locator(f'.row[data-span-id="{first.get_attribute("data-span-id")}"]')
+    collapsed.locator(".toggle").click()
+    assert collapsed.get_attribute("aria-expanded") == "true"
+    page.click("#expand-all")
+    assert page.locator("#rows .row").count() == 1000
+    page.screenshot(path=str(tmp_path / "big.png"))
