@@ -6,7 +6,12 @@ import logging
 from datetime import timedelta
 from typing import Any, Protocol
 
-from harness.approval.preview import ApprovalPreview, ToolLookup, build_approval_preview
+from harness.approval.preview import (
+    ApprovalPreview,
+    ToolLookup,
+    build_approval_preview,
+    escape_text,
+)
 from harness.approval.records import (
     ApprovalRecord,
     CheckpointDraft,
@@ -105,7 +110,10 @@ class HumanApprovalMiddleware:
                 f"built ({type(exc).__name__}: {exc}), so it was not executed",
                 "approval_preview_failed",
             )
-        return self._pause(ctx, draft, tuple(decision.reasons), preview)
+        # Reasons quote the command; a raw CR or escape sequence in them could redraw
+        # the approver's terminal line, so they are stored escaped like the preview.
+        reasons = tuple(escape_text(reason)[0] for reason in decision.reasons)
+        return self._pause(ctx, draft, reasons, preview)
 
     def _preview(self, ctx: ToolExecutionContext, draft: CheckpointDraft) -> ApprovalPreview:
         later = draft.pending_tool_calls[draft.pending_index - draft.first_index + 1 :]

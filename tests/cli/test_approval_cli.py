@@ -10,6 +10,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness import Settings, build_application
 from harness.approval.records import ApprovalRecord, utc_now
 
@@ -93,13 +95,21 @@ def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
     assert records[0]["decision_reason"] == "not now"
 
 
-def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path) -> None:
-    command = "rm -rf build\r\x1b[2Kecho all good"
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf build\r\x1b[2Kecho all good",
+        # the reason itself quotes the hidden characters: python -c 'print(1)\r...'
+        "python3 -c 'print(1)\r\x1b[2Kecho all good'",
+    ],
+    ids=["in-the-command", "in-a-quoted-reason"],
+)
+def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path, command: str) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": command}}])
     _pause(env)
     listed = _harness(env, "approvals")
     assert "\x1b" not in listed.stdout and "\r" not in listed.stdout
-    assert r"rm -rf build\r\x1b[2Kecho all good" in listed.stdout
+    assert r"\r\x1b[2Kecho all good" in listed.stdout
     assert "2 control/invisible character(s) shown escaped" in listed.stdout
 
 
