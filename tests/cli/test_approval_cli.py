@@ -110,6 +110,11 @@ def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path, command: st
     listed = _harness(env, "approvals")
     assert "\x1b" not in listed.stdout and "\r" not in listed.stdout
     assert r"\r\x1b[2Kecho all good" in listed.stdout
+    # click drops ESC sequences when stdout is not a terminal and text mode turns a
+    # CR into a newline, so the stored record is what proves a terminal gets neither.
+    (record,) = json.loads(_harness(env, "approvals", "--json").stdout)
+    shown = " ".join(record["risk_reasons"])
+    assert "\x1b" not in shown and "\r" not in shown, shown
     assert "2 control/invisible character(s) shown escaped" in listed.stdout
 
 
