@@ -58,8 +58,9 @@ class SessionMemoryStore:
     line after it and ``load`` skips it with a warning.
     """
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, block_size: int = _BLOCK) -> None:
         self.state_dir = state_dir
+        self.block_size = block_size  # how much ``load`` reads per seek backwards
         self._lock = threading.Lock()
 
     def path_for(self, session_key: str) -> Path:
@@ -99,7 +100,7 @@ class SessionMemoryStore:
         entries: list[MemoryEntry] = []
         skipped: list[tuple[int, str]] = []  # (lines from the end, why)
         with handle:
-            for from_end, line in enumerate(_lines_from_end(handle)):
+            for from_end, line in enumerate(_lines_from_end(handle, self.block_size)):
                 if not line.strip():
                     continue
                 entry, problem = _parse(line)
@@ -128,12 +129,12 @@ def _parse(line: bytes) -> tuple[MemoryEntry | None, str]:
         return None, "not JSON"
 
 
-def _lines_from_end(handle: IO[bytes]) -> Iterator[bytes]:
+def _lines_from_end(handle: IO[bytes], block: int) -> Iterator[bytes]:
     """Yield the file's lines last first (the text after the final newline first)."""
     position = handle.seek(0, os.SEEK_END)
     carry = b""
     while position > 0:
-        size = min(_BLOCK, position)
+        size = min(block, position)
         position -= size
         handle.seek(position)
         lines = (handle.read(size) + carry).split(b"\n")
