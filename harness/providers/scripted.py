@@ -12,8 +12,10 @@ Two ways to pick the turn that answers a request:
   the next turn in another (``harness approve ID``) instead of starting over.
   Earlier answers that the context replays from session memory are part of the
   conversation and count too: one script describes a whole session; use a new
-  ``--session`` to start it at turn 1. An Explorer child is a conversation of
-  its own and would start at turn 1, so script runs that explore in Python.
+  ``--session`` to start it at turn 1. Compaction (``HARNESS_CONTEXT_MAX_CHARS``)
+  drops old turns and so would move the count back; a scripted conversation
+  stays far below it. An Explorer child is a conversation of its own and would
+  start at turn 1, so script runs that explore in Python.
 """
 
 from __future__ import annotations
