@@ -31,7 +31,7 @@ class SessionPlanStore:
     def load(self, session_key: str) -> str | None:
         path = self.path_for(session_key)
         try:
-            data = load_json(path.read_bytes(), source=f"plan file {path}")
+            data = load_json(path.read_bytes(), source="it")
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:  # also UnicodeDecodeError, JsonTooDeepError
