@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core import LLMRequest, Message, ProviderError, ToolCall
+from harness.core import ConfigurationError, LLMRequest, Message, ProviderError, ToolCall
 from harness.providers import ScriptedProvider
 from harness.providers.script_file import scripted_provider_from_file
 
@@ -113,3 +113,10 @@ def test_run_then_approve_twice_reaches_final_across_three_processes(tmp_path: P
     assert "cleaned both" in done.stdout and "final" in done.stdout
     assert (work / "two").read_text() == "2\n"
     assert json.loads(_harness(env, "approvals", "--json").stdout) == []
+
+
+def test_a_deeply_nested_script_is_a_configuration_error(tmp_path: Path) -> None:
+    script = tmp_path / "deep.json"
+    script.write_text("[" * 5000 + "]" * 5000)
+    with pytest.raises(ConfigurationError, match=r"deep\.json.* nests 5000 levels deep"):
+        scripted_provider_from_file(script)
