@@ -100,7 +100,7 @@ def load_json(
         )
     try:
         with _recursion_room(depth):
-            return json.loads(data, object_pairs_hook=object_pairs_hook)
+            return json.loads(raw, object_pairs_hook=object_pairs_hook)
     except RecursionError:  # the measure above should make this unreachable
         raise JsonTooDeepError(f"{source} nests too deep to parse (limit {max_depth})") from None
 
