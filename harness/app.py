@@ -166,15 +166,14 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return EchoProvider()
     if name == "scripted":
-        from harness.providers.script_file import load_script
-        from harness.providers.scripted import ScriptedProvider
+        from harness.providers.script_file import scripted_provider_from_file
 
         if settings.script is None:
             raise ConfigurationError(
                 "HARNESS_PROVIDER=scripted needs HARNESS_SCRIPT: the path of a JSON or YAML "
                 "file of turns"
             )
-        return ScriptedProvider(load_script(settings.script))
+        return scripted_provider_from_file(settings.script)
     if name == "openai":
         from harness.providers.openai_chat import OpenAIProvider
 

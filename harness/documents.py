@@ -2,19 +2,19 @@
 
 Approvals, checkpoints and eval reports are each a pydantic model with a
 ``schema_version`` field. ``read_document`` turns every way such a file can be
-wrong (missing, unreadable, not JSON, another version, invalid fields) into one
+wrong (missing, unreadable, not JSON, nested too deep, another version, invalid fields) into one
 error of the caller's kind whose message names the file and the fix.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from harness.core.errors import HarnessError
+from harness.jsonload import JsonTooDeepError, load_json
 
 __all__ = ["read_document"]
 
@@ -39,10 +39,12 @@ def read_document(
     """
     tail = f"; {consequence}" if consequence else ""
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = load_json(path.read_bytes(), source=f"{what} {path}")
     except FileNotFoundError:
         raise error(f"{what} {path} does not exist{tail}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except JsonTooDeepError as exc:
+        raise error(f"{exc}{tail}") from None
+    except (OSError, ValueError) as exc:  # also UnicodeDecodeError, JSONDecodeError
         raise error(f"{what} {path} is unreadable or corrupt ({exc}){tail}") from None
     found = data.get("schema_version") if isinstance(data, dict) else None
     if found != version:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from harness.core.errors import ApprovalError
+from harness.jsonload import JsonTooDeepError, load_json
 
 __all__ = ["ApprovalSigner", "canonical_json", "read_signed_document"]
 
@@ -112,9 +113,13 @@ def read_signed_document(
     """
     tail = f"; {consequence}"
     try:
-        data = json.loads(path.read_text("utf-8"), object_pairs_hook=_no_duplicates)
+        data = load_json(
+            path.read_bytes(), source=f"{what} {path}", object_pairs_hook=_no_duplicates
+        )
     except FileNotFoundError:
         raise ApprovalError(f"{what} {path} does not exist{tail}") from None
+    except JsonTooDeepError as exc:
+        raise ApprovalError(f"{exc}{tail}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ApprovalError(f"{what} {path} is unreadable or corrupt ({exc}){tail}") from None
     if not isinstance(data, dict):

@@ -7,6 +7,8 @@ written with the record, arguments that no longer hash the same) raises
 final value under the approval's lock *before* the tool runs, and the decision
 is entered in the ledger outside the state dir, so an approval is consumed even
 if the tool then fails and can never run twice, not even from a restored copy.
+The checkpoint is checked whole (messages, mode, phase, policy, indices) before
+that, so a checkpoint the run cannot continue from leaves the approval pending.
 """
 
 from __future__ import annotations
@@ -78,8 +80,7 @@ class ApprovalResumeRunner:
                 f"decided_by {decided_by!r} is not understood; use 'cli', 'api' or "
                 "'feishu:<open_id>'"
             )
-        record, checkpoint = self._claim(approval_id, verdict, session, reason, decided_by)
-        state = self._state(checkpoint, session)
+        record, checkpoint, state = self._claim(approval_id, verdict, session, reason, decided_by)
         attributes = {
             "mode": state.mode.value,
             "max_steps": state.max_steps,
@@ -104,7 +105,7 @@ class ApprovalResumeRunner:
         session: SessionRef,
         reason: str | None,
         decided_by: str,
-    ) -> tuple[ApprovalRecord, RunCheckpoint]:
+    ) -> tuple[ApprovalRecord, RunCheckpoint, RunState]:
         record = self.approvals.load(approval_id)
         if record.session_key != session.key:
             raise ApprovalError(
@@ -125,6 +126,7 @@ class ApprovalResumeRunner:
                 )
             checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
             self._verify(record, checkpoint)
+            state = _state(checkpoint, session)  # before consuming: it may refuse
             if self.ledger is not None:
                 self.ledger.claim(approval_id, verdict)
             final = ApprovalStatus.CONSUMED if verdict == "approve" else ApprovalStatus.REJECTED
@@ -140,7 +142,7 @@ class ApprovalResumeRunner:
                 )
             )
         logger.info("approval %s %s", approval_id, final.value)
-        return record, checkpoint
+        return record, checkpoint, state
 
     @staticmethod
     def _verify(record: ApprovalRecord, checkpoint: RunCheckpoint) -> None:
@@ -158,10 +160,13 @@ class ApprovalResumeRunner:
                 f"approval {record.approval_id!r}: the checkpoint is not the one written with "
                 "the approval (it was replaced); nothing was executed"
             )
-        try:
-            call = checkpoint.pending_call
-        except IndexError:
-            raise ApprovalError("the checkpoint's pending call index is out of range") from None
+        position = checkpoint.pending_index - checkpoint.first_index
+        if not 0 <= position < len(checkpoint.pending_tool_calls):
+            raise ApprovalError(
+                f"checkpoint {checkpoint.checkpoint_id!r}: its pending call index is out of "
+                "range; nothing was executed"
+            )
+        call = checkpoint.pending_call
         frozen = ToolCall(id=record.tool_call_id, name=record.tool_name, arguments=record.arguments)
         if call.id != record.tool_call_id or tool_call_hash(call) != record.tool_call_hash:
             raise ApprovalError(
@@ -175,29 +180,6 @@ class ApprovalResumeRunner:
             )
 
     # -- continuing ---------------------------------------------------------
-
-    def _state(self, checkpoint: RunCheckpoint, session: SessionRef) -> RunState:
-        messages = [*checkpoint.messages, *checkpoint.completed_observations]
-        prompt = next(
-            (m for m in messages if m.role.value == "user" and m.content == checkpoint.prompt),
-            messages[0],
-        )
-        state = RunState(
-            session=session,
-            mode=RunMode(checkpoint.mode),
-            prompt=checkpoint.prompt,
-            max_steps=checkpoint.max_steps,
-            messages=messages,
-            prompt_message=prompt,
-            step=checkpoint.step,
-            usage=checkpoint.usage,
-            tool_calls=checkpoint.tool_calls_so_far,
-            plan=checkpoint.plan,
-            plan_required=checkpoint.plan is None,
-        )
-        if checkpoint.run_id:
-            state.run_id = checkpoint.run_id
-        return state
 
     def _apply(
         self,
@@ -271,6 +253,53 @@ class ApprovalResumeRunner:
             approval_id=batch.suspended.approval_id,
             checkpoint_id=batch.suspended.checkpoint_id,
         )
+
+
+def _state(checkpoint: RunCheckpoint, session: SessionRef) -> RunState:
+    """The run state to continue from; ``ApprovalError`` if the checkpoint cannot be one."""
+    problem = _checkpoint_problem(checkpoint)
+    if problem:
+        raise ApprovalError(
+            f"checkpoint {checkpoint.checkpoint_id!r} cannot be resumed: {problem}; nothing was "
+            "executed and the approval stays pending"
+        )
+    messages = [*checkpoint.messages, *checkpoint.completed_observations]
+    prompt = next(
+        (m for m in messages if m.role.value == "user" and m.content == checkpoint.prompt),
+        messages[0],
+    )
+    state = RunState(
+        session=session,
+        mode=RunMode(checkpoint.mode),
+        prompt=checkpoint.prompt,
+        max_steps=checkpoint.max_steps,
+        messages=messages,
+        prompt_message=prompt,
+        step=checkpoint.step,
+        usage=checkpoint.usage,
+        tool_calls=checkpoint.tool_calls_so_far,
+        plan=checkpoint.plan,
+        plan_required=checkpoint.plan is None,
+    )
+    if checkpoint.run_id:
+        state.run_id = checkpoint.run_id
+    return state
+
+
+def _checkpoint_problem(checkpoint: RunCheckpoint) -> str | None:
+    if not checkpoint.messages:
+        return "it holds no messages"
+    if checkpoint.mode not in {mode.value for mode in RunMode}:
+        return f"mode {checkpoint.mode!r} is unknown"
+    if checkpoint.phase not in {phase.value for phase in Phase}:
+        return f"phase {checkpoint.phase!r} is unknown"
+    try:
+        _policy(checkpoint.tool_policy)
+    except ValueError:  # pydantic's ValidationError too
+        return f"tool policy {checkpoint.tool_policy!r} is not understood"
+    if not 0 <= checkpoint.step <= checkpoint.max_steps:
+        return f"step {checkpoint.step} is outside 0..max_steps ({checkpoint.max_steps})"
+    return None
 
 
 def _policy(label: str) -> ToolPolicy:

@@ -99,7 +99,11 @@ class MainLoop:
         self, prompt: str, *, session: SessionRef, mode: RunMode, max_steps: int
     ) -> RunState:
         plan = self.plans.load(session.key) if mode is RunMode.PLAN_ACT else None
-        history = self.memory.load(session.key) if self.record_memory else []
+        history = (
+            self.memory.load(session.key, limit=self.context_builder.memory_limit)
+            if self.record_memory
+            else []
+        )
         built = self.context_builder.build(
             prompt, workdir=self.workdir, memory=history, mode=mode, plan=plan
         )

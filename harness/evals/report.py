@@ -7,7 +7,6 @@ Schema 2 added ``source`` (and the derived ``tokens_synthetic``) to every row an
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +19,7 @@ from harness.documents import read_document
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.files import atomic_write_text
+from harness.jsonload import load_json
 
 __all__ = ["REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
 
@@ -120,7 +120,7 @@ class EvalReport(BaseModel):
 
 def _stored_version(path: Path) -> int:
     try:
-        found = json.loads(path.read_text("utf-8")).get("schema_version")
+        found = load_json(path.read_bytes()).get("schema_version")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return REPORT_SCHEMA_VERSION  # read_document names what is wrong
     return found if found in _READABLE_VERSIONS else REPORT_SCHEMA_VERSION

@@ -7,6 +7,12 @@ The file is a list of turns, or ``{"turns": [...]}``. A turn is one of::
     {"tool": "read", "arguments": {"path": "a"}}      # one tool call
     {"tool_calls": [{"name": "read", "arguments": {...}}, ...]}
     {"error": "message"}                              # the provider fails here
+
+``scripted_provider_from_file`` builds the provider the CLI uses: it picks the
+turn by the number of assistant messages already in the request's conversation
+(``by_conversation``), so the script gives the same answer in every process;
+``harness run`` can pause for approval and ``harness approve ID``, a new
+process, continues with the next turn.
 """
 
 from __future__ import annotations
@@ -17,8 +23,15 @@ from typing import Any
 
 from harness.core.errors import ConfigurationError, ProviderError
 from harness.core.messages import LLMResponse, ToolCall
+from harness.jsonload import JsonTooDeepError, load_json
+from harness.providers.scripted import ScriptedProvider
 
-__all__ = ["load_script", "parse_turn"]
+__all__ = ["load_script", "parse_turn", "scripted_provider_from_file"]
+
+
+def scripted_provider_from_file(path: Path) -> ScriptedProvider:
+    """The ``HARNESS_PROVIDER=scripted`` provider: turns of ``path``, chosen by conversation."""
+    return ScriptedProvider(load_script(path), by_conversation=True)
 
 
 def load_script(path: Path) -> list[object]:
@@ -51,11 +64,13 @@ def _decode(path: Path, text: str) -> Any:
                 f"HARNESS_SCRIPT={str(path)!r} is not valid YAML: {exc}"
             ) from None
     try:
-        return json.loads(text)
+        return load_json(text, source=f"HARNESS_SCRIPT={str(path)!r}")
     except json.JSONDecodeError as exc:
         raise ConfigurationError(
             f"HARNESS_SCRIPT={str(path)!r} is not valid JSON (line {exc.lineno}): {exc.msg}"
         ) from None
+    except JsonTooDeepError as exc:
+        raise ConfigurationError(str(exc)) from None
 
 
 def parse_turn(turn: Any, index: int, path: Path | None = None) -> object:

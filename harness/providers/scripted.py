@@ -1,4 +1,22 @@
-"""ScriptedProvider: a strict queue of turns for tests, demos and the CLI."""
+"""ScriptedProvider: a strict queue of turns for tests, demos and the CLI.
+
+Two ways to pick the turn that answers a request:
+
+- in order (the default, ``ScriptedProvider(turns)``): the n-th request gets
+  the n-th turn, whatever it holds. Strict and simple for one process.
+- by conversation (``ScriptedProvider(turns, by_conversation=True)``, what
+  ``HARNESS_PROVIDER=scripted`` with ``HARNESS_SCRIPT`` uses): a request whose
+  conversation already holds n assistant messages gets turn n + 1. The answer
+  then depends only on the request, not on how many requests this process saw,
+  so a run paused for approval in one process (``harness run``) continues with
+  the next turn in another (``harness approve ID``) instead of starting over.
+  Earlier answers that the context replays from session memory are part of the
+  conversation and count too: one script describes a whole session; use a new
+  ``--session`` to start it at turn 1. Compaction (``HARNESS_CONTEXT_MAX_CHARS``)
+  drops old turns and so would move the count back; a scripted conversation
+  stays far below it. An Explorer child is a conversation of its own and would
+  start at turn 1, so script runs that explore in Python.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from harness.core.errors import ProviderError
-from harness.core.messages import LLMRequest, LLMResponse, ToolCall, Usage
+from harness.core.messages import LLMRequest, LLMResponse, Role, ToolCall, Usage
 
 __all__ = ["ScriptedProvider", "Turn", "tool_call", "turn_to_response"]
 
@@ -59,13 +77,23 @@ class ScriptedProvider:
     ``LLMResponse``, an exception (raised), or a callable of the request that
     returns any of these. Running out of turns raises a ``ProviderError`` naming
     the step; ``assert_complete()`` fails if turns were left unused.
+
+    With ``by_conversation=True`` the turn is chosen by the number of assistant
+    messages already in the request's conversation (see the module docstring)
+    instead of by the order of requests.
     """
 
     def __init__(
-        self, turns: Sequence[object] = (), *, name: str = "scripted", model: str = "scripted"
+        self,
+        turns: Sequence[object] = (),
+        *,
+        name: str = "scripted",
+        model: str = "scripted",
+        by_conversation: bool = False,
     ) -> None:
         self._turns: list[object] = list(turns)
         self._next = 0
+        self.by_conversation = by_conversation
         self._lock = threading.Lock()
         self.name = name
         self.model: str | None = model
@@ -83,17 +111,26 @@ class ScriptedProvider:
     def complete(self, request: LLMRequest) -> LLMResponse:
         with self._lock:
             self.requests.append(request)
-            index = self._next
+            index = _assistant_turns(request) if self.by_conversation else self._next
             if index >= len(self._turns):
-                raise ProviderError(
-                    f"ScriptedProvider ran out of turns at step {index + 1}: the script has "
-                    f"{len(self._turns)} turn(s) and the engine asked for another; add a turn "
-                    "(e.g. a final text answer) or lower max_steps",
-                    provider=self.name,
-                )
-            self._next += 1
+                raise ProviderError(self._ran_out(index), provider=self.name)
+            self._next = max(self._next, index + 1)
             turn = self._turns[index]
         return turn_to_response(turn, request, model=self.model)
+
+    def _ran_out(self, index: int) -> str:
+        if self.by_conversation:
+            return (
+                f"ScriptedProvider ran out of turns: the conversation already holds {index} "
+                f"assistant turn(s), so it asked for turn {index + 1}, and the script has "
+                f"{len(self._turns)}; add turns (e.g. a final text answer), or start a new "
+                "session if earlier runs of this one used the script"
+            )
+        return (
+            f"ScriptedProvider ran out of turns at step {index + 1}: the script has "
+            f"{len(self._turns)} turn(s) and the engine asked for another; add a turn "
+            "(e.g. a final text answer) or lower max_steps"
+        )
 
     def assert_complete(self) -> None:
         """Fail if scripted turns were left unused."""
@@ -103,3 +140,7 @@ class ScriptedProvider:
                 f"the run made {self._next} request(s); next unused turn: "
                 f"{self._turns[self._next]!r}"
             )
+
+
+def _assistant_turns(request: LLMRequest) -> int:
+    return sum(1 for message in request.messages if message.role is Role.ASSISTANT)

@@ -99,22 +99,24 @@ def span_path(root: TraceSpan, target: TraceSpan) -> str:
     Raises:
         ValueError: ``target`` is not ``root`` or one of its descendants.
     """
-    if target is root:
-        return root.label
-    trail = _trail(root, target)
-    if trail is None:
+    # Iterative: a valid trace may be thousands of spans deep.
+    above: dict[int, tuple[TraceSpan, int]] = {}  # id(span) -> (parent, index among siblings)
+    stack = [root]
+    while stack and id(target) not in above and target is not root:
+        node = stack.pop()
+        for index, child in enumerate(node.children):
+            above[id(child)] = (node, index)
+            stack.append(child)
+    if target is not root and id(target) not in above:
         raise ValueError(f"span {target.span_id} ({target.label}) is not under {root.label}")
-    return " > ".join(trail)
-
-
-def _trail(node: TraceSpan, target: TraceSpan) -> list[str] | None:
-    for index, child in enumerate(node.children):
-        if child is target:
-            return [node.label, path_step(node.children, index)]
-        below = _trail(child, target)
-        if below is not None:
-            return [node.label, path_step(node.children, index), *below[1:]]
-    return None
+    steps: list[str] = []
+    current = target
+    while current is not root:
+        parent, index = above[id(current)]
+        steps.append(path_step(parent.children, index))
+        current = parent
+    steps.append(root.label)
+    return " > ".join(reversed(steps))
 
 
 # -- reading outlines ---------------------------------------------------------
@@ -162,15 +164,22 @@ class OutlineNode:
 
     def to_text(self, depth: int = 0) -> str:
         """Render back to outline text, two spaces per level."""
-        lines = [f"{'  ' * depth}{self.label}"]
-        lines.extend(child.to_text(depth + 1) for child in self.children)
+        lines: list[str] = []
+        stack: list[tuple[int, OutlineNode]] = [(depth, self)]
+        while stack:
+            level, node = stack.pop()
+            lines.append(f"{'  ' * level}{node.label}")
+            stack.extend((level + 1, child) for child in reversed(node.children))
         return "\n".join(lines)
 
     def attribute_keys(self) -> tuple[str, ...]:
         """Every attribute key constrained anywhere in this outline, in first-seen order."""
-        keys = dict.fromkeys(k for k, _ in self.attributes)
-        for child in self.children:
-            keys.update(dict.fromkeys(child.attribute_keys()))
+        keys: dict[str, None] = {}
+        stack: list[OutlineNode] = [self]
+        while stack:
+            node = stack.pop()
+            keys.update(dict.fromkeys(k for k, _ in node.attributes))
+            stack.extend(reversed(node.children))
         return tuple(keys)
 
 

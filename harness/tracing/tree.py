@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from harness.core import TraceAssertionError
+from harness.jsonload import TRACE_MAX_DEPTH, JsonTooDeepError, load_json
 from harness.tracing.errors import TraceFormatError, TracingError
 from harness.tracing.modes import TraceMode
 from harness.tracing.outline import outline_text, span_path, walk_with_depth
@@ -190,7 +191,9 @@ class TraceTree(BaseModel):
         """
         where = f"trace {source}" if source else "trace document"
         try:
-            data = json.loads(text)
+            data = load_json(text, max_depth=TRACE_MAX_DEPTH, source=where)
+        except JsonTooDeepError as exc:
+            raise TraceFormatError(f"{exc}; re-run to record it again") from exc
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
             raise TraceFormatError(
                 f"{where} is not valid JSON ({exc}); the file is corrupt or truncated, "
@@ -198,7 +201,7 @@ class TraceTree(BaseModel):
             ) from exc
         validate_trace_document(data, source=source)
         try:
-            return cls.model_validate(data)
+            return cls.model_validate({**data, "root": _spans_from_dicts(data["root"])})
         except ValidationError as exc:
             raise TraceFormatError(f"{where} is not a valid trace: {exc}") from exc
 
@@ -218,6 +221,20 @@ class TraceTree(BaseModel):
         tree = cls.from_json(raw, source=str(file))
         tree.path = file
         return tree
+
+
+def _spans_from_dicts(root: dict[str, Any]) -> TraceSpan:
+    """Validate span by span, without recursion: a valid trace may be thousands of
+    spans deep, past what one nested ``model_validate`` accepts (255 levels)."""
+    top = TraceSpan.model_validate({**root, "children": []})
+    stack = [(top, root["children"])]
+    while stack:
+        parent, children = stack.pop()
+        for child in children:
+            span = TraceSpan.model_validate({**child, "children": []})
+            parent.children.append(span)
+            stack.append((span, child["children"]))
+    return top
 
 
 def _has_ancestor(

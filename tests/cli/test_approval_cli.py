@@ -67,8 +67,6 @@ def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path
     assert as_json[0]["preview"]["call"]["body"] == RMTREE
     assert as_json[0]["decided_by"] is None
 
-    env["HARNESS_SCRIPT"] = str(tmp_path / "rest.json")
-    Path(env["HARNESS_SCRIPT"]).write_text(json.dumps(["cleaned"]))
     approved = _harness(env, "approve", approval_id)
     assert approved.returncode == 0, approved.stderr
     out = approved.stdout
@@ -86,7 +84,6 @@ def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path
 def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": "rm -rf build"}}, "ok"])
     approval_id = _pause(env)
-    Path(env["HARNESS_SCRIPT"]).write_text(json.dumps(["ok"]))
     rejected = _harness(env, "reject", approval_id, "not now")
     assert rejected.returncode == 0, rejected.stderr
     assert rejected.stdout.startswith("Rejecting:")

@@ -31,13 +31,24 @@ from harness.providers.openai_chat import OpenAIProvider
 
 FAKE_KEY = "sk-test-SECRET123"
 
-CORPUS = Path(
-    os.environ.get("HARNESS_CORPUS_DIR")
-    or Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+ROOT = Path(__file__).resolve().parents[2]
+# shared/ sits beside the repo (CI, the main checkout); a worktree is one level deeper.
+CORPUS = next(
+    (
+        base
+        for base in (
+            Path(os.environ.get("HARNESS_CORPUS_DIR", ROOT / "missing")),
+            ROOT.parent / "shared" / "corpus",
+            ROOT.parent.parent / "shared" / "corpus",
+        )
+        if base.is_dir()
+    ),
+    ROOT.parent / "shared" / "corpus",
 ).resolve()
 MISSING = (
-    f"conformance corpus not found at {CORPUS}: check out shared/ beside the repo "
-    "(or point HARNESS_CORPUS_DIR at it)"
+    f"needs the shared conformance corpus (real OpenAI/Anthropic request/response pairs, "
+    f"kept outside this repo) at {CORPUS}: check out ../shared/corpus beside the repo or "
+    "set HARNESS_CORPUS_DIR"
 )
 
 

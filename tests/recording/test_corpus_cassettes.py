@@ -43,11 +43,16 @@ CORPUS = next(
     ROOT.parent / "shared" / "corpus" / "cassettes",
 )
 FAKE_KEY = "sk-test-CORPUS0000"
+MISSING = (
+    "needs the shared corpus cassettes (traffic other projects recorded from the real "
+    f"OpenAI/Anthropic APIs, kept outside this repo) at {CORPUS}: check out ../shared/corpus "
+    "beside the repo or set HARNESS_CORPUS_DIR"
+)
 
 
 def _cases() -> list[Any]:
     if not CORPUS.is_dir():
-        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=f"no corpus at {CORPUS}"))]
+        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=MISSING))]
     cases = []
     for path in sorted(CORPUS.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -166,7 +171,7 @@ CACHED_USAGE = {
 def test_adapters_normalise_cached_usage(prefix: str, index: int) -> None:
     matches = sorted(CORPUS.glob(f"{prefix}__*.yaml")) if CORPUS.is_dir() else []
     if not matches:
-        pytest.skip(f"no corpus cassette {prefix} at {CORPUS}")
+        pytest.skip(f"no corpus cassette {prefix}*: {MISSING}")
     body, response = _recorded(matches[0], index)
     uri = "/chat/completions" if prefix.startswith("O") else "/v1/messages"
     mock: Callable[[httpx2.Request], httpx2.Response] = lambda request: response  # noqa: E731

@@ -1,0 +1,69 @@
+"""The README stays true to the code: the settings table and the test command."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from harness import Settings
+from harness.core import ConfigurationError
+from harness.settings_doc import env_variables, settings_table
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text("utf-8")
+FIX = "run `python -m harness.settings_doc` and paste its table into the README"
+
+
+def _readme_table() -> str:
+    section = README.split("## Settings (environment)", 1)[1]
+    return "\n".join(line for line in section.splitlines() if line.startswith("|"))
+
+
+def test_every_settings_field_is_in_the_readme_table() -> None:
+    table = _readme_table()
+    variables = env_variables()
+    missing = [
+        variables.get(field, field)
+        for field in Settings.model_fields
+        if f"`{variables.get(field, field)}`" not in table
+    ]
+    assert not missing, f"the README's settings table lacks {', '.join(missing)}: {FIX}"
+
+
+def test_the_readme_table_is_the_generated_one() -> None:
+    assert _readme_table() == settings_table(), FIX
+
+
+def test_the_variables_are_the_ones_from_env_really_reads(tmp_path: Path) -> None:
+    variables = env_variables()
+    assert variables["provider"] == "HARNESS_PROVIDER" and len(variables) >= 28
+    # Each one, set, changes Settings or is refused: none is listed but ignored.
+    for field, variable in variables.items():
+        try:
+            changed = Settings.from_env({variable: "zz-probe"})
+        except ConfigurationError:
+            continue
+        assert getattr(changed, field) != getattr(Settings.from_env({}), field), variable
+    for field in set(Settings.model_fields) - set(variables):
+        variable = f"HARNESS_{field.upper()}"
+        assert Settings.from_env({variable: "zz-probe"}) == Settings.from_env({}), variable
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    commands = re.findall(r"^python3 -m venv .*$", README, flags=re.MULTILINE)
+    assert len(commands) == 2, commands
+    assert all(". .venv/bin/activate" in command for command in commands)
+    assert commands[0].endswith("&& harness eval")
+    test_command = commands[1].rsplit(" && ", 1)[1]
+    ci = (ROOT / ".ci" / "run").read_text("utf-8").strip().splitlines()
+    assert ci[-1] == test_command
+
+
+@pytest.mark.parametrize("extra", ["pytest-split"])
+def test_the_dev_extra_has_what_the_readme_promises(extra: str) -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    dev = pyproject["project"]["optional-dependencies"]["dev"]
+    assert any(requirement.startswith(extra) for requirement in dev), dev
