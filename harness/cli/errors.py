@@ -69,7 +69,9 @@ def explain_validation(exc: ValidationError) -> str:
         message = str(error["msg"]).removeprefix("Value error, ")
         where = ".".join(str(part) for part in error["loc"])
         # A validator's own message already names what it checked.
-        problems.append(message if error["type"] == "value_error" or not where else f"{where}: {message}")
+        problems.append(
+            message if error["type"] == "value_error" or not where else f"{where}: {message}"
+        )
     return "; ".join(problems) or str(exc)
 
 
@@ -110,7 +112,10 @@ def _print_error(message: str) -> None:
     lines = [line for line in str(message).splitlines() if line.strip()] or ["(no message)"]
     if len(lines) > _MAX_LINES:
         hidden = len(lines) - _MAX_LINES + 1
-        lines = [*lines[: _MAX_LINES - 1], f"... ({hidden} more line(s); HARNESS_DEBUG=1 shows all)"]
+        lines = [
+            *lines[: _MAX_LINES - 1],
+            f"... ({hidden} more line(s); HARNESS_DEBUG=1 shows all)",
+        ]
     typer.echo("error: " + "\n".join(lines), err=True)
 
 

@@ -110,6 +110,8 @@ def eval_command(
         fail("--baseline compares eval rows; run it without --mutants")
     if fail_on is not None and not mutants:
         fail("--fail-on survivors applies to --mutants; use `harness eval compare` otherwise")
+    if report is not None:
+        _check_report_target(report)
     _run(
         list(ctx.args),
         report=report,
@@ -119,6 +121,15 @@ def eval_command(
         mutants=mutants,
         fail_on=fail_on or FailOnMutants.NEVER,
     )
+
+
+def _check_report_target(report: Path) -> None:
+    # Before the evals run (minutes, maybe paid calls), not when writing the result.
+    if report.is_dir():
+        fail(f"--report {report} is a folder; give the path of the JSON file to write")
+    ancestor = next(p for p in report.parents if p.exists())
+    if not ancestor.is_dir():
+        fail(f"--report {report} cannot be written: {ancestor} is not a folder")
 
 
 def _run(
@@ -141,9 +152,7 @@ def _run(
 
     # Loaded before running: a bad baseline path fails fast.
     old = load_report(baseline) if baseline is not None else None
-    run = run_evals(
-        args, evals_dir=evals_dir, report_path=report, epochs=epochs, mutants=mutants
-    )
+    run = run_evals(args, evals_dir=evals_dir, report_path=report, epochs=epochs, mutants=mutants)
     if run.exit_code == _PYTEST_USAGE_ERROR:
         # pytest printed its own usage error above; say whose arguments were refused.
         fail(
@@ -202,9 +211,7 @@ def compare(
     fail_on: Annotated[
         FailOnCompare, typer.Option(help="Exit 1 on a regression, on any change, or never.")
     ] = FailOnCompare.NEVER,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the comparison as JSON.")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
 ) -> None:
     """Compare two eval reports: verdict flips, shape changes, new and gone rows."""
     from harness.evals import compare_reports, load_report

@@ -8,8 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli.progress import RunProgress
-
 from harness.cli.errors import (
     EXIT_APPROVAL_REQUIRED,
     EXIT_FAILURE,
@@ -17,6 +15,7 @@ from harness.cli.errors import (
     HarnessGroup,
     fail,
 )
+from harness.cli.progress import RunProgress
 
 __all__ = ["app", "configure_logging", "exit_code_for", "fail", "load_application", "main"]
 

@@ -87,9 +87,7 @@ class RunProgress:
             self._live.stop()
             self._live = None
 
-    def _tool_middleware(
-        self, ctx: ToolExecutionContext, nxt: ToolNext
-    ) -> ToolExecutionResult:
+    def _tool_middleware(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
         self.update(step=ctx.step or None, activity=f"tool {ctx.tool_name}")
         try:
             return nxt(ctx)

@@ -80,7 +80,7 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert all(r[7].endswith("*") for r in rows)
     assert body[8] == "8 eval run(s): 8 pass"
     assert body[9] == "* synthetic tokens (simulator or scripted): no real model counted them"
-    assert f", {report_path}" in body[10]
+    assert body[10] == f"report: {report_path}"  # exactly --report PATH, no second copy
 
     report = load_report(report_path)
     assert len(report.rows) == 8 and report.passed
