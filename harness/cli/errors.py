@@ -109,7 +109,12 @@ def _describe_os_error(exc: OSError) -> str:
 
 
 def _print_error(message: str) -> None:
-    lines = [line for line in str(message).splitlines() if line.strip()] or ["(no message)"]
+    lines = [
+        line
+        for line in str(message).splitlines()
+        # pydantic's report ends each problem with a URL; the line before says enough.
+        if line.strip() and not line.strip().startswith("For further information visit")
+    ] or ["(no message)"]
     if len(lines) > _MAX_LINES:
         hidden = len(lines) - _MAX_LINES + 1
         lines = [
@@ -121,7 +126,10 @@ def _print_error(message: str) -> None:
 
 def _usage_message(exc: UsageError) -> str:
     command = exc.ctx.command_path if exc.ctx is not None else "harness"
-    return f"{exc.format_message()} (see '{command} --help')"
+    # typer checks values with pydantic-style validators; say it in plain words.
+    message = exc.format_message().replace("Value error, ", "")
+    message = message.replace("Input should be", "it must be")
+    return f"{message} (see '{command} --help')"
 
 
 class HarnessGroup(TyperGroup):

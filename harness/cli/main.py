@@ -218,5 +218,5 @@ _register_subcommands()
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point (also ``python -m harness``: the same name in messages)."""
+    app(prog_name="harness")

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.errors import EXIT_FAILURE, fail
 from harness.cli.main import app
 from harness.core.errors import ConfigurationError
 
@@ -57,8 +58,7 @@ def check(
             parts.append(f"{len(not_cassettes)} file(s) are not readable cassettes")
         if content:
             parts.append(f"{len(content)} finding(s) in cassettes; remove them and re-record")
-        typer.echo("; ".join(parts), err=True)
-        raise typer.Exit(1)
+        fail("; ".join(parts), code=EXIT_FAILURE)
     typer.echo(f"no secrets found in {', '.join(str(p) for p in targets)}")
 
 
