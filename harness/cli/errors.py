@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -108,13 +109,50 @@ def _describe_os_error(exc: OSError) -> str:
     return f"cannot use{where}: {what}; check the path and its permissions"
 
 
+_PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for [\w.\[\]]+\s*$")
+_PYDANTIC_URL = re.compile(r"^\s*For further information visit https?://[^\s;]+")
+_PYDANTIC_TYPE = re.compile(r"\s*\[type=[^\]]*\]")
+
+
+def plain_words(message: str) -> str:
+    """Fold a pydantic report embedded in ``message`` into ``loc: problem; ...``.
+
+    Readers quote pydantic's many-line report (a header, then a location line,
+    an indented problem with ``[type=...]`` and a URL per problem); the CLI
+    shows the same facts on one line, without the URL.
+    """
+    stripped = (_PYDANTIC_URL.sub("", line) for line in message.splitlines())
+    lines = [line for line in stripped if line.strip()]
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        head = _PYDANTIC_HEAD.search(line)
+        index += 1
+        if head is None:
+            if line.strip():
+                out.append(line.strip() if out and out[-1].endswith(" ") else line)
+            continue
+        problems = []
+        while index + 1 < len(lines) and lines[index + 1].startswith("  "):
+            where = lines[index].strip()
+            problem = _PYDANTIC_TYPE.sub("", lines[index + 1].strip())
+            problems.append(f"{where}: {problem.removeprefix('Value error, ')}")
+            index += 2
+        out.append(line[: head.start()] + "; ".join(problems))
+    # What followed the report (e.g. "; nothing was executed") joins the last line.
+    joined: list[str] = []
+    for line in out:
+        if joined and line.lstrip().startswith(";"):
+            joined[-1] += line.strip()
+        else:
+            joined.append(line)
+    return "\n".join(joined)
+
+
 def _print_error(message: str) -> None:
-    lines = [
-        line
-        for line in str(message).splitlines()
-        # pydantic's report ends each problem with a URL; the line before says enough.
-        if line.strip() and not line.strip().startswith("For further information visit")
-    ] or ["(no message)"]
+    text = plain_words(str(message))
+    lines = [line for line in text.splitlines() if line.strip()] or ["(no message)"]
     if len(lines) > _MAX_LINES:
         hidden = len(lines) - _MAX_LINES + 1
         lines = [

@@ -172,7 +172,7 @@ def _run(
         typer.echo("no eval ran (is anything marked @pytest.mark.eval under the evals folder?)")
     else:
         typer.echo(f"pytest stopped with exit code {run.exit_code} before any eval ran")
-    typer.echo(f"report: {', '.join(str(p) for p in run.paths)}")
+    _echo_paths(run.paths)
     regressed = False
     if old is not None:
         comparison = compare_reports(old, run.report)
@@ -183,13 +183,17 @@ def _run(
         raise typer.Exit(1)
 
 
+def _echo_paths(paths: tuple[Path, ...]) -> None:
+    typer.echo(f"report: {', '.join(str(p) for p in paths) or '(none written)'}")
+
+
 def _show_mutants(
     report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail_on: FailOnMutants
 ) -> None:
     from harness.evals import MutantStatus, render_mutants, summarize_mutants
 
     typer.echo(render_mutants(report))
-    typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+    _echo_paths(paths)
     summaries = summarize_mutants(report.mutants)
     failing = [s for s in summaries if s.failing]
     if not ok:

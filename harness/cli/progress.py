@@ -74,7 +74,7 @@ class RunProgress:
 
             console = Console(file=self._stream)
             self._live = Live(self, console=console, transient=True, refresh_per_second=4)
-            self._live.start()
+            self._live.start(refresh=True)
         return self
 
     def __exit__(

@@ -48,7 +48,8 @@ def run_evals(
 
     ``pytest_args`` pass straight through (``-n auto``, ``-k edit``,
     ``--harness-provider openai``, ``--record-mode once``, ...). The report goes
-    to exactly ``report_path`` if given, else to ``reports_dir/eval-<timestamp>.json``.
+    to exactly ``report_path`` if given, else to ``reports_dir/eval-<timestamp>.json``;
+    none is written when pytest stops before producing one (``paths`` is empty).
     With ``mutants`` every recorded eval runs against mutants of its cassette
     instead (``--harness-mutants``); the report's ``mutants`` section holds them.
     """
@@ -74,7 +75,11 @@ def run_evals(
             *pytest_args,
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
-        report = load_report(raw) if raw.exists() else EvalReport()
+        if not raw.exists():
+            # pytest stopped before the plugin wrote anything (e.g. it refused an
+            # argument): an empty report on disk would read as "every eval vanished".
+            return EvalRun(exit_code, EvalReport(), (), mutants)
+        report = load_report(raw)
     if report_path is None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         report_path = root / reports_dir / f"eval-{stamp}.json"

@@ -237,9 +237,7 @@ def busy_port() -> Iterator[int]:
         yield held.getsockname()[1]
 
 
-def test_sim_serve_on_a_busy_port(
-    tmp_path: Path, files: dict[str, str], busy_port: int
-) -> None:
+def test_sim_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: int) -> None:
     script = tmp_path / "sim.yaml"
     script.write_text("version: 1\nrules:\n  - reply: {text: hi}\n")
     args = ("sim", "serve", "--script", str(script), "--port", str(busy_port))
