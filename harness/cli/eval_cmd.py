@@ -103,8 +103,14 @@ def eval_command(
     ] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
-        if ctx.args:
-            fail(f"unexpected arguments before `{ctx.invoked_subcommand}`: {' '.join(ctx.args)}")
+        defaults = {param.name: param.default for param in ctx.command.params}
+        given = [name for name, value in ctx.params.items() if value != defaults.get(name)]
+        if given or ctx.args:
+            shown = " ".join([*(f"--{n.replace('_', '-')}" for n in given), *ctx.args])
+            fail(
+                f"{shown} belong(s) to running evals, not to `harness eval "
+                f"{ctx.invoked_subcommand}`; see `harness eval {ctx.invoked_subcommand} --help`"
+            )
         return
     if mutants and baseline is not None:
         fail("--baseline compares eval rows; run it without --mutants")

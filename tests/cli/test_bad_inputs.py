@@ -206,6 +206,7 @@ def test_bad_input_gets_one_clear_error(name: str, tmp_path: Path, files: dict[s
     assert done.returncode == case.code, (done.returncode, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
     assert "errors.pydantic.dev" not in done.stderr and "Value error," not in done.stderr
+    assert "[type=" not in done.stderr
     assert 1 <= len(lines) <= 3, done.stderr
     assert any(line.startswith("error:") for line in lines), done.stderr
     assert case.fragment.lower() in done.stderr.lower(), done.stderr
@@ -254,3 +255,18 @@ def test_debug_shows_the_traceback(tmp_path: Path, files: dict[str, str]) -> Non
     done = _harness(("eval", "compare", files["corrupt"], files["corrupt"]), env, tmp_path)
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "ConfigurationError" in done.stderr
+
+
+def test_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: int) -> None:
+    feishu = {
+        "FEISHU_APP_ID": "cli_test",
+        "FEISHU_APP_SECRET": "secret_test",
+        "FEISHU_VERIFICATION_TOKEN": "tok",
+    }
+    env = _environment(tmp_path, feishu, files)
+    done = _harness(("serve", "--port", str(busy_port)), env, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"error: port {busy_port} on 127.0.0.1 is already in use; stop what holds it or "
+        "choose another with --port"
+    ]

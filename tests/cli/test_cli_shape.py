@@ -300,3 +300,10 @@ def test_eval_flag_pytest_rejects_ends_with_its_usage_error(
     assert done.stderr.rstrip().splitlines()[-1].startswith("error: pytest refused")
     assert "no eval ran" not in done.stdout
     assert not list(eval_project.rglob("*.json"))
+
+
+def test_eval_run_options_are_refused_before_a_sub_command(tmp_path: Path) -> None:
+    old = _report(tmp_path / "old.json", {"edit": Verdict.PASS})
+    done = _harness(tmp_path, "eval", "--epochs", "3", "compare", str(old), str(old))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --epochs belong(s) to running evals")
