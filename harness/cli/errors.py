@@ -24,16 +24,18 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
 
 # typer vendors click (typer._click): its exceptions, not the click package's.
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from harness.core.errors import ConfigurationError, HarnessError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = [
     "EXIT_APPROVAL_REQUIRED",
@@ -78,6 +80,9 @@ def explain_validation(exc: ValidationError) -> str:
 
 def describe_error(exc: BaseException) -> tuple[str, int]:
     """The one-line message and the exit code for an error that reached the CLI."""
+    # Imported here: `harness --help` must not pay for pydantic.
+    from pydantic import ValidationError
+
     if isinstance(exc, ConfigurationError):
         return str(exc), EXIT_USAGE
     if isinstance(exc, HarnessError):
