@@ -27,10 +27,18 @@ Exit codes: 0 final answer, 3 paused for approval (approval_required),
 2 bad usage or settings.
 """
 
+_APP_HELP = """Run, trace, approve and evaluate LLM agents; replay them offline.
+
+\b
+Errors print one `error:` line on stderr (HARNESS_DEBUG=1 shows the traceback).
+Exit codes: 0 success, 1 failure, 2 bad usage or settings,
+3 run paused for approval, 4 step limit reached, 130 interrupted.
+"""
+
 app = typer.Typer(
     name="harness",
     cls=HarnessGroup,
-    help="Run, trace, approve and evaluate LLM agents; replay them offline.",
+    help=_APP_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -60,11 +68,7 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    """Run, trace, approve and evaluate LLM agents; replay them offline.
-
-    Errors print one `error:` line on stderr; exit code 2 means bad usage or
-    settings, 1 a failure. HARNESS_DEBUG=1 shows the traceback instead.
-    """
+    """Options of the harness command itself (see _APP_HELP)."""
 
 
 def load_application(*, progress: RunProgress | None = None, **overrides: Any) -> Any:

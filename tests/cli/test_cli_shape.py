@@ -307,3 +307,11 @@ def test_eval_run_options_are_refused_before_a_sub_command(tmp_path: Path) -> No
     done = _harness(tmp_path, "eval", "--epochs", "3", "compare", str(old), str(old))
     assert done.returncode == 2
     assert done.stderr.startswith("error: --epochs belong(s) to running evals")
+
+
+def test_root_help_documents_errors_and_exit_codes(tmp_path: Path) -> None:
+    done = _harness(tmp_path, "--help")
+    text = " ".join(done.stdout.split())
+    assert "HARNESS_DEBUG=1 shows the traceback" in text
+    assert "Exit codes: 0 success, 1 failure, 2 bad usage or settings" in text
+    assert "--version" in text
