@@ -13,6 +13,7 @@ from harness.cli.main import (
     exit_code_for,
     load_application,
     print_result,
+    print_stops_once,
 )
 
 __all__ = ["approvals", "approve", "reject"]
@@ -75,6 +76,7 @@ def approvals(
 
 def _decide(approval_id: str, decision: str, session: str | None, reason: str | None) -> None:
     application = load_application()
+    print_stops_once()
     try:
         record = application.approvals.load(approval_id)
         verb = "Approving" if decision == "approve" else "Rejecting"

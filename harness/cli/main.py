@@ -17,7 +17,17 @@ from harness.cli.errors import (
 )
 from harness.cli.progress import RunProgress
 
-__all__ = ["app", "configure_logging", "exit_code_for", "fail", "load_application", "main"]
+__all__ = [
+    "app",
+    "check_session_key",
+    "configure_logging",
+    "exit_code_for",
+    "fail",
+    "load_application",
+    "main",
+    "print_result",
+    "print_stops_once",
+]
 
 _RUN_HELP = """Run PROMPT and print the answer and the stop reason.
 
@@ -101,8 +111,18 @@ def configure_logging(level: str) -> None:
     if not logger.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        handler.addFilter(_DropEngineStop())
         logger.addHandler(handler)
+
+
+def print_stops_once() -> None:
+    """For commands that print a run's error themselves: drop the engine's warning.
+
+    Only `run`, `approve` and `reject` call this; `harness serve` keeps the
+    warning, since nothing else reports a chat run's provider failure there.
+    """
+    for handler in logging.getLogger("harness").handlers:
+        if not any(isinstance(f, _DropEngineStop) for f in handler.filters):
+            handler.addFilter(_DropEngineStop())
 
 
 def check_session_key(key: str | None) -> str | None:
@@ -166,12 +186,15 @@ def run(
     max_steps: Annotated[int | None, typer.Option(help="Step limit.", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full RunResult.")] = False,
 ) -> None:
-    with RunProgress.for_terminal() as progress:
-        application = load_application(progress=progress)
-        try:
+    progress = RunProgress.for_terminal()
+    # Built (and logging set up) before the live line takes over stderr.
+    application = load_application(progress=progress)
+    print_stops_once()
+    try:
+        with progress:
             result = application.run(prompt, mode=mode, session=session, max_steps=max_steps)
-        finally:
-            application.close()
+    finally:
+        application.close()
     print_result(result, as_json=as_json)
     code = exit_code_for(result)
     if code:

@@ -207,3 +207,26 @@ def test_run_against_the_simulator_needs_no_key(tmp_path: Path, provider: str, s
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "hello from the simulator"
+
+
+def test_engine_stop_warning_is_dropped_only_where_the_cli_prints_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import logging
+
+    from harness.cli.main import configure_logging, print_stops_once
+
+    logger = logging.getLogger("harness")
+    saved = list(logger.handlers)
+    logger.handlers.clear()
+    try:
+        configure_logging("WARNING")
+        engine = logging.getLogger("harness.engine")
+        engine.warning("run in session %s stopped: %s", "s", "first")  # e.g. harness serve
+        print_stops_once()
+        engine.warning("run in session %s stopped: %s", "s", "second")  # harness run
+        engine.warning("something else")
+    finally:
+        logger.handlers[:] = saved
+    err = capsys.readouterr().err
+    assert "first" in err and "second" not in err and "something else" in err
