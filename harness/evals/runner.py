@@ -54,6 +54,8 @@ def run_evals(
     instead (``--harness-mutants``); the report's ``mutants`` section holds them.
     """
     root = cwd or Path.cwd()
+    if epochs < 1:
+        raise ConfigurationError(f"epochs must be at least 1, got {epochs}")
     if not (root / evals_dir).exists():
         raise ConfigurationError(
             f"no evals folder at {root / evals_dir}; run from the project root or pass --evals-dir"

@@ -230,3 +230,11 @@ def test_engine_stop_warning_is_dropped_only_where_the_cli_prints_it(
         logger.handlers[:] = saved
     err = capsys.readouterr().err
     assert "first" in err and "second" not in err and "something else" in err
+
+
+def test_run_evals_refuses_zero_epochs(tmp_path: Path) -> None:
+    from harness.evals import run_evals
+
+    (tmp_path / "evals").mkdir()
+    with pytest.raises(ConfigurationError, match="epochs must be at least 1, got 0"):
+        run_evals([], cwd=tmp_path, epochs=0)
