@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from harness.tracing import (
     TraceRecorder,
 )
 
-__all__ = ["Application", "build_application", "build_provider"]
+__all__ = ["Application", "build_application", "build_provider", "check_folders"]
 
 
 class Application:
@@ -179,6 +180,7 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return OpenAIProvider(
             settings.model or "gpt-4o-mini",
+            api_key=_placeholder_key(settings, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,
@@ -188,11 +190,21 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return AnthropicProvider(
             settings.model or "claude-sonnet-4-6",
+            api_key=_placeholder_key(settings, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,
         )
     raise ConfigurationError(f"HARNESS_PROVIDER={settings.provider!r} is not supported")
+
+
+def _placeholder_key(settings: Settings, key_variable: str, url_variable: str) -> str | None:
+    """No key is needed for a server on this machine (``harness sim serve``)."""
+    from harness.providers.credentials import base_url_from_env, loopback_placeholder_key
+
+    return loopback_placeholder_key(
+        key_variable, base_url_from_env(settings.base_url, url_variable)
+    )
 
 
 def build_tracer(settings: Settings) -> Tracer:
@@ -227,6 +239,7 @@ def build_application(
         tracer: a tracer to use instead of the one the settings describe.
     """
     settings = settings or Settings.from_env()
+    check_folders(settings)
     user_names = [tool.name for tool in tools]
     known = [*BUILTIN_TOOL_NAMES, *user_names]
     check_tool_names(settings.enabled_tools, known, "HARNESS_ENABLED_TOOLS")
@@ -252,6 +265,37 @@ def build_application(
     if settings.approval_provider != "off":
         registry.use(_approval_middleware(settings, app))
     return app
+
+
+def check_folders(settings: Settings) -> None:
+    """The workdir must be an existing folder and the state dir a folder harness can make.
+
+    Checked before anything is written, so a typo in HARNESS_WORKDIR creates
+    nothing (not even ``<typo>/.harness``).
+    """
+    workdir = settings.workdir
+    if not workdir.is_dir():
+        what = "is not a folder" if workdir.exists() else "does not exist"
+        raise ConfigurationError(
+            f"workdir {str(workdir)!r} (HARNESS_WORKDIR) {what}; point it at an existing folder"
+        )
+    state = settings.resolved_state_dir
+    if state.is_dir():
+        return
+    if state.exists():
+        raise ConfigurationError(
+            f"state dir {str(state)!r} (HARNESS_STATE_DIR) is a file, not a folder; "
+            "point it at a folder harness may create"
+        )
+    ancestor = next(p for p in state.parents if p.exists())
+    try:
+        # Prove a folder can be made there without leaving one behind.
+        Path(tempfile.mkdtemp(prefix=".harness-probe-", dir=ancestor)).rmdir()
+    except OSError as exc:
+        raise ConfigurationError(
+            f"state dir {str(state)!r} (HARNESS_STATE_DIR) cannot be created: {ancestor} "
+            f"is not a writable folder ({exc.strerror or exc}); point it at a writable folder"
+        ) from None
 
 
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:

@@ -56,7 +56,7 @@ _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
 def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
     if value not in allowed:
-        raise ValueError(f"{value!r} is not one of {', '.join(allowed)}")
+        raise ValueError(f"is not one of the choices; use one of {', '.join(allowed)}")
     return value
 
 
@@ -183,9 +183,34 @@ def _parse(variable: str, raw: str, kind: str) -> Any:
 
 def _explain(exc: ValidationError) -> str:
     problems = []
-    for error in exc.errors():
+    for error in exc.errors(include_url=False):
         field = str(error["loc"][0]) if error["loc"] else "?"
         variable = _FIELD_TO_ENV.get(field, field)
-        given = error.get("input")
-        problems.append(f"{variable}={given!r}: {error['msg']}")
+        problems.append(f"{variable}={error.get('input')!r} {_plain(error)}")
     return "invalid settings: " + "; ".join(problems)
+
+
+def _plain(error: Any) -> str:
+    """Pydantic's complaint in plain words (no ``Value error,``, no URL)."""
+    kind = str(error["type"])
+    ctx = error.get("ctx") or {}
+    if kind == "greater_than_equal":
+        return f"is too small; use at least {ctx['ge']}"
+    if kind == "greater_than":
+        return f"is too small; use more than {ctx['gt']}"
+    if kind == "less_than_equal":
+        return f"is too large; use at most {ctx['le']}"
+    if kind == "less_than":
+        return f"is too large; use less than {ctx['lt']}"
+    if kind == "literal_error":
+        return f"is not one of the choices; use one of {ctx['expected']}"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return "is not a whole number"
+    if kind in ("float_parsing", "float_type"):
+        return "is not a number"
+    if kind in ("bool_parsing", "bool_type"):
+        return "is not a boolean; use true or false"
+    if kind == "extra_forbidden":
+        return "is not a setting; check the spelling"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message if kind == "value_error" else f"is invalid: {message}"

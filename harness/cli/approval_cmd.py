@@ -7,13 +7,23 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli.main import app, fail, load_application
+from harness.cli.main import (
+    app,
+    check_session_key,
+    exit_code_for,
+    load_application,
+    print_result,
+    print_stops_once,
+)
 
 __all__ = ["approvals", "approve", "reject"]
 
 SessionOption = Annotated[
     str | None,
-    typer.Option(help="Session the approval must belong to (default: the approval's own)."),
+    typer.Option(
+        help="Session the approval must belong to (default: the approval's own).",
+        callback=check_session_key,
+    ),
 ]
 
 
@@ -34,21 +44,19 @@ def _describe(record: Any) -> str:
 
 @app.command()
 def approvals(
-    session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
+    session: Annotated[
+        str | None, typer.Option(help="Only this session.", callback=check_session_key)
+    ] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Include decided ones.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the records (with previews) as JSON.")
     ] = False,
 ) -> None:
     """List pending approvals: id, session, tool, reasons, expiry and what would run."""
-    from harness.core.errors import HarnessError
-
     application = load_application()
     try:
         records = application.approvals.list(session)
         refused = application.approvals.refused(session)
-    except HarnessError as exc:
-        fail(str(exc), code=1)
     finally:
         application.close()
     shown = [r for r in records if show_all or r.status.value == "pending"]
@@ -67,9 +75,8 @@ def approvals(
 
 
 def _decide(approval_id: str, decision: str, session: str | None, reason: str | None) -> None:
-    from harness.core.errors import HarnessError
-
     application = load_application()
+    print_stops_once()
     try:
         record = application.approvals.load(approval_id)
         verb = "Approving" if decision == "approve" else "Rejecting"
@@ -78,14 +85,12 @@ def _decide(approval_id: str, decision: str, session: str | None, reason: str | 
         result = application.resume_approval(
             approval_id, decision, session=key, reason=reason, decided_by="cli"
         )
-    except HarnessError as exc:
-        fail(str(exc), code=1)
     finally:
         application.close()
-    typer.echo(result.text)
-    typer.echo(f"[stop_reason: {result.stop_reason.value}, steps: {result.steps}]")
-    if result.approval_id:
-        typer.echo(f"[approval required: harness approve {result.approval_id}]")
+    print_result(result, as_json=False)
+    code = exit_code_for(result)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.main import app, fail, load_application
-from harness.core.errors import HarnessError
+from harness.cli.errors import fail
+from harness.cli.main import app, load_application
+from harness.cli.ports import check_port_free
 
 __all__ = ["FeishuMode", "serve"]
 
@@ -34,7 +35,7 @@ def _check_extra() -> None:
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.", min=0, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(help="TCP port (1-65535).", min=1, max=65535)] = 8000,
     feishu_path: Annotated[
         str | None,
         typer.Option(help="Webhook path (HARNESS_FEISHU_PATH; default /api/events/feishu)."),
@@ -58,11 +59,9 @@ def serve(
     )
 
     webhook = feishu_mode is FeishuMode.HTTP
-    try:
-        feishu = FeishuSettings.from_env(path=feishu_path)
-        feishu.require(webhook=webhook)
-    except HarnessError as exc:
-        fail(str(exc))
+    feishu = FeishuSettings.from_env(path=feishu_path)
+    feishu.require(webhook=webhook)
+    check_port_free(host, port)
     application = load_application()
     if application.settings.approval_provider == "off":
         typer.echo(
@@ -80,7 +79,5 @@ def serve(
         typer.echo(f"harness serve: http://{host}:{port}/health, Feishu events: {events}", err=True)
         level = application.settings.log_level.lower()
         make_server(asgi, host=host, port=port, log_level=level).run()
-    except HarnessError as exc:
-        fail(str(exc))
     finally:
         application.close()

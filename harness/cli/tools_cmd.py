@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.errors import EXIT_FAILURE, fail
 from harness.cli.main import app
+from harness.core.errors import ConfigurationError
 
 __all__ = ["cassettes_app", "sim_app"]
 
@@ -18,34 +20,83 @@ sim_app = typer.Typer(
     help="The local OpenAI/Anthropic simulator.", no_args_is_help=True, rich_markup_mode=None
 )
 
+# The suffixes check_cassettes scans in a folder.
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+# Findings about a whole file (it is not a cassette at all), not about its content.
+_FILE_KINDS = ("unreadable", "malformed")
+
 
 @cassettes_app.command("check")
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders.")] = None,
 ) -> None:
-    """Scan cassettes for key-like secrets; exit 1 on any finding."""
+    """Scan cassettes for key-like secrets and files that cannot replay; exit 1 on any finding."""
     from harness.recording import check_cassettes
 
     targets = paths or [Path("cassettes")]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        raise ConfigurationError(
+            f"no such file or folder: {', '.join(missing)}; give cassette files or folders "
+            "(default: ./cassettes)"
+        )
+    suffixes = ", ".join(f"*{s}" for s in CASSETTE_SUFFIXES)
+    empty = [str(p) for p in targets if p.is_dir() and not _holds_cassettes(p, CASSETTE_SUFFIXES)]
+    if empty:
+        # A check that read nothing must not pass as "no secrets found".
+        raise ConfigurationError(f"no cassette files ({suffixes}) under {', '.join(empty)}")
     findings = check_cassettes(targets)
     for finding in findings:
         typer.echo(str(finding), err=True)
     if findings:
-        typer.echo(f"{len(findings)} finding(s); remove them and re-record", err=True)
-        raise typer.Exit(1)
+        not_cassettes = {
+            f.path for f in findings if f.interaction is None and f.kind in _FILE_KINDS
+        }
+        content = [f for f in findings if f.path not in not_cassettes]
+        parts = []
+        if not_cassettes:
+            parts.append(f"{len(not_cassettes)} file(s) are not readable cassettes")
+        if content:
+            parts.append(f"{len(content)} finding(s) in cassettes; remove them and re-record")
+        fail("; ".join(parts), code=EXIT_FAILURE)
     typer.echo(f"no secrets found in {', '.join(str(p) for p in targets)}")
+
+
+def _holds_cassettes(folder: Path, suffixes: tuple[str, ...]) -> bool:
+    return any(p.is_file() and p.suffix.lower() in suffixes for p in folder.rglob("*"))
 
 
 @sim_app.command("serve")
 def serve(
     script: Annotated[Path, typer.Option(help="Scenario script (YAML or JSON).")],
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8765,
+    port: Annotated[
+        int, typer.Option(help="Port on 127.0.0.1 (0: any free port).", min=0, max=65535)
+    ] = 8765,
     host: Annotated[str, typer.Option(help="Bind address (loopback).")] = "127.0.0.1",
 ) -> None:
     """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted."""
+    from pydantic import ValidationError
+
+    from harness.cli.errors import explain_validation
+    from harness.cli.ports import busy_port_message
     from harness.recording.sim import serve as run_server
 
-    run_server(script, host, port)
+    if not script.is_file():
+        what = "is a folder" if script.is_dir() else "does not exist"
+        raise ConfigurationError(f"--script {script} {what}; give a YAML or JSON scenario script")
+    try:
+        run_server(script, host, port)
+    except ConfigurationError as exc:
+        # The loader keeps pydantic's many-line report; one line in plain words here.
+        cause = exc.__cause__
+        if not isinstance(cause, ValidationError):
+            raise
+        raise ConfigurationError(
+            f"simulator script {script} does not fit the script schema: {explain_validation(cause)}"
+        ) from None
+    except OSError as exc:
+        # Reading the script is translated inside; an OSError here is the socket.
+        raise ConfigurationError(busy_port_message(host, port, exc)) from None
 
 
 app.add_typer(cassettes_app, name="cassettes")

@@ -48,11 +48,14 @@ def run_evals(
 
     ``pytest_args`` pass straight through (``-n auto``, ``-k edit``,
     ``--harness-provider openai``, ``--record-mode once``, ...). The report goes
-    to ``reports_dir/eval-<timestamp>.json`` and to ``report_path`` if given.
+    to exactly ``report_path`` if given, else to ``reports_dir/eval-<timestamp>.json``;
+    none is written when pytest stops before producing one (``paths`` is empty).
     With ``mutants`` every recorded eval runs against mutants of its cassette
     instead (``--harness-mutants``); the report's ``mutants`` section holds them.
     """
     root = cwd or Path.cwd()
+    if epochs < 1:
+        raise ConfigurationError(f"epochs must be at least 1, got {epochs}")
     if not (root / evals_dir).exists():
         raise ConfigurationError(
             f"no evals folder at {root / evals_dir}; run from the project root or pass --evals-dir"
@@ -74,14 +77,16 @@ def run_evals(
             *pytest_args,
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
-        report = load_report(raw) if raw.exists() else EvalReport()
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    targets = [root / reports_dir / f"eval-{stamp}.json"]
-    if report_path is not None:
-        targets.append(report_path)
-    for target in targets:
-        report.write(target)
-    return EvalRun(exit_code, report, tuple(targets), mutants)
+        if not raw.exists():
+            # pytest stopped before the plugin wrote anything (e.g. it refused an
+            # argument): an empty report on disk would read as "every eval vanished".
+            return EvalRun(exit_code, EvalReport(), (), mutants)
+        report = load_report(raw)
+    if report_path is None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        report_path = root / reports_dir / f"eval-{stamp}.json"
+    report.write(report_path)
+    return EvalRun(exit_code, report, (report_path,), mutants)
 
 
 def merge_reports(paths: list[Path]) -> EvalReport:

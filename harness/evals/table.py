@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from harness.evals.grid import grid_lines
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
-__all__ = ["SYNTHETIC_FOOTNOTE", "render_pass_rates", "render_table"]
+__all__ = ["SYNTHETIC_FOOTNOTE", "epoch_of", "render_pass_rates", "render_table"]
 
 SYNTHETIC_FOOTNOTE = "* synthetic tokens (simulator or scripted): no real model counted them"
 _HEADERS = (
@@ -22,6 +23,26 @@ _HEADERS = (
     "duration",
     "shape",
 )
+
+
+# The pytest id --harness-epochs gives each repetition: test_x[epoch0-...].
+_EPOCH = re.compile(r"[\[-]epoch(\d+)[\]-]")
+_REASON_CHARS = 60
+
+
+def epoch_of(row: EvalRow) -> int | None:
+    """The 1-based repetition of ``row`` (``--epochs``), or None when not repeated."""
+    found = _EPOCH.search(row.nodeid)
+    return int(found.group(1)) + 1 if found else None
+
+
+def _reason(row: EvalRow) -> str:
+    if row.verdict is Verdict.PASS:
+        return ""
+    first = next((line.strip() for line in row.message.splitlines() if line.strip()), "")
+    if not first:
+        return "(no message)"
+    return first if len(first) <= _REASON_CHARS else first[: _REASON_CHARS - 1] + "…"
 
 
 def _cells(row: EvalRow) -> tuple[str, ...]:
@@ -42,8 +63,25 @@ def _cells(row: EvalRow) -> tuple[str, ...]:
 
 
 def render_table(report: EvalReport) -> str:
-    """A fixed-width table of every row, then a one-line total."""
-    lines = grid_lines(_HEADERS, [_cells(row) for row in report.rows])
+    """A fixed-width table of every row, then a one-line total.
+
+    An ``epoch`` column appears when rows repeat (``--epochs``), and a ``reason``
+    column (the first line of the failure) when any row did not pass.
+    """
+    rows = report.rows
+    with_epoch = any(epoch_of(row) is not None for row in rows)
+    with_reason = any(row.verdict is not Verdict.PASS for row in rows)
+    headers = (*_HEADERS[:1], *(("epoch",) if with_epoch else ()), *_HEADERS[1:])
+    headers = (*headers, *(("reason",) if with_reason else ()))
+    cells = []
+    for row in rows:
+        base = _cells(row)
+        epoch = epoch_of(row)
+        extra_epoch = ((str(epoch) if epoch is not None else "-"),) if with_epoch else ()
+        cells.append(
+            (*base[:1], *extra_epoch, *base[1:], *((_reason(row),) if with_reason else ()))
+        )
+    lines = grid_lines(headers, cells)
     counts: defaultdict[Verdict, int] = defaultdict(int)
     for row in report.rows:
         counts[row.verdict] += 1

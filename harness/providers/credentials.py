@@ -6,7 +6,13 @@ import os
 
 from harness.core.errors import ConfigurationError
 
-__all__ = ["base_url_from_env", "require_api_key"]
+__all__ = [
+    "LOOPBACK_PLACEHOLDER_KEY",
+    "base_url_from_env",
+    "is_loopback_url",
+    "loopback_placeholder_key",
+    "require_api_key",
+]
 
 
 def require_api_key(explicit: str | None, variable: str, provider: str) -> str:
@@ -23,3 +29,40 @@ def require_api_key(explicit: str | None, variable: str, provider: str) -> str:
 def base_url_from_env(explicit: str | None, variable: str) -> str | None:
     """``explicit``, else the environment ``variable``; None means the SDK default."""
     return explicit or os.environ.get(variable) or None
+
+
+# Sent instead of a key to a server on this machine (the simulator): such a
+# server needs no key, and a real one must not be demanded or sent to it.
+LOOPBACK_PLACEHOLDER_KEY = "harness-loopback-placeholder"
+
+
+def is_loopback_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
+    if not url:
+        return False
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_placeholder_key(variable: str, base_url: str | None) -> str | None:
+    """A placeholder key when ``variable`` is unset and ``base_url`` is on this machine.
+
+    A real key, when set, is always used (a local proxy may need it); a remote
+    host never gets a placeholder, so a missing key still fails there.
+    """
+    if os.environ.get(variable) or not is_loopback_url(base_url):
+        return None
+    return LOOPBACK_PLACEHOLDER_KEY

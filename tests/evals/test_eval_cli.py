@@ -91,7 +91,7 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert (
         body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
     )
-    assert f", {report_path}" in body[RUNS + 2]
+    assert body[RUNS + 2] == f"report: {report_path}"  # exactly --report PATH, no second copy
 
     report = load_report(report_path)
     assert len(report.rows) == RUNS and report.passed
