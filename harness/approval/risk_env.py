@@ -37,8 +37,18 @@ _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
 _PROMPT_EXPANSION = re.compile(r"\$\{[^}]*@P\}")
 
 
+# Commands that only print their arguments: a subscript in them is text, never evaluated.
+_PRINTERS = frozenset({"echo"})
+
+
+def _prints_only(command: ResolvedCommand) -> bool:
+    return command.name in _PRINTERS or (command.name == "printf" and "-v" not in command.argv)
+
+
 def stored_code(command: ResolvedCommand) -> str | None:
     words = [a for i, a in enumerate(command.argv) if not command.is_dynamic(i)]
+    if _prints_only(command):
+        words = []
     if any(_SUBSCRIPT_CODE.search(w) for w in [*words, *command.assignments]):
         return "a subscript holding a command substitution runs when bash evaluates it"
     if any(_PROMPT_EXPANSION.search(a) for a in command.argv):
