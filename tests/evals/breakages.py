@@ -248,9 +248,9 @@ from harness.engine.approval_resume import ApprovalResumeRunner
 real = ApprovalResumeRunner._claim
 def claim(self, *args, **kwargs):
     self.ledger = None  # where a decision ledger exists, it forgets too
-    record, checkpoint = real(self, *args, **kwargs)
-    self.approvals.save(record)  # the record as it was: still pending
-    return record, checkpoint
+    claimed = real(self, *args, **kwargs)
+    self.approvals.save(claimed[0])  # the record as it was: still pending
+    return claimed
 monkeypatch.setattr(ApprovalResumeRunner, "_claim", claim)
 """)
 

@@ -97,12 +97,13 @@ def test_run_then_approve_twice_reaches_final_across_three_processes(tmp_path: P
     )
 
     paused = _harness(env, "run", "--json", "--session", "demo", "clean up")  # process 1
+    assert paused.returncode == 3, paused.stderr  # 3: paused for approval
     first = json.loads(paused.stdout)
     assert first["stop_reason"] == "approval_required", paused.stderr
     assert not (work / "one").exists()
 
     again = _harness(env, "approve", first["approval_id"])  # process 2: turn 2, not turn 1
-    assert again.returncode == 0, again.stderr
+    assert again.returncode == 3, again.stderr  # 3: the resumed run paused again
     assert (work / "one").read_text() == "1\n" and not (work / "two").exists()
     pending = json.loads(_harness(env, "approvals", "--json").stdout)
     assert len(pending) == 1 and "rm -rf dist" in json.dumps(pending[0]["arguments"])

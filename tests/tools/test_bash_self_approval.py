@@ -172,7 +172,8 @@ def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> N
     ]
 
     # Positive control: the same script, run with nothing containing it, approves.
-    script.write_text(json.dumps(["done"]))
+    # (The scripted provider picks its turn by the conversation, so the resumed run
+    # continues the same script at its third turn, "done".)
     control = subprocess.run(
         ["bash", ".attack.sh", "control"],
         env={**env, "LOGDIR": str(tmp_path)},
