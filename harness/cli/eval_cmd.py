@@ -26,7 +26,14 @@ harness eval [--report PATH] [--epochs N] [--evals-dir DIR] [--baseline PATH]
 harness eval --mutants [--fail-on survivors] [PYTEST ARGS...]
     Replay every recorded eval against perturbed model responses derived from
     its cassette (offline) and show which mutants each eval killed.
-harness eval compare OLD NEW [--fail-on regression]
+harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
+             [--alpha 0.05] [--max-drop 0.5] [--json]
+    Cases pair by (case, provider, model role); epochs fold into pass rates.
+    regression: a significant drop (one-sided Fisher exact, p < alpha), or every
+    old run passed and the rate fell by >= max-drop; weaker: a smaller drop.
+    A case only one report ran is "not run"; durations count only for "slower".
+    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower, 2 usage
+    error. Each --fail-on level also fails on the graver findings.
 harness eval merge REPORT... --output PATH
 """
 
@@ -53,6 +60,7 @@ def _run(args: list[str]) -> None:
     from harness.core.errors import HarnessError
     from harness.evals import (
         compare_reports,
+        load_prices,
         load_report,
         render_pass_rates,
         render_table,
@@ -97,7 +105,7 @@ def _run(args: list[str]) -> None:
     typer.echo(f"report: {', '.join(str(p) for p in run.paths)}")
     regressed = False
     if baseline is not None:
-        comparison = compare_reports(baseline, run.report)
+        comparison = compare_reports(baseline, run.report, prices=load_prices())
         typer.echo(f"\ncompared with the baseline {known.baseline}:")
         typer.echo(comparison.render())
         regressed = bool(comparison.regressions)
@@ -125,22 +133,30 @@ def _show_mutants(report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail
 
 def _compare(args: list[str]) -> None:
     from harness.core.errors import HarnessError
-    from harness.evals import compare_reports, load_report
+    from harness.evals import FailOn, GateSettings, compare_reports, load_prices, load_report
 
     parser = argparse.ArgumentParser(prog="harness eval compare")
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
-    parser.add_argument("--fail-on", choices=("regression", "change", "never"), default="never")
+    parser.add_argument("--fail-on", choices=[f.value for f in FailOn], default="never")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--max-drop", type=float, default=0.5)
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     known = parser.parse_args(args)
     try:
-        comparison = compare_reports(load_report(known.old), load_report(known.new))
+        settings = GateSettings(alpha=known.alpha, max_drop=known.max_drop)
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        comparison = compare_reports(
+            load_report(known.old), load_report(known.new), settings, prices=load_prices()
+        )
     except HarnessError as exc:
         fail(str(exc))
-    typer.echo(comparison.render())
-    if known.fail_on == "regression" and comparison.regressions:
-        raise typer.Exit(1)
-    if known.fail_on == "change" and comparison.changes:
-        raise typer.Exit(1)
+    typer.echo(comparison.to_json() if known.json else comparison.render())
+    code = comparison.exit_code(FailOn(known.fail_on))
+    if code:
+        raise typer.Exit(code)
 
 
 def _merge(args: list[str]) -> None:

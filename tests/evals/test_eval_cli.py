@@ -128,7 +128,11 @@ def test_compare_shows_the_flip_and_the_shape_change(
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     flip = lines.index("REGRESSION: edit [openai]")
-    assert lines[flip + 1] == "  verdict: pass -> fail (verdict: greeting.py is unchanged)"
+    assert lines[flip + 1 : flip + 4] == [
+        "  pass rate: 1/1 100% [21–100] -> 0/1 0% [0–79]",
+        "  every old run passed and the rate fell by 100% >= max drop 50% (p=0.5)",
+        "  new fail: verdict: greeting.py is unchanged",
+    ]
     shape = lines.index("changed: subagent [anthropic]")
     assert lines[shape + 1] == "  trace shape changed:"
     assert [line for line in lines if line.startswith(("    +", "    -"))] == [
@@ -136,16 +140,17 @@ def test_compare_shows_the_flip_and_the_shape_change(
         "    +++ new",
         "    +        tool.call bash",
     ]
-    assert lines[-1] == "2 scenario(s) changed, 1 verdict flip(s), 1 regression(s)"
+    assert lines[-1] == (
+        "2 case(s) changed: 1 regression(s), 0 weaker, 1 other change(s); 0 not run, 0 slower"
+    )
 
     gated = runner.invoke(app, ["eval", "compare", str(old), str(new), "--fail-on", "regression"])
     assert gated.exit_code == 1
     assert gated.stdout == shown.stdout
-    same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "regression"])
-    assert (same.exit_code, same.stdout) == (
-        0,
-        "sources: old simulator, new simulator\nno changes between the two reports\n",
-    )
+    same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "change"])
+    assert same.exit_code == 0
+    assert same.stdout.splitlines()[0] == "sources: old simulator, new simulator"
+    assert same.stdout.splitlines()[-1] == "no changes between the two reports"
 
 
 def test_merge_combines_shards_and_refuses_overlaps(
