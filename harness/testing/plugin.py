@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -32,6 +33,9 @@ from harness.testing.fixtures import (
 )
 from harness.testing.naming import scenario_name
 from harness.testing.options import HarnessOptions, add_options
+
+if TYPE_CHECKING:
+    from harness.evals.prices import PriceTable
 
 __all__ = [
     "assert_trace_golden",
@@ -76,7 +80,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS_KEY] = options
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
-        config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
+        config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
+
+
+def _prices() -> PriceTable:
+    from harness.core.errors import ConfigurationError
+    from harness.evals.prices import load_prices
+
+    try:
+        return load_prices()
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

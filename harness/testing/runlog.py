@@ -25,6 +25,8 @@ class RunLog:
     model: str = "scripted"
     # Set by the ``provider`` fixture once it knows where answers came from.
     source: str | None = None
+    # The cassette file name the answers came from or went to (recorded providers).
+    cassette: str | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -56,6 +58,9 @@ class RunLog:
             ),
             "input_tokens": sum(r.usage.input_tokens for r in finals),
             "output_tokens": sum(r.usage.output_tokens for r in finals),
+            "cached_input_tokens": sum(r.usage.cached_input_tokens for r in finals),
+            "cache_write_input_tokens": sum(r.usage.cache_write_input_tokens for r in finals),
+            "cassette": self.cassette,
             "duration_s": round(time.perf_counter() - self.started, 4),
             "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
             "shape_ok": self.shape_ok,

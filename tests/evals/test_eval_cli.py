@@ -91,7 +91,8 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert (
         body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
     )
-    assert f", {report_path}" in body[RUNS + 2]
+    assert body[RUNS + 2] == f"cost: – ({RUNS} synthetic row(s), not priced)"
+    assert f", {report_path}" in body[RUNS + 3]
 
     report = load_report(report_path)
     assert len(report.rows) == RUNS and report.passed
@@ -186,8 +187,12 @@ def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None
     assert sorted(row.scenario for row in rows) == sorted(SCENARIOS * 2)
     assert {row.verdict for row in rows} == {Verdict.PASS}
     assert len({row.nodeid for row in rows}) == 2 * len(SCENARIOS)
-    rates = done.stdout[done.stdout.index("pass rate per scenario:") :].splitlines()[
-        1 : 1 + len(SCENARIOS)
+    rates = done.stdout[done.stdout.index("pass rate per scenario") :].splitlines()[
+        1 : 2 + len(SCENARIOS)
     ]
-    assert sorted(line.split()[0] for line in rates) == sorted(SCENARIOS)
-    assert all(line.split()[1:] == ["openai/gpt-4.1-mini", "2/2", "(100%)"] for line in rates)
+    assert sorted(line.split()[0] for line in rates[:-1]) == sorted(SCENARIOS)
+    expected = ["openai/gpt-4.1-mini", "2/2", "100%", "[34–100]†"]
+    assert all(line.split()[1:] == expected for line in rates[:-1])
+    assert rates[-1].startswith("  † epochs replayed a shared recording")
+    by_epoch = {(row.scenario, row.epoch): row.cassette for row in rows}
+    assert by_epoch[("edit", 0)] == by_epoch[("edit", 1)] == "test_edit_flow.yaml"

@@ -172,14 +172,17 @@ def test_rows_carry_source_and_synthetic_tokens_into_json(tmp_path: Path) -> Non
 
 def test_the_table_shows_the_source_and_marks_synthetic_tokens() -> None:
     table = render_table(EvalReport(rows=(_row("a", Source.LIVE), _row("b", Source.SIMULATOR))))
-    header, _, live, simulated, total, footnote = table.splitlines()
+    header, _, live, simulated, total, footnote, cost = table.splitlines()
     assert header.split()[:4] == ["scenario", "provider/model", "source", "verdict"]
     assert live.split()[2] == "live" and "100/7 " in live + " "
     assert simulated.split()[2] == "simulator" and "100/7*" in simulated
     assert total == "2 eval run(s): 2 pass"
     assert footnote == "* synthetic tokens (simulator or scripted): no real model counted them"
+    assert cost == "cost: – (1 synthetic row(s), not priced; 1 row(s) without a price)"
     only_live = render_table(EvalReport(rows=(_row("a", Source.LIVE),)))
     assert "synthetic" not in only_live
+    priced = EvalReport(rows=(_row("a", Source.LIVE).model_copy(update={"cost_usd": 0.5}),))
+    assert render_table(priced).splitlines()[-1] == "cost: $0.5000 at an unknown price table"
 
 
 def test_version_1_reports_still_load_with_a_derived_source(tmp_path: Path) -> None:
