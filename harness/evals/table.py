@@ -69,3 +69,23 @@ def _cost_line(report: EvalReport) -> str:
         return f"cost: – ({'; '.join(why) or 'no rows'})"
     rest = f"; {'; '.join(why)}" if why else ""
     return f"cost: {render_cost(total)} at {report.prices or 'an unknown price table'}{rest}"
+
+
+def render_pass_rates(report: EvalReport) -> str:
+    """Pass rate per scenario and provider/model, for repeated (``--epochs``) runs."""
+    groups: dict[tuple[str, str], list[EvalRow]] = defaultdict(list)
+    for row in report.rows:
+        groups[(row.scenario, f"{row.provider}/{row.model}")].append(row)
+    lines = ["pass rate per scenario (passes/runs, rate, Wilson 95% interval):"]
+    shared = False
+    for (scenario, target), rows in sorted(groups.items()):
+        counted = [r for r in rows if r.verdict is not Verdict.SKIP]
+        passed = sum(1 for r in counted if r.verdict is Verdict.PASS)
+        recordings = {r.cassette for r in rows if r.cassette is not None}
+        # N replays of one recording are one answer N times, not N samples of the model.
+        mark = "†" if recordings and len(recordings) < len(rows) else ""
+        shared = shared or bool(mark)
+        lines.append(f"  {scenario:30s} {target:40s} {render_rate(passed, len(counted))}{mark}")
+    if shared:
+        lines.append("  † epochs replayed a shared recording: record each epoch for a real rate")
+    return "\n".join(lines)
