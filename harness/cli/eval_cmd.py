@@ -23,6 +23,11 @@ harness eval [--report PATH] [--epochs N] [--evals-dir DIR] [--baseline PATH]
     PYTEST ARGS pass through: -n auto, -k edit, --harness-provider openai,
     --harness-model MODEL, --record-mode once, --harness-base-url URL, ...
     --baseline PATH: then compare with that report; exit 1 on a regression.
+    --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
+    interval); replay serves epoch k its own <test>[epoch-k].yaml cassette when
+    one was recorded, else the single recording; recording records each epoch.
+    --max-cost USD: when recording (--record-mode ...), skip the remaining evals
+    once the estimated spend (token usage x price table) reaches USD.
 harness eval --mutants [--fail-on survivors] [PYTEST ARGS...]
     Replay every recorded eval against perturbed model responses derived from
     its cassette (offline) and show which mutants each eval killed.
@@ -74,7 +79,10 @@ def _run(args: list[str]) -> None:
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--mutants", action="store_true")
     parser.add_argument("--fail-on", choices=("survivors", "never"), default=None)
+    parser.add_argument("--max-cost", type=float, default=None)
     known, passthrough = parser.parse_known_args(args)
+    if known.max_cost is not None:
+        passthrough += ["--harness-max-cost", str(known.max_cost)]
     if known.mutants and known.baseline is not None:
         fail("--baseline compares eval rows; run it without --mutants")
     if known.fail_on is not None and not known.mutants:

@@ -62,17 +62,15 @@ class PriceTable(BaseModel):
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
+    import yaml
+
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
             data = yaml.safe_load(text)
         else:
             data = json.loads(text)
-    except ValueError as exc:  # json.JSONDecodeError and yaml.YAMLError's parse errors
+    except (ValueError, yaml.YAMLError) as exc:
         raise ConfigurationError(f"price file {path} is not valid JSON/YAML: {exc}") from None
-    except Exception as exc:  # yaml.YAMLError is not a ValueError
-        raise ConfigurationError(f"price file {path} is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigurationError(
             f"price file {path} must be a mapping with 'as_of' and 'models', got "

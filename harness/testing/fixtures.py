@@ -14,6 +14,7 @@ from harness.testing.mutant_mode import mutant_id, serve_mutant
 from harness.testing.naming import epoch_cassette, epoch_of, scenario_name, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
+from harness.testing.spend import LEDGER_KEY
 from harness.testing.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -111,6 +112,9 @@ def provider(
     harness_run_log.cassette = path.name
     hint = f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider_name}"
     harness_run_log.provider, harness_run_log.model = provider_name, model
+    ledger = request.config.stash.get(LEDGER_KEY, None)
+    if ledger is not None:
+        ledger.check_price(model)
     with recorded_provider(
         provider_name,
         model=model,
@@ -124,6 +128,8 @@ def provider(
     # Read after the cassette closed: a recording run has saved it by now, and a
     # replay's source is where it was recorded, not "replay".
     harness_run_log.source = _source_of(path)
+    if ledger is not None:
+        ledger.add(model, harness_run_log.usage())
 
 
 def _source_of(path: Path) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.errors import TraceAssertionError
+from harness.core.messages import Usage
 from harness.engine.run_types import RunResult
 from harness.tracing import TraceSpan, TraceTree
 
@@ -42,14 +43,22 @@ class RunLog:
 
         return [load_trace(r.trace_path) for r in self.results if r.trace_path is not None]
 
+    def final_results(self) -> list[RunResult]:
+        """The runs whose totals are not already in a later (resumed) run's."""
+        resumed = {r.resumed_from_approval_id for r in self.results}
+        return [r for r in self.results if r.approval_id is None or r.approval_id not in resumed]
+
+    def usage(self) -> Usage:
+        """The tokens of every run of the test."""
+        return sum((r.usage for r in self.final_results()), Usage())
+
     def summary(self) -> dict[str, Any]:
         """The numbers an eval row reports."""
         from harness.testing.trace_query import normalize_trace
 
         trees = self.traces()
         # A resumed run's totals already include the run it continued.
-        resumed = {r.resumed_from_approval_id for r in self.results}
-        finals = [r for r in self.results if r.approval_id is None or r.approval_id not in resumed]
+        finals = self.final_results()
         return {
             "steps": sum(r.steps for r in finals),
             "tool_calls": sum(r.tool_calls for r in finals),
