@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.evals import Verdict, load_report
 from harness.recording.sim import SimulatorServer
@@ -110,3 +111,31 @@ def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> N
     )
     assert done.returncode == 1
     assert "--harness-max-cost cannot price model 'gpt-unpriced'" in done.stdout
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_recording_retries_a_429_and_never_saves_it(tmp_path: Path, provider: str) -> None:
+    from harness import RunMode, Settings, build_application
+    from harness.testing.recorded import recorded_provider
+
+    cassette = tmp_path / "retry.yaml"
+    script = {"turns": [{"error": {"status": 429}}, "recorded after the retry"]}
+    with (
+        SimulatorServer(script) as server,
+        recorded_provider(
+            provider, model=None, cassette=cassette, record_mode="rewrite", base_url=server.url
+        ) as recorded,
+    ):
+        settings = Settings(workdir=tmp_path / "w", state_dir=tmp_path / "s", trace_mode="off")
+        (tmp_path / "w").mkdir()
+        app = build_application(settings, provider=recorded.provider)
+        try:
+            result = app.run("hi", mode=RunMode.ACT, session="retry")
+        finally:
+            app.close()
+    assert result.text == "recorded after the retry"
+    # The 429 was retried (the SDK's retries stay on when recording) and only the
+    # answer that followed was saved: a replay never serves the rate limit.
+    assert server.hits == 2
+    saved = yaml.safe_load(cassette.read_text("utf-8"))["interactions"]
+    assert [i["response"]["status"]["code"] for i in saved] == [200]
