@@ -143,12 +143,24 @@ def _compare(args: list[str]) -> None:
     from harness.core.errors import HarnessError
     from harness.evals import FailOn, GateSettings, compare_reports, load_prices, load_report
 
-    parser = argparse.ArgumentParser(prog="harness eval compare")
+    parser = argparse.ArgumentParser(
+        prog="harness eval compare",
+        description="Compare two eval reports as a gate. Exit codes: 0 ok, 1 regression, "
+        "3 weaker, 4 other change, 5 slower, 2 usage error; each --fail-on level also fails "
+        "on the graver findings.",
+    )
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
     parser.add_argument("--fail-on", choices=[f.value for f in FailOn], default="never")
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--max-drop", type=float, default=0.5)
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance of the one-sided Fisher test"
+    )
+    parser.add_argument(
+        "--max-drop",
+        type=float,
+        default=0.5,
+        help="a case that passed every old run regresses when its rate falls this much",
+    )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     known = parser.parse_args(args)
     try:

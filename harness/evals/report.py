@@ -133,6 +133,31 @@ class EvalReport(BaseModel):
         found = {row.source for row in self.rows} | {m.source for m in self.mutants}
         return tuple(source for source in Source if source in found)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cases(self) -> list[dict[str, Any]]:
+        """Per (case, provider, model role): passes / runs, rate, Wilson 95% interval, cost."""
+        from harness.evals.aggregate import aggregate_rows  # it builds on this module
+
+        summary = []
+        for runs in aggregate_rows(self.rows).values():
+            interval, per_run = runs.interval, runs.cost_per_run()
+            summary.append(
+                {
+                    "case": runs.case,
+                    "provider": runs.provider,
+                    "model_role": runs.role,
+                    "models": list(runs.models),
+                    "passes": runs.passes,
+                    "runs": runs.runs,
+                    "rate": runs.rate,
+                    "interval": [round(interval.low, 4), round(interval.high, 4)],
+                    "recordings": runs.recordings,
+                    "cost_usd": None if per_run is None else per_run * runs.runs,
+                }
+            )
+        return summary
+
     @property
     def cost_usd(self) -> float | None:
         """The priced rows' total; None when no row is priced."""

@@ -206,3 +206,14 @@ def test_older_reports_still_load_and_compare(tmp_path: Path, version: int) -> N
     code, out = _compare(path, after, "--fail-on", "regression")
     assert code == 1, out
     assert "  pass rate: 2/2 100% [34–100] -> 0/1 0% [0–79]" in out
+
+
+def test_the_report_summarises_each_case(tmp_path: Path) -> None:
+    path = _write(tmp_path / "r.json", _rows("edit", 2, 3, cost_usd=0.01), _rows("plan", 1, 1))
+    stored = json.loads(path.read_text("utf-8"))
+    edit, plan = stored["cases"]
+    assert (edit["case"], edit["passes"], edit["runs"]) == ("edit", 2, 3)
+    assert edit["interval"] == [0.2077, 0.9385]
+    assert edit["cost_usd"] == pytest.approx(0.03)
+    assert (plan["rate"], plan["cost_usd"]) == (1.0, None)
+    assert load_report(path).rows == EvalReport.model_validate(stored).rows  # cases is derived
