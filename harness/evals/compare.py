@@ -314,6 +314,12 @@ def _change(
             counted = True
     if old_cost is not None and new_cost is not None and old_cost != new_cost:
         notes.append(f"cost per run: ${old_cost:.4f} -> ${new_cost:.4f}")
+    for side, runs in (("old", old), ("new", new)):
+        if 0 < runs.recordings < len(runs.rows):
+            notes.append(
+                f"{side}: {len(runs.rows)} runs replayed {runs.recordings} recording(s); "
+                "replays are not independent samples of the model"
+            )
     slow = settings.slower(old.median_duration(), new.median_duration())
     if slow:
         notes.append(
