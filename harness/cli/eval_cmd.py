@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer._click.core import Context
@@ -14,7 +13,7 @@ from typer.core import TyperGroup
 from harness.cli.errors import EXIT_USAGE, fail
 
 if TYPE_CHECKING:
-    from harness.evals import Comparison, EvalReport, EvalRow
+    from harness.evals import EvalReport
 
 __all__ = ["eval_app"]
 
@@ -29,7 +28,15 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     Unknown options and arguments pass through to pytest: -n auto, -k edit,
     --harness-provider openai, --harness-model MODEL, --record-mode once,
     --harness-base-url URL, ...  (put `--` before them to be explicit).
-harness eval compare OLD NEW [--fail-on regression] [--json]
+    --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
+    interval); replay serves epoch k its own <test>[epoch-k].yaml cassette when
+    one was recorded, else the single recording; recording records each epoch.
+    --max-cost USD: when recording, skip the remaining evals once the estimated
+    spend (token usage x price table) reaches USD.
+harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
+             [--alpha 0.05] [--max-drop 0.5] [--json]
+    Cases pair by (case, provider, model role); epochs fold into pass rates.
+    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower.
 harness eval merge REPORT... --output PATH
 
 \b
@@ -46,10 +53,16 @@ class FailOnMutants(StrEnum):
 
 
 class FailOnCompare(StrEnum):
-    """When ``harness eval compare`` exits 1."""
+    """When ``harness eval compare`` fails: a finding at this level or a graver one.
+
+    The values of ``harness.evals.FailOn``, spelled here so that ``harness --help``
+    imports no eval machinery.
+    """
 
     REGRESSION = "regression"
+    WEAKER = "weaker"
     CHANGE = "change"
+    SLOWER = "slower"
     NEVER = "never"
 
 
@@ -62,6 +75,10 @@ class _EvalGroup(TyperGroup):
     """
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if args and args[0] in self.commands:
+            # `compare OLD NEW --fail-on regression`: every option after the
+            # sub-command's name is the sub-command's, not the group's.
+            ctx.allow_interspersed_args = False
         super().parse_args(ctx, args)
         protected = ctx._protected_args
         if protected and protected[0] not in self.commands:
@@ -76,7 +93,13 @@ eval_app = typer.Typer(cls=_EvalGroup, rich_markup_mode=None, add_completion=Fal
 @eval_app.callback(
     invoke_without_command=True,
     help=_HELP,
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    # Interspersed: harness's own options may follow pytest's (`--record-mode rewrite
+    # --epochs 2`); a group would otherwise stop at the first bare word.
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "allow_interspersed_args": True,
+    },
 )
 def eval_command(
     ctx: typer.Context,
@@ -100,6 +123,14 @@ def eval_command(
     fail_on: Annotated[
         FailOnMutants | None,
         typer.Option(help="With --mutants: exit 1 when an eval lets mutants survive."),
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            help="When recording: skip the remaining evals once the estimated spend "
+            "(token usage x price table) reaches this many USD.",
+            min=0.0,
+        ),
     ] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -126,6 +157,7 @@ def eval_command(
         baseline=baseline,
         mutants=mutants,
         fail_on=fail_on or FailOnMutants.NEVER,
+        max_cost=max_cost,
     )
 
 
@@ -147,9 +179,11 @@ def _run(
     baseline: Path | None,
     mutants: bool,
     fail_on: FailOnMutants,
+    max_cost: float | None,
 ) -> None:
     from harness.evals import (
         compare_reports,
+        load_prices,
         load_report,
         render_pass_rates,
         render_table,
@@ -158,6 +192,8 @@ def _run(
 
     # Loaded before running: a bad baseline path fails fast.
     old = load_report(baseline) if baseline is not None else None
+    if max_cost is not None:
+        args = [*args, "--harness-max-cost", str(max_cost)]
     run = run_evals(args, evals_dir=evals_dir, report_path=report, epochs=epochs, mutants=mutants)
     if run.exit_code == _PYTEST_USAGE_ERROR:
         # pytest printed its own usage error above; say whose arguments were refused.
@@ -181,7 +217,7 @@ def _run(
     _echo_paths(run.paths)
     regressed = False
     if old is not None:
-        comparison = compare_reports(old, run.report)
+        comparison = compare_reports(old, run.report, prices=load_prices())
         typer.echo(f"\ncompared with the baseline {baseline}:")
         typer.echo(comparison.render())
         regressed = bool(comparison.regressions)
@@ -219,46 +255,39 @@ def compare(
     old: Annotated[Path, typer.Argument(help="The earlier report (JSON).")],
     new: Annotated[Path, typer.Argument(help="The later report (JSON).")],
     fail_on: Annotated[
-        FailOnCompare, typer.Option(help="Exit 1 on a regression, on any change, or never.")
+        FailOnCompare,
+        typer.Option(
+            help="Exit non-zero on this finding or a graver one: regression 1, weaker 3, "
+            "change 4, slower 5."
+        ),
     ] = FailOnCompare.NEVER,
+    alpha: Annotated[
+        float, typer.Option(help="Significance of the one-sided Fisher exact test.")
+    ] = 0.05,
+    max_drop: Annotated[
+        float,
+        typer.Option(
+            help="A case that passed every old run regresses when its rate falls this much."
+        ),
+    ] = 0.5,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
 ) -> None:
-    """Compare two eval reports: verdict flips, shape changes, new and gone rows."""
-    from harness.evals import compare_reports, load_report
+    """Compare two eval reports as a gate: regressions, weaker cases, changes, not run.
 
-    comparison = compare_reports(load_report(old), load_report(new))
-    if as_json:
-        typer.echo(json.dumps(_comparison_json(comparison), indent=2))
-    else:
-        typer.echo(comparison.render())
-    if fail_on is FailOnCompare.REGRESSION and comparison.regressions:
-        raise typer.Exit(1)
-    if fail_on is FailOnCompare.CHANGE and comparison.changes:
-        raise typer.Exit(1)
+    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower, 2 usage
+    error; each --fail-on level also fails on the graver findings.
+    """
+    from harness.evals import FailOn, GateSettings, compare_reports, load_prices, load_report
 
-
-def _comparison_json(comparison: Comparison) -> dict[str, Any]:
-    def verdict(row: EvalRow | None) -> str | None:
-        return row.verdict.value if row is not None else None
-
-    return {
-        "old_sources": [source.value for source in comparison.old_sources],
-        "new_sources": [source.value for source in comparison.new_sources],
-        "regressions": len(comparison.regressions),
-        "changes": [
-            {
-                "scenario": change.scenario,
-                "provider": change.provider,
-                "old_verdict": verdict(change.old),
-                "new_verdict": verdict(change.new),
-                "regression": change.regression,
-                "verdict_flip": change.verdict_flip,
-                "notes": list(change.notes),
-                "shape_diff": list(change.shape_diff),
-            }
-            for change in comparison.changes
-        ],
-    }
+    try:
+        settings = GateSettings(alpha=alpha, max_drop=max_drop)
+    except ValueError as exc:
+        fail(str(exc), code=EXIT_USAGE)
+    comparison = compare_reports(load_report(old), load_report(new), settings, prices=load_prices())
+    typer.echo(comparison.to_json() if as_json else comparison.render())
+    code = comparison.exit_code(FailOn(fail_on.value))
+    if code:
+        raise typer.Exit(code)
 
 
 @eval_app.command("merge")

@@ -195,18 +195,17 @@ def test_eval_compare_json(tmp_path: Path) -> None:
     done = _harness(tmp_path, "eval", "compare", str(old), str(new), "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["regressions"] == 1
-    [change] = data["changes"]
-    assert (change["scenario"], change["old_verdict"], change["new_verdict"]) == (
-        "edit",
-        "pass",
-        "fail",
-    )
-    assert change["regression"] is True and change["verdict_flip"] is True
+    by_case = {case["case"]: case for case in data["cases"]}
+    assert by_case["edit"]["status"] == "regression"
+    assert (by_case["edit"]["old"]["passes"], by_case["edit"]["new"]["passes"]) == (1, 0)
+    assert by_case["read"]["status"] == "same"
+    failing = _harness(tmp_path, "eval", "compare", str(old), str(new), "--fail-on", "regression")
+    assert failing.returncode == 1, failing.stderr
     gated = _harness(
         tmp_path, "eval", "compare", str(old), str(new), "--json", "--fail-on", "regression"
     )
-    assert gated.returncode == 1 and json.loads(gated.stdout)["regressions"] == 1
+    statuses = [case["status"] for case in json.loads(gated.stdout)["cases"]]
+    assert gated.returncode == 1 and statuses.count("regression") == 1
 
 
 def test_eval_compare_and_merge_have_typer_help(tmp_path: Path) -> None:
