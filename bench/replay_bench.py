@@ -29,7 +29,7 @@ import vcr
 from harness.core import LLMRequest, Message
 from harness.providers import OpenAIProvider
 from harness.recording import use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 SIZES = (1, 100, 1000)
 VCR_SAMPLE = 40  # plain vcrpy at 1,000 costs tens of ms per call: sample evenly

@@ -1,9 +1,9 @@
-"""Record and replay real provider HTTP traffic (vcrpy cassettes), and simulate it.
+"""Record and replay real provider HTTP traffic (vcrpy cassettes).
 
 ``use_cassette`` wraps vcrpy so that the official OpenAI and Anthropic SDKs record
 to and replay from readable cassettes, matched through an index on method, path
-and normalized JSON body. ``harness.recording.sim`` is a local OpenAI- and
-Anthropic-compatible server that answers from a scenario script.
+and normalized JSON body. The simulator that cassettes are often recorded
+against is a server of its own, :mod:`harness.simulator`.
 """
 
 from harness.recording._check import check_cassettes, scan_cassette_file

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from harness.app import Application
     from harness.providers.protocol import LLMProvider
     from harness.providers.scripted import ScriptedProvider
-    from harness.recording.sim import SimulatorServer
+    from harness.simulator import SimulatorServer
 
 __all__ = [
     "assert_trace_golden",
@@ -215,7 +215,7 @@ def assert_trace_golden(
 @pytest.fixture
 def sim_server() -> Iterator[Callable[..., SimulatorServer]]:
     """Start the OpenAI/Anthropic simulator: ``sim_server(script)`` -> running server."""
-    from harness.recording.sim import SimulatorServer
+    from harness.simulator import SimulatorServer
 
     started: list[SimulatorServer] = []
 

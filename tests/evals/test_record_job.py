@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "evals.yml"

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 ROOT = Path(__file__).resolve().parents[2]
 _VOLATILE = (

@@ -13,7 +13,7 @@ import yaml
 
 from harness.recording import NetworkBlockedError, use_cassette
 from harness.recording._guard import network_blocked
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import (
     AGENT_SCRIPT,

@@ -6,8 +6,8 @@ import re
 import threading
 from typing import Any
 
-from harness.recording.sim._conversation import Conversation
-from harness.recording.sim._script import (
+from harness.simulator._conversation import Conversation
+from harness.simulator._script import (
     Condition,
     EchoSentinelsRule,
     Reply,

@@ -167,7 +167,7 @@ Rule = Annotated[ReplyRule | EchoSentinelsRule, Field(discriminator="kind")]
 
 
 class Script(BaseModel):
-    """A versioned scenario script for :class:`~harness.recording.sim.SimulatorServer`.
+    """A versioned scenario script for :class:`~harness.simulator.SimulatorServer`.
 
     Attributes:
         turns: replies in order; a plain string is a text reply.

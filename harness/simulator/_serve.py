@@ -8,7 +8,7 @@ import threading
 from collections.abc import Sequence
 
 from harness.core.errors import ConfigurationError
-from harness.recording.sim._server import SimulatorServer
+from harness.simulator._server import SimulatorServer
 
 __all__ = ["main", "serve"]
 
@@ -38,9 +38,9 @@ def serve(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Command line: ``python -m harness.recording.sim --script FILE --port N``."""
+    """Command line: ``python -m harness.simulator --script FILE --port N``."""
     parser = argparse.ArgumentParser(
-        prog="python -m harness.recording.sim",
+        prog="python -m harness.simulator",
         description="Serve an OpenAI/Anthropic-compatible API from a scenario script.",
     )
     parser.add_argument("--script", required=True, help="YAML or JSON scenario script")

@@ -15,11 +15,11 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from harness.recording._metadata import SIMULATOR_HEADER
-from harness.recording.sim import _anthropic, _openai
-from harness.recording.sim._conversation import ApiError, Conversation
-from harness.recording.sim._runner import ScriptExhausted, ScriptRunner
-from harness.recording.sim._script import ErrorReply, Reply, Script, load_script
-from harness.recording.sim._wire import Answer, Ids, json_answer, request_seed
+from harness.simulator import _anthropic, _openai
+from harness.simulator._conversation import ApiError, Conversation
+from harness.simulator._runner import ScriptExhausted, ScriptRunner
+from harness.simulator._script import ErrorReply, Reply, Script, load_script
+from harness.simulator._wire import Answer, Ids, json_answer, request_seed
 
 __all__ = ["ReceivedRequest", "SimulatorServer"]
 
