@@ -11,9 +11,7 @@ import harness.recording
 import harness.simulator
 
 
-@pytest.mark.parametrize(
-    "module", [harness.recording, harness.simulator], ids=lambda m: m.__name__
-)
+@pytest.mark.parametrize("module", [harness.recording, harness.simulator], ids=lambda m: m.__name__)
 def test_all_is_sorted_and_exported(module: object) -> None:
     names = module.__all__  # type: ignore[attr-defined]
     assert names == sorted(names)
