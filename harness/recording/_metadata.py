@@ -69,16 +69,18 @@ def describe_recording(
     overrides: Mapping[str, Any] | None,
     ignore_body_fields: Sequence[str] = (),
     ignore_query_params: Sequence[str] = (),
+    hosts: Sequence[str] | None = None,
 ) -> CassetteMetadata:
     """Metadata for interactions given as ``(uri, normalized request body)`` pairs.
 
     ``overrides`` (the caller's ``metadata=``) may set ``provider`` and ``model``;
-    its other keys are kept under ``extra``.
+    its other keys are kept under ``extra``. ``hosts`` (where the traffic really
+    went) defaults to the hosts of the URIs.
     """
     extra = dict(overrides or {})
     parts = [urlsplit(uri) for uri, _ in requests]
-    hosts = _joined([part.netloc for part in parts])
-    against = f"{hosts} (harness simulator)" if hosts and simulated else hosts
+    joined = _joined([part.netloc for part in parts] if hosts is None else hosts)
+    against = f"{joined} (harness simulator)" if joined and simulated else joined
     bodies = [body for _, body in requests]
     models = [body.get("model") if isinstance(body, dict) else None for body in bodies]
     provider = extra.pop("provider", None) or _joined(

@@ -167,7 +167,8 @@ def use_cassette(
         metadata: extra ``harness:`` metadata to save (``provider``/``model`` override
             what is detected from the traffic).
         rerecord_hint: the command to re-record, shown in errors.
-        save_error_responses: also record 429 and 5xx answers.
+        save_error_responses: also record 4xx and 5xx answers (by default a failed
+            call is not saved, so it can never replay as the answer).
         block_network: refuse non-loopback sockets in the block; by default on in
             mode ``"none"``.
 

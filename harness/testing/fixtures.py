@@ -11,7 +11,7 @@ import pytest
 
 from harness.testing.collector import ROW_PROPERTY
 from harness.testing.mutant_mode import mutant_id, serve_mutant
-from harness.testing.naming import scenario_name, test_name
+from harness.testing.naming import is_streaming, scenario_name, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
 from harness.testing.workspace import Workspace
@@ -99,11 +99,10 @@ def provider(
 
     model = harness_options.model or DEFAULT_MODELS.get(provider_name, provider_name)
     node = request.node
+    stream = is_streaming(node)
     test_file = Path(str(node.path)).relative_to(harness_options.rootdir).as_posix()
-    path = cassette_path(
-        harness_options.cassette_dir, provider_name, model, test_file, test_name(node)
-    )
-    hint = f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider_name}"
+    name = test_name(node) + ("-stream" if stream else "")
+    path = cassette_path(harness_options.cassette_dir, provider_name, model, test_file, name)
     harness_run_log.provider, harness_run_log.model = provider_name, model
     with recorded_provider(
         provider_name,
@@ -111,13 +110,33 @@ def provider(
         cassette=path,
         record_mode=harness_options.record_mode,
         base_url=harness_options.base_url,
-        rerecord_hint=hint,
+        rerecord_hint=_rerecord_hint(node, path, provider_name, harness_options),
         allow_unplayed=node.get_closest_marker("eval") is None,
+        ignore_query_params=harness_options.ignore_query_params,
+        save_error_responses=harness_options.record_errors,
+        stream=stream,
     ) as recorded:
         yield recorded.provider
     # Read after the cassette closed: a recording run has saved it by now, and a
     # replay's source is where it was recorded, not "replay".
     harness_run_log.source = _source_of(path)
+
+
+def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: HarnessOptions) -> str:
+    """The command that re-records this test's cassette, as it was recorded."""
+    parts = [f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider}"]
+    if options.stream != "off":
+        parts.append(f"--harness-stream={options.stream}")  # the node id needs it
+    if options.ignore_query_params:
+        parts.append(f"--harness-ignore-query-params={','.join(options.ignore_query_params)}")
+    if options.base_url:
+        parts.append(f"--harness-base-url={options.base_url}")
+    elif _source_of(path) == "simulator":
+        parts.append(
+            "--harness-base-url=http://127.0.0.1:8765 (it was recorded against the harness "
+            "simulator: run `harness sim serve --script <its script> --port 8765` first)"
+        )
+    return " ".join(parts)
 
 
 def _source_of(path: Path) -> str:
