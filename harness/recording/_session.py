@@ -68,6 +68,11 @@ class CassetteHandle:
         return self._cassette.options.mode
 
     @property
+    def miss(self) -> CassetteError | None:
+        """The first replay miss of this session, if a request matched nothing."""
+        return self._cassette.miss
+
+    @property
     def metadata(self) -> CassetteMetadata | None:
         """The ``harness:`` block of the loaded file, if it had one."""
         return self._cassette.loaded_metadata

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.testing.collector import ROW_PROPERTY
+from harness.testing.misses import HANDLE_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id, serve_mutant
 from harness.testing.naming import is_streaming, scenario_name, test_name
 from harness.testing.options import HarnessOptions
@@ -95,7 +96,8 @@ def provider(
         harness_run_log.source = "scripted"
         yield request.getfixturevalue("scripted_provider")
         return
-    from harness.testing.recorded import DEFAULT_MODELS, cassette_path, recorded_provider
+    from harness.core.errors import CassetteError
+    from harness.testing.recorded import DEFAULT_MODELS, cassette_path
 
     model = harness_options.model or DEFAULT_MODELS.get(provider_name, provider_name)
     node = request.node
@@ -104,6 +106,29 @@ def provider(
     name = test_name(node) + ("-stream" if stream else "")
     path = cassette_path(harness_options.cassette_dir, provider_name, model, test_file, name)
     harness_run_log.provider, harness_run_log.model = provider_name, model
+    try:
+        yield from _recorded(request, path, provider_name, model, stream, harness_options)
+    except CassetteError as exc:
+        # The miss already failed the test (with its diff); raising it again here
+        # would report the same miss a second time, as a teardown error.
+        if not already_reported(node, exc):
+            raise
+    # Read after the cassette closed: a recording run has saved it by now, and a
+    # replay's source is where it was recorded, not "replay".
+    harness_run_log.source = _source_of(path)
+
+
+def _recorded(
+    request: pytest.FixtureRequest,
+    path: Path,
+    provider_name: str,
+    model: str,
+    stream: bool,
+    harness_options: HarnessOptions,
+) -> Iterator[LLMProvider]:
+    from harness.testing.recorded import recorded_provider
+
+    node = request.node
     with recorded_provider(
         provider_name,
         model=model,
@@ -116,10 +141,8 @@ def provider(
         save_error_responses=harness_options.record_errors,
         stream=stream,
     ) as recorded:
+        node.stash[HANDLE_KEY] = recorded.handle
         yield recorded.provider
-    # Read after the cassette closed: a recording run has saved it by now, and a
-    # replay's source is where it was recorded, not "replay".
-    harness_run_log.source = _source_of(path)
 
 
 def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: HarnessOptions) -> str:

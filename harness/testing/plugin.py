@@ -13,7 +13,7 @@ from collections.abc import Generator
 import pytest
 
 from harness.evals.mutant_results import CONTROL
-from harness.testing import mutant_mode, mutant_outcome
+from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -199,6 +199,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.excinfo is not None and report.failed:
+        misses.rewrite_miss_report(item, call, report)
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
