@@ -43,7 +43,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (loopback).")] = "127.0.0.1",
 ) -> None:
     """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted."""
-    from harness.simulator import serve as run_server
+    from harness.simulator import serve_or_exit as run_server
 
     run_server(script, host, port)
 

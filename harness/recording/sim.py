@@ -18,6 +18,7 @@ from harness.simulator import (
     SimulatorServer,
     load_script,
     serve,
+    serve_or_exit,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "SimulatorServer",
     "load_script",
     "serve",
+    "serve_or_exit",
 ]
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from harness.simulator._script import (
     ScriptToolCall,
     load_script,
 )
-from harness.simulator._serve import serve
+from harness.simulator._serve import serve, serve_or_exit
 from harness.simulator._server import ReceivedRequest, SimulatorServer
 
 __all__ = [
@@ -31,4 +31,5 @@ __all__ = [
     "SimulatorServer",
     "load_script",
     "serve",
+    "serve_or_exit",
 ]
