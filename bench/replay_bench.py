@@ -73,7 +73,9 @@ def record(directory: Path) -> tuple[str, dict[int, Path], float]:
                 for i in range(size):
                     call(provider, i)
         per_call = (time.perf_counter() - started) / sum(SIZES)
-        return f"{sim.url}/v1", paths, per_call
+    # Simulator recordings are stored under the real API host, so replays (harness
+    # and plain vcrpy alike) use the SDK's default base URL, as harness does.
+    return "https://api.openai.com/v1", paths, per_call
 
 
 class Cost(NamedTuple):
