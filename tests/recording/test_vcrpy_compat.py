@@ -13,7 +13,7 @@ import pytest
 import vcr
 import yaml
 
-from harness.recording._canonical import VCRPY_MATCH_ON
+from harness.recording import VCRPY_MATCH_ON
 from tests.recording.vanilla import COMMITTED, ROOT, replay_through_sdk
 
 
