@@ -66,7 +66,14 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("entry", [["-m", "harness.simulator"], ["-m", "harness", "sim", "serve"]])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ["-m", "harness.simulator"],
+        ["-m", "harness", "sim", "serve"],
+        ["-m", "harness.recording.sim"],
+    ],
+)
 def test_start_up_errors_are_one_line_with_exit_2(
     entry: list[str], tmp_path: Path, script: Path, busy_port: int
 ) -> None:

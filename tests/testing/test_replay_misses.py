@@ -113,3 +113,40 @@ def test_a_swallowed_miss_still_fails_once_at_teardown(
 def test_a_matching_replay_still_passes(recorded: tuple[pytest.Pytester, str]) -> None:
     pytester, _ = recorded
     pytester.runpytest().assert_outcomes(passed=2)
+
+
+DIRECT_TEST = """
+import openai
+from harness.recording import use_cassette
+
+
+def test_direct(tmp_path):
+    client = openai.OpenAI(api_key="sk-test", max_retries=0)
+    with use_cassette({path!r}):
+        client.chat.completions.create(
+            model="m", messages=[{{"role": "user", "content": "changed"}}]
+        )
+"""
+
+
+def test_a_miss_through_use_cassette_directly_is_reported_diff_first(
+    pytester: pytest.Pytester, sim_server: Any
+) -> None:
+    import openai
+
+    from harness.recording import use_cassette
+
+    server: SimulatorServer = sim_server({"version": 1, "turns": ["hi"]})
+    path = pytester.path / "direct.yaml"
+    client = openai.OpenAI(api_key="sk-test", base_url=f"{server.url}/v1", max_retries=0)
+    with use_cassette(path, record_mode="once"):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    client.close()
+    pytester.makepyfile(test_direct=DIRECT_TEST.format(path=str(path)))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    section = _failure_section(out, "test_direct")
+    assert section[0].startswith("request not found in cassette "), section[:3]
+    assert section[1] == "  messages[0].content: 'hi' -> 'changed'", section[:3]
+    assert "site-packages/openai" not in out and out.count("recorded -> now:") == 1
