@@ -29,7 +29,7 @@ import vcr
 from harness.core import LLMRequest, Message
 from harness.providers import OpenAIProvider
 from harness.recording import use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 SIZES = (1, 100, 1000)
 VCR_SAMPLE = 40  # plain vcrpy at 1,000 costs tens of ms per call: sample evenly
@@ -73,7 +73,9 @@ def record(directory: Path) -> tuple[str, dict[int, Path], float]:
                 for i in range(size):
                     call(provider, i)
         per_call = (time.perf_counter() - started) / sum(SIZES)
-        return f"{sim.url}/v1", paths, per_call
+    # Simulator recordings are stored under the real API host, so replays (harness
+    # and plain vcrpy alike) use the SDK's default base URL, as harness does.
+    return "https://api.openai.com/v1", paths, per_call
 
 
 class Cost(NamedTuple):

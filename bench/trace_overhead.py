@@ -24,7 +24,7 @@ from pathlib import Path
 from harness import Settings, build_application
 from harness.providers import LLMProvider, OpenAIProvider, ScriptedProvider, tool_call
 from harness.recording import use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 from harness.tracing import NULL_SPAN, Tracer, TraceSpan, TraceTree
 
 STEPS = 50

@@ -79,7 +79,7 @@ def serve(
 
     from harness.cli.errors import explain_validation
     from harness.cli.ports import busy_port_message
-    from harness.recording.sim import serve as run_server
+    from harness.simulator import serve as run_server
 
     if not script.is_file():
         what = "is a folder" if script.is_dir() else "does not exist"

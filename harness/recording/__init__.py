@@ -1,11 +1,12 @@
-"""Record and replay real provider HTTP traffic (vcrpy cassettes), and simulate it.
+"""Record and replay real provider HTTP traffic (vcrpy cassettes).
 
 ``use_cassette`` wraps vcrpy so that the official OpenAI and Anthropic SDKs record
 to and replay from readable cassettes, matched through an index on method, path
-and normalized JSON body. ``harness.recording.sim`` is a local OpenAI- and
-Anthropic-compatible server that answers from a scenario script.
+and normalized JSON body. The simulator that cassettes are often recorded
+against is a server of its own, :mod:`harness.simulator`.
 """
 
+from harness.recording._canonical import VCRPY_MATCH_ON
 from harness.recording._check import check_cassettes, scan_cassette_file
 from harness.recording._errors import (
     NetworkBlockedError,
@@ -20,6 +21,7 @@ from harness.recording._secrets import Finding
 from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
 
 __all__ = [
+    "VCRPY_MATCH_ON",
     "CassetteHandle",
     "CassetteMetadata",
     "CassetteReport",

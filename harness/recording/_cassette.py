@@ -21,12 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from vcr.cassette import Cassette
 from vcr.record_mode import RecordMode as VcrRecordMode
 from vcr.request import Request
 
 from harness.core.errors import CassetteError
+from harness.recording._canonical import canonical_uri
 from harness.recording._errors import passthrough
 from harness.recording._filters import (
     keep_request_headers,
@@ -281,29 +283,47 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             return False
         self.verify_all()
         chosen = self.interactions_to_save()
-        simulated = any(
-            SIMULATOR_HEADER in self.data.response(i).get("headers", {}) for i in chosen
-        )
+        simulated = [i for i in chosen if self._simulated(i)]
         normalizer = self.options.normalizer
         requests = [self.data.request(i) for i in chosen]
         described = [(request.uri, normalizer.value(request.body)) for request in requests]
         metadata = describe_recording(
             described,
-            simulated,
+            bool(simulated),
             self.options.metadata,
             normalizer.ignore_fields,
             normalizer.ignore_query_params,
+            hosts=self._hosts(chosen, simulated),
         )
         save_cassette(Path(self._path), [self._stored(i) for i in chosen], metadata)
         self.dirty = False
         return True
 
+    def _simulated(self, index: int) -> bool:
+        return SIMULATOR_HEADER in self.data.response(index).get("headers", {})
+
+    def _hosts(self, chosen: list[int], simulated: list[int]) -> list[str]:
+        """Where the saved interactions really went.
+
+        A loaded simulator interaction is stored under its provider's canonical
+        host, so its real host comes from the loaded metadata instead.
+        """
+        from_file = {i for i in simulated if i < self._loaded_count}
+        hosts = [urlsplit(self.data.request(i).uri).netloc for i in chosen if i not in from_file]
+        against = self.loaded_metadata.recorded_against if self.loaded_metadata else None
+        if from_file and against:
+            hosts.extend(against.removesuffix(" (harness simulator)").split(", "))
+        return hosts
+
     def _stored(self, index: int) -> Interaction:
         request, response = self.data[index]
         headers = keep_request_headers(request.headers)
+        uri = redact_uri(request.uri)
+        if self._simulated(index):
+            uri = canonical_uri(uri)  # the metadata still names the simulator
         stored_request = {
             "method": request.method,
-            "uri": redact_uri(request.uri),
+            "uri": uri,
             "headers": {name: [value] for name, value in headers.items()},
             "body": stored_body(request.body, headers.get("content-type", "")),
         }

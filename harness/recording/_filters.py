@@ -5,9 +5,9 @@ cookies, organisation/project ids) and noise (``x-stainless-*``, rate limits,
 ``cf-*``, dates, user agents) never reach the file, whether the interaction was
 recorded now or loaded from a file that is saved again. Compressed bodies are
 stored decoded (a body that cannot be decoded keeps its ``Content-Encoding``),
-JSON bodies pretty-printed with credential fields redacted, and 429/5xx answers
+JSON bodies pretty-printed with credential fields redacted, and 4xx/5xx answers
 are dropped unless the caller wants them (a retried 429 would otherwise replay
-its backoff).
+its backoff, and a failed live call would replay as the answer).
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ __all__ = [
 REQUEST_HEADERS = frozenset({"content-type", "anthropic-version", "anthropic-beta", "openai-beta"})
 RESPONSE_HEADERS = frozenset({"content-type", "request-id", "x-request-id", SIMULATOR_HEADER})
 
-_TOO_MANY_REQUESTS = 429
-_SERVER_ERROR = 500
+_CLIENT_ERROR = 400
 
 
 def keep_request_headers(headers: Mapping[str, Any]) -> dict[str, str]:
@@ -66,7 +65,7 @@ def response_filter(
 
     def keep(response: dict[str, Any]) -> dict[str, Any] | None:
         code = int(response["status"]["code"])
-        if not save_error_responses and (code == _TOO_MANY_REQUESTS or code >= _SERVER_ERROR):
+        if not save_error_responses and code >= _CLIENT_ERROR:
             return None
         return _trim_response(decode_response(response))
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
-
-import harness
 
 __all__ = ["METADATA_KEY", "SIMULATOR_HEADER", "CassetteMetadata", "describe_recording"]
 
@@ -43,6 +42,14 @@ class CassetteMetadata(BaseModel):
     ignore_query_params: tuple[str, ...] = ()
 
 
+def _harness_version() -> str:
+    # Not ``harness.__version__``: the cassette layer must not import the runtime.
+    try:
+        return version("harness-toolkit")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _provider(path: str, host: str) -> str | None:
     if path.endswith("/chat/completions") or "openai" in host:
         return "openai"
@@ -62,16 +69,18 @@ def describe_recording(
     overrides: Mapping[str, Any] | None,
     ignore_body_fields: Sequence[str] = (),
     ignore_query_params: Sequence[str] = (),
+    hosts: Sequence[str] | None = None,
 ) -> CassetteMetadata:
     """Metadata for interactions given as ``(uri, normalized request body)`` pairs.
 
     ``overrides`` (the caller's ``metadata=``) may set ``provider`` and ``model``;
-    its other keys are kept under ``extra``.
+    its other keys are kept under ``extra``. ``hosts`` (where the traffic really
+    went) defaults to the hosts of the URIs.
     """
     extra = dict(overrides or {})
     parts = [urlsplit(uri) for uri, _ in requests]
-    hosts = _joined([part.netloc for part in parts])
-    against = f"{hosts} (harness simulator)" if hosts and simulated else hosts
+    joined = _joined([part.netloc for part in parts] if hosts is None else hosts)
+    against = f"{joined} (harness simulator)" if joined and simulated else joined
     bodies = [body for _, body in requests]
     models = [body.get("model") if isinstance(body, dict) else None for body in bodies]
     provider = extra.pop("provider", None) or _joined(
@@ -82,7 +91,7 @@ def describe_recording(
         model=extra.pop("model", None)
         or _joined([m if isinstance(m, str) else None for m in models]),
         recorded_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        harness_version=harness.__version__,
+        harness_version=_harness_version(),
         recorded_against=against,
         ignore_body_fields=tuple(ignore_body_fields),
         extra=extra,

@@ -48,14 +48,14 @@ def _preview(value: Any) -> str:
 def unmatched_request_error(
     cassette: HarnessCassette, request: Any, key: MatchKey
 ) -> UnmatchedRequestError:
-    """A replayed request matched nothing: say what it was and what differs."""
+    """A replayed request matched nothing: what differs first, then what it was.
+
+    The message opens with the differences from the nearest recorded request, so
+    the first lines of a failing test's report are the diff.
+    """
     cassette.verify_all()  # the diff needs every stored request parsed
     body = cassette.options.normalizer.value(request.body)
-    lines = [
-        f"request not found in cassette {cassette.path} (record mode '{cassette.options.mode}'):",
-        f"  {key.method} {key.target}",
-        f"  body: {_preview(body)}",
-    ]
+    where = f"request not found in cassette {cassette.path} (record mode '{cassette.options.mode}')"
     candidates = [
         (index, cassette.options.normalizer.value(stored.body), bool(cassette.play_counts[index]))
         for index, (stored, _) in enumerate(cassette.data)
@@ -63,7 +63,7 @@ def unmatched_request_error(
     ]
     closest = nearest(body, candidates)
     if closest is None:
-        lines.append(f"The cassette has no {key.method} {key.path} request at all.")
+        lines = [f"{where}: the cassette has no {key.method} {key.path} request at all."]
     else:
         index, recorded = closest
         stored = cassette.key_at(index)
@@ -80,8 +80,12 @@ def unmatched_request_error(
                 "available to replay (recorded in this session)"
             ]
         played = " (already played)" if was_played else ""
-        lines.append(f"Nearest recorded request: interaction {index}{played}; recorded -> now:")
+        lines = [
+            f"{where}. Nearest recorded request: interaction {index}{played}; recorded -> now:"
+        ]
         lines.extend(f"  {line}" for line in differences)
+    lines.append(f"The request: {key.method} {key.target}")
+    lines.append(f"  body: {_preview(body)}")
     ignored = cassette.options.normalizer.ignore_fields
     if ignored:
         lines.append(f"(ignored body fields: {', '.join(ignored)})")

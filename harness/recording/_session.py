@@ -68,6 +68,11 @@ class CassetteHandle:
         return self._cassette.options.mode
 
     @property
+    def miss(self) -> CassetteError | None:
+        """The first replay miss of this session, if a request matched nothing."""
+        return self._cassette.miss
+
+    @property
     def metadata(self) -> CassetteMetadata | None:
         """The ``harness:`` block of the loaded file, if it had one."""
         return self._cassette.loaded_metadata
@@ -167,7 +172,8 @@ def use_cassette(
         metadata: extra ``harness:`` metadata to save (``provider``/``model`` override
             what is detected from the traffic).
         rerecord_hint: the command to re-record, shown in errors.
-        save_error_responses: also record 429 and 5xx answers.
+        save_error_responses: also record 4xx and 5xx answers (by default a failed
+            call is not saved, so it can never replay as the answer).
         block_network: refuse non-loopback sockets in the block; by default on in
             mode ``"none"``.
 

@@ -10,8 +10,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.testing.collector import ROW_PROPERTY
+from harness.testing.misses import HANDLE_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id, serve_mutant
-from harness.testing.naming import epoch_cassette, epoch_of, scenario_name, test_name
+from harness.testing.naming import (
+    epoch_cassette,
+    epoch_of,
+    is_streaming,
+    scenario_name,
+    test_name,
+)
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
 from harness.testing.spend import LEDGER_KEY
@@ -21,7 +28,7 @@ if TYPE_CHECKING:
     from harness.app import Application
     from harness.providers.protocol import LLMProvider
     from harness.providers.scripted import ScriptedProvider
-    from harness.recording.sim import SimulatorServer
+    from harness.simulator import SimulatorServer
 
 __all__ = [
     "assert_trace_golden",
@@ -96,40 +103,81 @@ def provider(
         harness_run_log.source = "scripted"
         yield request.getfixturevalue("scripted_provider")
         return
-    from harness.testing.recorded import DEFAULT_MODELS, cassette_path, recorded_provider
+    from harness.core.errors import CassetteError
+    from harness.testing.recorded import DEFAULT_MODELS, cassette_path
 
     model = harness_options.model or DEFAULT_MODELS.get(provider_name, provider_name)
     node = request.node
+    stream = is_streaming(node)
     test_file = Path(str(node.path)).relative_to(harness_options.rootdir).as_posix()
-    path = cassette_path(
-        harness_options.cassette_dir, provider_name, model, test_file, test_name(node)
-    )
+    name = test_name(node) + ("-stream" if stream else "")
+    path = cassette_path(harness_options.cassette_dir, provider_name, model, test_file, name)
     # Recording writes every epoch its own cassette; a replay serves an epoch its
     # own when one was recorded, else the single recording (the row names which).
     own = epoch_cassette(path, epoch_of(node))
     if harness_options.record_mode != "none" or own.exists():
         path = own
     harness_run_log.cassette = path.name
-    hint = f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider_name}"
     harness_run_log.provider, harness_run_log.model = provider_name, model
     ledger = request.config.stash.get(LEDGER_KEY, None)
     if ledger is not None:
         ledger.check_price(model)
+    try:
+        yield from _recorded(request, path, provider_name, model, stream, harness_options)
+    except CassetteError as exc:
+        # The miss already failed the test (with its diff); raising it again here
+        # would report the same miss a second time, as a teardown error.
+        if not already_reported(node, exc):
+            raise
+    # Read after the cassette closed: a recording run has saved it by now, and a
+    # replay's source is where it was recorded, not "replay".
+    harness_run_log.source = _source_of(path)
+    if ledger is not None:
+        ledger.add(model, harness_run_log.usage())
+
+
+def _recorded(
+    request: pytest.FixtureRequest,
+    path: Path,
+    provider_name: str,
+    model: str,
+    stream: bool,
+    harness_options: HarnessOptions,
+) -> Iterator[LLMProvider]:
+    from harness.testing.recorded import recorded_provider
+
+    node = request.node
     with recorded_provider(
         provider_name,
         model=model,
         cassette=path,
         record_mode=harness_options.record_mode,
         base_url=harness_options.base_url,
-        rerecord_hint=hint,
+        rerecord_hint=_rerecord_hint(node, path, provider_name, harness_options),
         allow_unplayed=node.get_closest_marker("eval") is None,
+        ignore_query_params=harness_options.ignore_query_params,
+        save_error_responses=harness_options.record_errors,
+        stream=stream,
     ) as recorded:
+        node.stash[HANDLE_KEY] = recorded.handle
         yield recorded.provider
-    # Read after the cassette closed: a recording run has saved it by now, and a
-    # replay's source is where it was recorded, not "replay".
-    harness_run_log.source = _source_of(path)
-    if ledger is not None:
-        ledger.add(model, harness_run_log.usage())
+
+
+def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: HarnessOptions) -> str:
+    """The command that re-records this test's cassette, as it was recorded."""
+    parts = [f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider}"]
+    if options.stream != "off":
+        parts.append(f"--harness-stream={options.stream}")  # the node id needs it
+    if options.ignore_query_params:
+        parts.append(f"--harness-ignore-query-params={','.join(options.ignore_query_params)}")
+    if options.base_url:
+        parts.append(f"--harness-base-url={options.base_url}")
+    elif _source_of(path) == "simulator":
+        parts.append(
+            "--harness-base-url=http://127.0.0.1:8765 (it was recorded against the harness "
+            "simulator: run `harness sim serve --script <its script> --port 8765` first)"
+        )
+    return " ".join(parts)
 
 
 def _source_of(path: Path) -> str:
@@ -227,7 +275,7 @@ def assert_trace_golden(
 @pytest.fixture
 def sim_server() -> Iterator[Callable[..., SimulatorServer]]:
     """Start the OpenAI/Anthropic simulator: ``sim_server(script)`` -> running server."""
-    from harness.recording.sim import SimulatorServer
+    from harness.simulator import SimulatorServer
 
     started: list[SimulatorServer] = []
 

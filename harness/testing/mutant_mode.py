@@ -25,7 +25,7 @@ import pytest
 
 from harness.evals.mutant_results import CONTROL
 from harness.evals.provenance import Source
-from harness.testing.naming import test_name
+from harness.testing.naming import is_streaming, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import RunLog
 
@@ -134,7 +134,8 @@ def cassette_for(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, 
         return None
     model = options.model or DEFAULT_MODELS.get(name, name)
     test_file = _relative_file(Path(str(item.path)), options).as_posix()
-    return name, model, cassette_path(options.cassette_dir, name, model, test_file, test_name(item))
+    stem = test_name(item) + ("-stream" if is_streaming(item) else "")
+    return name, model, cassette_path(options.cassette_dir, name, model, test_file, stem)
 
 
 def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[set[str], str]:

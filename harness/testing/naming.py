@@ -6,12 +6,22 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["epoch_cassette", "epoch_of", "scenario_name", "test_name"]
+__all__ = [
+    "STREAM_PARAM",
+    "epoch_cassette",
+    "epoch_of",
+    "is_streaming",
+    "scenario_name",
+    "test_name",
+]
 
 # Parameters that pick where a run goes rather than what it does: the provider
 # has its own cassette folder, epochs repeat the same scenario and a mutant
-# (``--harness-mutants``) replays perturbed answers of the same cassette.
-_ROUTING_PARAMS = frozenset({"provider_name", "harness_epoch", "harness_mutant"})
+# (``--harness-mutants``) replays perturbed answers of the same cassette. A
+# streaming run (``--harness-stream``) keeps the test's name and golden shape;
+# only its cassette and its eval row say "stream".
+_ROUTING_PARAMS = frozenset({"provider_name", "harness_epoch", "harness_mutant", "harness_stream"})
+STREAM_PARAM = "harness_stream"
 
 
 def _scenario_params(node: pytest.Item) -> list[str]:
@@ -19,6 +29,12 @@ def _scenario_params(node: pytest.Item) -> list[str]:
     if callspec is None:
         return []
     return [str(v) for k, v in callspec.params.items() if k not in _ROUTING_PARAMS]
+
+
+def is_streaming(node: pytest.Item) -> bool:
+    """Whether this run is the streaming variant (``--harness-stream on|both``)."""
+    callspec = getattr(node, "callspec", None)
+    return bool(callspec is not None and callspec.params.get(STREAM_PARAM))
 
 
 def test_name(node: pytest.Item) -> str:
@@ -31,8 +47,8 @@ def scenario_name(node: pytest.Item) -> str:
     """The eval row's scenario: ``@pytest.mark.eval("name")`` plus scenario parameters."""
     marker = node.get_closest_marker("eval")
     if marker is None or not marker.args:
-        return test_name(node)
-    extra = _scenario_params(node)
+        return test_name(node) + ("-stream" if is_streaming(node) else "")
+    extra = _scenario_params(node) + (["stream"] if is_streaming(node) else [])
     label = str(marker.args[0])
     return f"{label}[{'-'.join(extra)}]" if extra else label
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["RECORD_MODES", "HarnessOptions", "add_options"]
+__all__ = ["RECORD_MODES", "STREAM_CHOICES", "HarnessOptions", "add_options"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+STREAM_CHOICES = ("off", "on", "both")
 PROVIDER_CHOICES = ("scripted", "openai", "anthropic")
 
 
@@ -71,6 +72,33 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         "x HARNESS_PRICES / shipped prices) reaches USD.",
     )
     group.addoption(
+        "--harness-ignore-query-params",
+        default=None,
+        help="Comma-separated query parameters that cassette matching ignores (e.g. "
+        "beta,api-version); ini key harness_ignore_query_params.",
+    )
+    parser.addini(
+        "harness_ignore_query_params",
+        "Query parameters cassette matching ignores (comma- or line-separated).",
+        type="linelist",
+        default=[],
+    )
+    group.addoption(
+        "--record-errors",
+        action="store_true",
+        help="Also save 4xx/5xx answers while recording (by default a failed live call is "
+        "not written to the cassette).",
+    )
+    group.addoption(
+        "--harness-stream",
+        choices=STREAM_CHOICES,
+        default=None,
+        help="Recorded providers stream (SSE): off (default), on, or both (every provider "
+        "eval runs twice, the streaming run with its own '-stream' cassette); ini key "
+        "harness_stream.",
+    )
+    parser.addini("harness_stream", "Default of --harness-stream (off, on or both).", default="off")
+    group.addoption(
         "--harness-mutants",
         action="store_true",
         help="Run every recorded eval against mutants of its cassette's responses (served in "
@@ -95,6 +123,9 @@ class HarnessOptions:
     rootdir: Path
     mutants: bool = False
     max_cost: float | None = None
+    ignore_query_params: tuple[str, ...] = ()
+    record_errors: bool = False
+    stream: str = "off"
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -116,4 +147,24 @@ class HarnessOptions:
             rootdir=root,
             mutants=bool(config.getoption("harness_mutants", default=False)),
             max_cost=config.getoption("harness_max_cost", default=None),
+            ignore_query_params=_ignored_query_params(config),
+            record_errors=bool(config.getoption("record_errors", default=False)),
+            stream=_stream_mode(config),
         )
+
+
+def _ignored_query_params(config: pytest.Config) -> tuple[str, ...]:
+    given = config.getoption("harness_ignore_query_params", default=None)
+    values = [given] if given is not None else list(config.getini("harness_ignore_query_params"))
+    names = (name.strip() for value in values for name in str(value).split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _stream_mode(config: pytest.Config) -> str:
+    mode = config.getoption("harness_stream", default=None) or config.getini("harness_stream")
+    mode = str(mode or "off").strip()
+    if mode not in STREAM_CHOICES:
+        raise pytest.UsageError(
+            f"harness_stream = {mode!r} in the ini file; use one of {', '.join(STREAM_CHOICES)}"
+        )
+    return mode

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.evals.mutant_results import CONTROL
-from harness.testing import mutant_mode, mutant_outcome
+from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -31,7 +31,7 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
-from harness.testing.naming import scenario_name
+from harness.testing.naming import STREAM_PARAM, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.spend import LEDGER_KEY
 
@@ -78,6 +78,11 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--harness-mutants replays existing cassettes and records nothing; drop "
             f"--record-mode {options.record_mode}, or record first and mutate after"
         )
+    if options.mutants and options.stream != "off":
+        raise pytest.UsageError(
+            "--harness-mutants serves mutants of the plain (non-streaming) cassettes; "
+            "drop --harness-stream (or set harness_stream = off) for a mutant run"
+        )
     config.stash[OPTIONS_KEY] = options
     _start_budget(config, options)
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
@@ -121,6 +126,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if options.epochs > 1 and is_eval:
         metafunc.fixturenames.append("harness_epoch")
         metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
+    if options.stream != "off" and is_eval and "provider_name" in metafunc.fixturenames:
+        # Every recorded provider eval gets a streaming run (its own -stream cassette).
+        values = [True] if options.stream == "on" else [False, True]
+        metafunc.fixturenames.append(STREAM_PARAM)
+        metafunc.parametrize(
+            STREAM_PARAM, values, ids=lambda stream: "stream" if stream else "plain"
+        )
     if options.mutants and is_eval:
         ids = [CONTROL]
         if mutant_mode.qualifies(metafunc.fixturenames):
@@ -158,6 +170,12 @@ def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -
 def _harness_epoch(request: pytest.FixtureRequest) -> int:
     """Which repetition of an eval this is (``--harness-epochs``)."""
     return int(getattr(request, "param", 0))
+
+
+@pytest.fixture(name=STREAM_PARAM)
+def _harness_stream(request: pytest.FixtureRequest) -> bool:
+    """Whether recorded providers stream in this run (``--harness-stream``)."""
+    return bool(getattr(request, "param", False))
 
 
 @pytest.fixture(name="harness_mutant")
@@ -238,6 +256,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.excinfo is not None and report.failed:
+        misses.rewrite_miss_report(item, call, report)
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)

@@ -66,12 +66,16 @@ def recorded_provider(
     base_url: str | None = None,
     rerecord_hint: str | None = None,
     allow_unplayed: bool = True,
+    ignore_query_params: tuple[str, ...] = (),
+    save_error_responses: bool = False,
+    stream: bool = False,
 ) -> Iterator[RecordedProvider]:
     """Yield an OpenAI or Anthropic provider whose HTTP goes through ``cassette``.
 
     In mode ``none`` nothing leaves the process. Recording needs either a key
     (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) or ``base_url`` pointing at the
-    simulator.
+    simulator. ``stream`` makes the provider stream (SSE); 4xx/5xx answers are
+    saved only with ``save_error_responses``.
     """
     from harness.recording import use_cassette
 
@@ -87,9 +91,16 @@ def recorded_provider(
         metadata=metadata,
         rerecord_hint=rerecord_hint,
         allow_unplayed=allow_unplayed,
+        ignore_query_params=ignore_query_params,
+        save_error_responses=save_error_responses,
     ) as handle:
         provider = _build(
-            name, model, key, None if replay else base_url, retries=0 if replay else 2
+            name,
+            model,
+            key,
+            None if replay else base_url,
+            retries=0 if replay else 2,
+            stream=stream,
         )
         try:
             yield RecordedProvider(provider, name, model, cassette, handle)
@@ -114,13 +125,19 @@ def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
     return key
 
 
-def _build(name: str, model: str, key: str, base_url: str | None, *, retries: int) -> LLMProvider:
+def _build(
+    name: str, model: str, key: str, base_url: str | None, *, retries: int, stream: bool = False
+) -> LLMProvider:
     if name == "openai":
         from harness.providers.openai_chat import OpenAIProvider
 
         if base_url and not base_url.rstrip("/").endswith("/v1"):
             base_url = base_url.rstrip("/") + "/v1"
-        return OpenAIProvider(model, api_key=key, base_url=base_url, max_retries=retries)
+        return OpenAIProvider(
+            model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
+        )
     from harness.providers.anthropic_messages import AnthropicProvider
 
-    return AnthropicProvider(model, api_key=key, base_url=base_url, max_retries=retries)
+    return AnthropicProvider(
+        model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
+    )

@@ -31,7 +31,7 @@ import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import EvalRow, Verdict, load_report
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.

@@ -22,7 +22,7 @@ from harness.evals.recorded_responses import read_recorded_responses
 from harness.providers.anthropic_messages import AnthropicProvider
 from harness.providers.openai_chat import OpenAIProvider
 from harness.recording import use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 REQUEST = LLMRequest(messages=(Message(role=Role.USER, content="go"),))
 SENTINEL = "SENTINEL-README-ORBIT-4417"

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "evals.yml"
@@ -110,10 +110,15 @@ def test_the_record_job_command_re_records_an_existing_cassette(project: Path) -
     assert refused.returncode == 1
     assert "(harness simulator), yet this job labels it live" in refused.stderr
 
-    recorded = edit_only / cassette.name
-    text = recorded.read_text("utf-8")
-    live = re.sub(r"recorded_against: .*", "recorded_against: api.openai.com", text)
-    recorded.write_text(live, "utf-8")
+    # The job records the plain and the streaming (-stream) cassette of the eval.
+    assert {p.name for p in edit_only.glob("*.yaml")} == {
+        cassette.name,
+        cassette.name.replace(".yaml", "-stream.yaml"),
+    }
+    for recorded in edit_only.glob("*.yaml"):
+        text = recorded.read_text("utf-8")
+        live = re.sub(r"recorded_against: .*", "recorded_against: api.openai.com", text)
+        recorded.write_text(live, "utf-8")
     accepted = subprocess.run(
         [*guard[:-1], str(edit_only)], cwd=project, capture_output=True, text=True, check=False
     )

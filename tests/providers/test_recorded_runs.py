@@ -16,7 +16,7 @@ from harness import Settings, build_application
 from harness.app import Application
 from harness.core import CassetteError
 from harness.recording import use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 from harness.testing import normalize_trace
 from harness.testing.recorded import recorded_provider
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import AGENT_SCRIPT
 

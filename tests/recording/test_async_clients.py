@@ -19,7 +19,7 @@ import pytest
 from harness.core import ConfigurationError, LLMRequest, LLMResponse, Message
 from harness.providers import AnthropicProvider, OpenAIProvider
 from harness.recording import UnmatchedRequestError, use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import AGENT_SCRIPT, ANTHROPIC_KEY, OPENAI_KEY
 

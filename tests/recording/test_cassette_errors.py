@@ -9,7 +9,7 @@ import pytest
 
 from harness.core import CassetteError, ProviderError
 from harness.recording import UnmatchedRequestError, unwrap_cassette_error, use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import (
     anthropic_client,

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from harness.recording import RecordMode, UnmatchedRequestError, use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import openai_client
 

@@ -13,7 +13,7 @@ import yaml
 
 from harness.recording import NetworkBlockedError, use_cassette
 from harness.recording._guard import network_blocked
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import (
     AGENT_SCRIPT,
@@ -120,11 +120,37 @@ def test_plain_vcrpy_replays_a_harness_cassette(sim: SimulatorServer, tmp_path: 
     cassette = tmp_path / "vanilla.yaml"
     with openai_client(sim.url) as client, use_cassette(cassette, record_mode="once"):
         recorded = openai_conversation(client)
-    url = sim.url
     sim.stop()
-    with openai_client(url) as client, vcr.use_cassette(str(cassette), record_mode="none") as plain:
+    # Stored under the real API host, so vcrpy's default match_on (scheme, host,
+    # port, ...) replays it for a client on the SDK's default base URL.
+    with (
+        openai_client("https://api.openai.com") as client,
+        vcr.use_cassette(str(cassette), record_mode="none") as plain,
+    ):
         assert openai_conversation(client) == recorded
     assert plain.play_count == 2
+    stored = yaml.safe_load(cassette.read_text())
+    assert {i["request"]["uri"] for i in stored["interactions"]} == {
+        "https://api.openai.com/v1/chat/completions"
+    }
+    assert stored["harness"]["recorded_against"] == (
+        f"{sim.url.removeprefix('http://')} (harness simulator)"
+    )
+
+
+def test_a_loaded_simulator_recording_keeps_its_real_host_when_saved_again(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
+    cassette = tmp_path / "again.yaml"
+    with openai_client(sim.url) as client, use_cassette(cassette, record_mode="once"):
+        openai_conversation(client)
+    with openai_client(sim.url) as client, use_cassette(cassette, record_mode="new_episodes"):
+        openai_conversation(client, prompt="Read other.txt")
+    stored = yaml.safe_load(cassette.read_text())
+    assert len(stored["interactions"]) == 4
+    assert stored["harness"]["recorded_against"] == (
+        f"{sim.url.removeprefix('http://')} (harness simulator)"
+    )
 
 
 def test_compressed_answers_are_stored_decoded(tmp_path: Path) -> None:

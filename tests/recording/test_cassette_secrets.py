@@ -8,7 +8,7 @@ import pytest
 
 from harness.core import CassetteError
 from harness.recording import check_cassettes, scan_cassette_file, use_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .helpers import openai_client
 

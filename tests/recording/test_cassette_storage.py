@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from harness.recording import UnmatchedRequestError
 from harness.recording._format import dump_document, parse_document
 from harness.recording._storage import load_cassette
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 from .test_cassette_modes import NUMBERED, session
 

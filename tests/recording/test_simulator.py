@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from harness.core import ConfigurationError
-from harness.recording.sim import Script, SimulatorServer, load_script
+from harness.simulator import Script, SimulatorServer, load_script
 
 from .helpers import anthropic_client, openai_client
 
@@ -300,7 +300,7 @@ def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
     path = tmp_path / "script.yaml"
     path.write_text("version: 1\nturns: [pong]\n")
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness.recording.sim", "--script", str(path), "--port", "0"],
+        [sys.executable, "-m", "harness.simulator", "--script", str(path), "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness.core import ConfigurationError
-from harness.recording.sim import SimulatorServer, load_script
+from harness.simulator import SimulatorServer, load_script
 
 from .helpers import openai_client
 

@@ -31,7 +31,7 @@ from harness.evals import (
     render_mutants,
     summarize_mutants,
 )
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 PRELOADED = (
     anthropic,

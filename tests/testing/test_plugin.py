@@ -23,7 +23,7 @@ import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.

@@ -16,7 +16,7 @@ import harness.recording
 import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import Source, load_report, render_table
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.

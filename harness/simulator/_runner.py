@@ -6,8 +6,8 @@ import re
 import threading
 from typing import Any
 
-from harness.recording.sim._conversation import Conversation
-from harness.recording.sim._script import (
+from harness.simulator._conversation import Conversation
+from harness.simulator._script import (
     Condition,
     EchoSentinelsRule,
     Reply,
@@ -96,18 +96,27 @@ class ScriptRunner:
         Raises:
             ScriptExhausted: no rule applies and the turns have run out.
         """
-        for rule in self.script.rules:
+        return self.choose(conversation)[0]
+
+    def choose(self, conversation: Conversation) -> tuple[Reply, str]:
+        """The reply for ``conversation`` and which part of the script gave it
+        (``rule 2 (reply)``, ``turn 3 of 4``), for the request log.
+
+        Raises:
+            ScriptExhausted: no rule applies and the turns have run out.
+        """
+        for number, rule in enumerate(self.script.rules, start=1):
             if isinstance(rule, ReplyRule):
                 if (
                     _holds(rule.when, conversation)
                     and (filled := _filled(rule, conversation)) is not None
                 ):
-                    return filled
+                    return filled, f"rule {number} ({'fill' if rule.fill else 'reply'})"
             elif (echoed := _echo(rule, conversation)) is not None:
-                return echoed
+                return echoed, f"rule {number} (echo_sentinels)"
         return self._turn(conversation)
 
-    def _turn(self, conversation: Conversation) -> Reply:
+    def _turn(self, conversation: Conversation) -> tuple[Reply, str]:
         turns = self.script.turns
         if self.script.turn_order == "conversation":
             position = conversation.assistant_turns
@@ -116,9 +125,9 @@ class ScriptRunner:
                 position = self._next_turn
                 self._next_turn += 1
         if position < len(turns):
-            return turns[position]
+            return turns[position], f"turn {position + 1} of {len(turns)}"
         if turns and self.script.when_exhausted == "repeat_last":
-            return turns[-1]
+            return turns[-1], f"turn {len(turns)} of {len(turns)} (repeat_last)"
         raise ScriptExhausted(
             f"harness simulator: no scripted turn left for this request "
             f"(turn {position + 1}, the script has {len(turns)}); add turns or rules "

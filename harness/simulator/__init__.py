@@ -4,8 +4,8 @@ It lets the record path run end to end offline with the real SDKs: record a
 cassette against it, and the cassette's metadata says it came from the simulator.
 """
 
-from harness.recording.sim._runner import ScriptExhausted
-from harness.recording.sim._script import (
+from harness.simulator._runner import ScriptExhausted
+from harness.simulator._script import (
     Condition,
     EchoSentinelsRule,
     ErrorReply,
@@ -15,8 +15,8 @@ from harness.recording.sim._script import (
     ScriptToolCall,
     load_script,
 )
-from harness.recording.sim._serve import serve
-from harness.recording.sim._server import ReceivedRequest, SimulatorServer
+from harness.simulator._serve import serve, serve_or_exit
+from harness.simulator._server import ReceivedRequest, SimulatorServer
 
 __all__ = [
     "Condition",
@@ -31,4 +31,5 @@ __all__ = [
     "SimulatorServer",
     "load_script",
     "serve",
+    "serve_or_exit",
 ]

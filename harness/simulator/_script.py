@@ -16,6 +16,10 @@ that react to the request. YAML example::
       - fill: "SENTINEL-[A-Z0-9-]+"     # copy a value the tools returned into the reply
         when: {last_tool_result_contains: "def greet"}
         reply: {tool_calls: [{name: write, arguments: {path: out.txt, content: "{match}"}}]}
+
+A bare list is a ``HARNESS_SCRIPT`` turn file (what ``HARNESS_PROVIDER=scripted``
+reads), served in order per conversation; its ``{tool: read, arguments: {...}}``
+and ``{error: "message"}`` turns are accepted in any script's turns too.
 """
 
 from __future__ import annotations
@@ -85,7 +89,21 @@ class Reply(BaseModel):
 
 
 def _as_reply(value: Any) -> Any:
-    return {"text": value} if isinstance(value, str) else value
+    # Also the turn shapes of a HARNESS_SCRIPT file (ScriptedProvider's format):
+    # ``{"tool": name, "arguments": {...}}`` and ``{"error": "message"}``.
+    if isinstance(value, str):
+        return {"text": value}
+    if not isinstance(value, dict):
+        return value
+    turn = dict(value)
+    if "tool" in turn:
+        call = {"name": turn.pop("tool"), "arguments": turn.pop("arguments", {})}
+        if "id" in turn:
+            call["id"] = turn.pop("id")
+        turn["tool_calls"] = [call, *turn.get("tool_calls", ())]
+    if isinstance(turn.get("error"), str):
+        turn["error"] = {"status": 400, "message": turn["error"]}
+    return turn
 
 
 class Condition(BaseModel):
@@ -167,7 +185,7 @@ Rule = Annotated[ReplyRule | EchoSentinelsRule, Field(discriminator="kind")]
 
 
 class Script(BaseModel):
-    """A versioned scenario script for :class:`~harness.recording.sim.SimulatorServer`.
+    """A versioned scenario script for :class:`~harness.simulator.SimulatorServer`.
 
     Attributes:
         turns: replies in order; a plain string is a text reply.
@@ -207,11 +225,45 @@ class Script(BaseModel):
         return value
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(
+            f"cannot read simulator script {path}: {exc.strerror or exc}"
+        ) from None
+    try:
+        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
+        raise ConfigurationError(
+            f"simulator script {path} is not valid {kind}: {_one_line(str(exc))}"
+        ) from None
+
+
+def _summary(exc: ValidationError) -> str:
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or '(script)'}: {error['msg']}"
+        for error in exc.errors()
+    ]
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return _one_line("; ".join(problems[:3]) + more)
+
+
 def load_script(source: Script | Mapping[str, Any] | str | os.PathLike[str]) -> Script:
     """Build a :class:`Script` from a model, a mapping, or a YAML/JSON file path.
 
+    A file (or value) that is a bare list is a ``HARNESS_SCRIPT`` turn file, the
+    format ``HARNESS_PROVIDER=scripted`` reads: its turns are served in order per
+    conversation (turn *n* answers a request with *n* - 1 assistant messages).
+
     Raises:
-        ConfigurationError: the file is missing or unreadable, or the script is invalid.
+        ConfigurationError: the file is missing or unreadable, or the script is
+            invalid; the message is one line.
     """
     if isinstance(source, Script):
         return source
@@ -220,12 +272,15 @@ def load_script(source: Script | Mapping[str, Any] | str | os.PathLike[str]) -> 
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         origin = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        except (OSError, ValueError, yaml.YAMLError) as exc:
-            raise ConfigurationError(f"cannot read simulator script {path}: {exc}") from exc
+        data = _read(path)
+    if isinstance(data, list):
+        data = {"turns": data, "turn_order": "conversation"}
+    if not isinstance(data, Mapping):
+        raise ConfigurationError(
+            f"invalid simulator script ({origin}): expected a mapping with turns/rules, "
+            f"or a list of turns; got {type(data).__name__}"
+        )
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        raise ConfigurationError(f"invalid simulator script ({origin}): {exc}") from exc
+        raise ConfigurationError(f"invalid simulator script ({origin}): {_summary(exc)}") from None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import json
+import logging
 import os
 import socket
 import threading
@@ -14,14 +16,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Protocol
 
+from harness.core.errors import ConfigurationError
 from harness.recording._metadata import SIMULATOR_HEADER
-from harness.recording.sim import _anthropic, _openai
-from harness.recording.sim._conversation import ApiError, Conversation
-from harness.recording.sim._runner import ScriptExhausted, ScriptRunner
-from harness.recording.sim._script import ErrorReply, Reply, Script, load_script
-from harness.recording.sim._wire import Answer, Ids, json_answer, request_seed
+from harness.simulator import _anthropic, _openai
+from harness.simulator._conversation import ApiError, Conversation
+from harness.simulator._runner import ScriptExhausted, ScriptRunner
+from harness.simulator._script import ErrorReply, Reply, Script, load_script
+from harness.simulator._wire import Answer, Ids, json_answer, request_seed
 
 __all__ = ["ReceivedRequest", "SimulatorServer"]
+
+# One INFO line per request: the path, the status and the rule or turn that answered.
+_log = logging.getLogger("harness.simulator")
 
 
 class _Api(Protocol):
@@ -105,6 +111,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def _bind(address: tuple[str, int], owner: SimulatorServer) -> _Server:
+    """The listening server, or a one-line ConfigurationError on a bad or busy port."""
+    host, port = address
+    where = f"{host}:{port}"
+    try:
+        return _Server(address, owner)
+    except OverflowError:
+        raise ConfigurationError(
+            f"cannot listen on {where}: the port must be 0-65535 (0 picks a free one)"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the port is already in use; stop what holds it or choose another port"
+        elif exc.errno == errno.EACCES:
+            reason = "permission denied (ports below 1024 need privileges); choose another port"
+        else:
+            reason = f"{exc.strerror or exc}; check the host and port"
+        raise ConfigurationError(
+            f"cannot listen on {where}: {reason} (port 0 picks a free one)"
+        ) from None
+
+
 def _with_request_id(answer: Answer, header: str, seed: str) -> Answer:
     return replace(answer, headers=((header, f"req_sim{seed}"), *answer.headers))
 
@@ -152,7 +180,7 @@ class SimulatorServer:
     def start(self) -> SimulatorServer:
         """Bind and serve in a background thread; returns self."""
         if self._server is None:
-            self._server = _Server(self._address, self)
+            self._server = _bind(self._address, self)
             host, port = self._server.server_address[:2]
             self._url = f"http://{host!s}:{port}"
             self._thread = threading.Thread(
@@ -204,23 +232,27 @@ class SimulatorServer:
                 {"error": {"message": f"Unknown path {path}", "type": "not_found_error"}}, 404
             )
             self._remember(path, body, answer)
+            _log.info("POST %s -> 404, not an API path the simulator serves", path)
             return _with_request_id(answer, "x-request-id", seed), "x-request-id"
         api, id_header = route
-        answer = _with_request_id(self._answer(api, body, Ids(seed)), id_header, seed)
+        answered, chosen = self._answer(api, body, Ids(seed))
+        answer = _with_request_id(answered, id_header, seed)
         self._remember(path, body, answer)
+        _log.info("POST %s -> %d, %s", path, answer.status, chosen)
         return answer, id_header
 
-    def _answer(self, api: _Api, body: Any, ids: Ids) -> Answer:
+    def _answer(self, api: _Api, body: Any, ids: Ids) -> tuple[Answer, str]:
         try:
             conversation = api.parse(body)
-            reply = self._runner.reply(conversation)
+            reply, chosen = self._runner.choose(conversation)
         except ApiError as exc:
-            return api.error_answer(exc)
+            return api.error_answer(exc), f"invalid request: {exc}"
         except ScriptExhausted as exc:
-            return api.error_answer(str(exc))
+            return api.error_answer(str(exc)), "no rule applied and no turn left"
         if reply.error is not None:
-            return api.error_answer(reply.error)
-        return api.answer(reply, conversation, ids, self.script.model or conversation.model)
+            return api.error_answer(reply.error), f"answered by {chosen} (a scripted error)"
+        model = self.script.model or conversation.model
+        return api.answer(reply, conversation, ids, model), f"answered by {chosen}"
 
     def _remember(self, path: str, body: Any, answer: Answer) -> None:
         with self._lock:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.recording.sim._conversation import ApiError, Conversation, estimate_tokens, text_of
-from harness.recording.sim._script import ErrorReply, Reply
-from harness.recording.sim._wire import Answer, Ids, chunks, json_answer, sse_answer
+from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
+from harness.simulator._script import ErrorReply, Reply
+from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
 
 __all__ = ["answer", "error_answer", "parse"]
 

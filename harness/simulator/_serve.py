@@ -1,0 +1,96 @@
+"""Running the simulator in the foreground (``harness sim serve``, ``python -m``).
+
+Start-up problems (no script, an invalid script, a bad or busy port) end the
+command with one ``error:`` line and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import threading
+from collections.abc import Sequence
+
+from harness.core.errors import ConfigurationError
+from harness.simulator._server import SimulatorServer
+
+__all__ = ["SCRIPT_VARIABLE", "main", "serve", "serve_or_exit"]
+
+SCRIPT_VARIABLE = "HARNESS_SCRIPT"
+
+
+def _script_path(script_path: str | os.PathLike[str] | None) -> str | os.PathLike[str]:
+    if script_path is not None and str(script_path):
+        return script_path
+    from_env = os.environ.get(SCRIPT_VARIABLE)
+    if from_env:
+        return from_env
+    raise ConfigurationError(
+        f"no simulator script: pass --script FILE, or set {SCRIPT_VARIABLE} to a YAML/JSON "
+        "script or turn list"
+    )
+
+
+def serve(
+    script_path: str | os.PathLike[str] | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    stop: threading.Event | None = None,
+) -> None:
+    """Serve ``script_path`` (default: ``$HARNESS_SCRIPT``) until interrupted or ``stop``.
+
+    Each request is logged at INFO on the ``harness.simulator`` logger.
+
+    Raises:
+        ConfigurationError: no script, a missing or invalid script, or a port that
+            cannot be listened on (one line each).
+    """
+    server = SimulatorServer(_script_path(script_path), host=host, port=port).start()
+    print(f"harness simulator listening on {server.url}", flush=True)
+    print(f"  OpenAI:    base_url={server.url}/v1", flush=True)
+    print(f"  Anthropic: base_url={server.url}", flush=True)
+    try:
+        (stop or threading.Event()).wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def _log_requests() -> None:
+    logger = logging.getLogger("harness.simulator")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
+def serve_or_exit(
+    script_path: str | os.PathLike[str] | None, host: str = "127.0.0.1", port: int = 8765
+) -> None:
+    """:func:`serve` for a command line: request log on stderr, errors as one line, exit 2."""
+    _log_requests()
+    try:
+        serve(script_path, host, port)
+    except ConfigurationError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line: ``python -m harness.simulator [--script FILE] [--port N]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.simulator",
+        description="Serve an OpenAI/Anthropic-compatible API from a scenario script.",
+    )
+    parser.add_argument(
+        "--script", default=None, help=f"YAML or JSON scenario script (default: ${SCRIPT_VARIABLE})"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 = any)")
+    args = parser.parse_args(argv)
+    serve_or_exit(args.script, args.host, args.port)

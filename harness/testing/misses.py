@@ -1,0 +1,73 @@
+"""One report per replay miss: the test fails once, and its report opens with the diff.
+
+A miss raises :class:`~harness.recording.UnmatchedRequestError` out of the SDK
+call (possibly after the run turned it into an ``error`` stop), and the cassette
+raises it again when it closes at fixture teardown, so that a swallowed miss can
+never pass. Left alone, pytest would show a FAILED test plus a teardown ERROR,
+each inside some 200 lines of openai/httpx/vcr frames. Here the call's report
+gets the miss text in place of the traceback (diff first, then where the test
+was), and the fixture skips the second raise of a miss already reported.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from harness.core.errors import CassetteError
+    from harness.recording import CassetteHandle
+
+__all__ = ["HANDLE_KEY", "REPORTED_KEY", "already_reported", "rewrite_miss_report"]
+
+HANDLE_KEY: pytest.StashKey[CassetteHandle] = pytest.StashKey()
+REPORTED_KEY: pytest.StashKey[CassetteError] = pytest.StashKey()
+
+
+def _miss_of(item: pytest.Item, call: pytest.CallInfo[None]) -> CassetteError | None:
+    from harness.recording import UnmatchedRequestError, unwrap_cassette_error
+
+    handle = item.stash.get(HANDLE_KEY, None)
+    miss = handle.miss if handle is not None else None
+    if miss is None and call.excinfo is not None:
+        found = unwrap_cassette_error(call.excinfo.value)
+        miss = found if isinstance(found, UnmatchedRequestError) else None
+    return miss
+
+
+def _test_line(item: pytest.Item, call: pytest.CallInfo[None]) -> str | None:
+    if call.excinfo is None:
+        return None
+    path = str(item.path)
+    entries = [e for e in call.excinfo.traceback if str(e.path) == path]
+    if not entries:
+        return None
+    entry = entries[-1]
+    return f"{entry.path}:{entry.lineno + 1}: {str(entry.statement).strip()}"
+
+
+def rewrite_miss_report(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> None:
+    """Give a failed phase caused by a replay miss the miss text as its whole report."""
+    if not report.failed or call.excinfo is None:
+        return
+    miss = _miss_of(item, call)
+    if miss is None:
+        return
+    if item.stash.get(REPORTED_KEY, None) is miss and report.when == "teardown":
+        return  # the fixture let it through for another reason; keep pytest's report
+    lines = [str(miss)]
+    where = _test_line(item, call)
+    if where is not None:
+        lines.append(f"\nin the test: {where}")
+    if type(call.excinfo.value) is not type(miss) or call.excinfo.value is not miss:
+        lines.append(f"(the test saw it as {call.excinfo.typename}: {call.excinfo.value})")
+    report.longrepr = "\n".join(lines)
+    item.stash[REPORTED_KEY] = miss
+
+
+def already_reported(item: pytest.Item, error: BaseException) -> bool:
+    """Whether ``error`` (raised at teardown) is the miss this test already failed with."""
+    return item.stash.get(REPORTED_KEY, None) is error

@@ -1,0 +1,61 @@
+"""Replaying a committed cassette's requests through the SDK client harness builds.
+
+Shared by the plain-vcrpy test and the pytest-recording run (pytester), so that
+both send exactly what harness's provider sends: the recorded request body,
+through ``openai.OpenAI`` / ``anthropic.Anthropic`` on the SDK's default host.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.testing.recorded import _build
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = sorted((ROOT / "cassettes").rglob("*.yaml"))
+
+
+def recorded_exchanges(path: Path) -> list[tuple[dict[str, Any], str]]:
+    """``(request body, response body text)`` of every interaction, in file order."""
+    data = yaml.safe_load(path.read_text("utf-8"))
+    return [
+        (json.loads(i["request"]["body"]), i["response"]["body"]["string"])
+        for i in data["interactions"]
+    ]
+
+
+def replay_through_sdk(path: Path) -> int:
+    """Send every recorded request of ``path`` with the client harness builds for replay
+    (no base URL, no retries) and check the SDK's parse against the recorded answer.
+
+    Returns how many requests were answered. The caller has a vcrpy cassette active.
+    """
+    provider_name, model = path.relative_to(ROOT / "cassettes").parts[:2]
+    exchanges = recorded_exchanges(path)
+    stream = any(body.get("stream") for body, _ in exchanges)
+    provider = _build(provider_name, model, "placeholder-key", None, retries=0, stream=stream)
+    client: Any = provider._client  # type: ignore[attr-defined]
+    try:
+        for body, answer in exchanges:
+            if provider_name == "openai":
+                result = client.chat.completions.create(**body)
+            else:
+                result = client.messages.create(**body)
+            if body.get("stream"):
+                events = list(result)
+                sent = answer.count("\ndata: ") + answer.startswith("data: ")
+                done = answer.count("data: [DONE]")
+                if provider_name == "openai":
+                    assert len(events) == sent - done, (path, len(events), sent)
+                else:
+                    assert events[0].type == "message_start"
+                    assert events[-1].type == "message_stop"
+            else:
+                assert result.id == json.loads(answer)["id"], path
+    finally:
+        provider.close()
+    return len(exchanges)
