@@ -75,28 +75,11 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (loopback).")] = "127.0.0.1",
 ) -> None:
     """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted."""
-    from pydantic import ValidationError
-
-    from harness.cli.errors import explain_validation
-    from harness.cli.ports import busy_port_message
     from harness.simulator import serve as run_server
 
-    if not script.is_file():
-        what = "is a folder" if script.is_dir() else "does not exist"
-        raise ConfigurationError(f"--script {script} {what}; give a YAML or JSON scenario script")
-    try:
-        run_server(script, host, port)
-    except ConfigurationError as exc:
-        # The loader keeps pydantic's many-line report; one line in plain words here.
-        cause = exc.__cause__
-        if not isinstance(cause, ValidationError):
-            raise
-        raise ConfigurationError(
-            f"simulator script {script} does not fit the script schema: {explain_validation(cause)}"
-        ) from None
-    except OSError as exc:
-        # Reading the script is translated inside; an OSError here is the socket.
-        raise ConfigurationError(busy_port_message(host, port, exc)) from None
+    # The simulator's own start-up errors are one line each (missing or invalid
+    # script, schema, bad or busy port): ConfigurationError, shown by the CLI.
+    run_server(script, host, port)
 
 
 app.add_typer(cassettes_app, name="cassettes")

@@ -149,8 +149,8 @@ CASES: dict[str, Case] = {
     "cassettes-corrupt": Case(("cassettes", "check", "{corrupt}"), 1, "not readable"),
     # -- sim serve ---------------------------------------------------------------
     "sim-no-script": Case(("sim", "serve"), 2, "--script"),
-    "sim-missing-script": Case(("sim", "serve", "--script", "{missing}"), 2, "does not exist"),
-    "sim-script-dir": Case(("sim", "serve", "--script", "{empty_dir}"), 2, "is a folder"),
+    "sim-missing-script": Case(("sim", "serve", "--script", "{missing}"), 2, "no such file"),
+    "sim-script-dir": Case(("sim", "serve", "--script", "{empty_dir}"), 2, "is a directory"),
     "sim-corrupt-script": Case(("sim", "serve", "--script", "{corrupt}"), 2, "corrupt.json"),
     "sim-deep-script": Case(("sim", "serve", "--script", "{deep}"), 2, ""),
     "sim-schema": Case(("sim", "serve", "--script", "{schema}"), 2, "schema"),
@@ -245,8 +245,8 @@ def test_sim_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_po
     done = _harness(args, _environment(tmp_path, {}, files), tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"error: port {busy_port} on 127.0.0.1 is already in use; stop what holds it or "
-        "choose another with --port"
+        f"error: cannot listen on 127.0.0.1:{busy_port}: the port is already in use; stop "
+        "what holds it or choose another port (port 0 picks a free one)"
     ]
 
 
@@ -267,6 +267,6 @@ def test_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: 
     done = _harness(("serve", "--port", str(busy_port)), env, tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"error: port {busy_port} on 127.0.0.1 is already in use; stop what holds it or "
-        "choose another with --port"
+        f"error: cannot listen on 127.0.0.1:{busy_port}: the port is already in use; stop "
+        "what holds it or choose another port (port 0 picks a free one)"
     ]
