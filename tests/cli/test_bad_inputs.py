@@ -267,6 +267,6 @@ def test_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: 
     done = _harness(("serve", "--port", str(busy_port)), env, tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"error: cannot listen on 127.0.0.1:{busy_port}: the port is already in use; stop "
-        "what holds it or choose another port (port 0 picks a free one)"
+        f"error: port {busy_port} on 127.0.0.1 is already in use; stop what holds it or "
+        "choose another with --port"
     ]
