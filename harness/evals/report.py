@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
+from harness.evals.judge import JudgeResult
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.files import atomic_write_text
@@ -54,6 +55,7 @@ class EvalRow(BaseModel):
     shape: str | None = None
     shape_ok: bool | None = None
     source: Source = Source.UNKNOWN
+    judge: JudgeResult | None = None
 
     @model_validator(mode="before")
     @classmethod

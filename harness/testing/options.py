@@ -68,6 +68,20 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         help="Run every recorded eval against mutants of its cassette's responses (served in "
         "order, offline) and report which ones it killed.",
     )
+    group.addoption(
+        "--harness-cases",
+        default=None,
+        metavar="DIR",
+        help="Folder of case files (*.yaml) the cases eval runs (default: the harness_cases "
+        "ini value, else <rootdir>/evals/cases).",
+    )
+    parser.addini("harness_cases", "Folder of case files, relative to the rootdir.", default="")
+    group.addoption(
+        "--harness-judge-model",
+        default=None,
+        help="Model the recorded judge of case files asks (default: $HARNESS_JUDGE_MODEL, "
+        "else the run's model).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +100,8 @@ class HarnessOptions:
     epochs: int
     rootdir: Path
     mutants: bool = False
+    cases_dir: Path | None = None
+    judge_model: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -106,4 +122,18 @@ class HarnessOptions:
             epochs=max(1, int(config.getoption("harness_epochs") or 1)),
             rootdir=root,
             mutants=bool(config.getoption("harness_mutants", default=False)),
+            cases_dir=_cases_dir(config, root),
+            judge_model=config.getoption("harness_judge_model", default=None)
+            or os.environ.get("HARNESS_JUDGE_MODEL")
+            or None,
         )
+
+
+def _cases_dir(config: pytest.Config, root: Path) -> Path:
+    # Like any path option, a command-line folder is relative to where pytest ran;
+    # the ini value is relative to the rootdir, as the default is.
+    given = config.getoption("harness_cases", default=None)
+    if given:
+        return Path(config.invocation_params.dir) / str(given)
+    configured = str(config.getini("harness_cases") or "")
+    return root / configured if configured else root / "evals" / "cases"

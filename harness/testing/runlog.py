@@ -25,6 +25,8 @@ class RunLog:
     model: str = "scripted"
     # Set by the ``provider`` fixture once it knows where answers came from.
     source: str | None = None
+    # Set by a case's judge check: the verdict, reason and tokens, for the row.
+    judge: dict[str, Any] | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -62,6 +64,7 @@ class RunLog:
             "provider": self.provider,
             "model": self.model,
             "source": self.source or ("scripted" if self.provider == "scripted" else "unknown"),
+            "judge": self.judge,
         }
 
 
