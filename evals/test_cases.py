@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from harness.app import Application
+from harness.core import Role
 from harness.core.errors import ConfigurationError, HarnessError
 from harness.evals.cases import Case, load_cases
 from harness.evals.checks import CaseRun, check_case
@@ -86,9 +87,21 @@ def test_cases(
         enabled_tools=case.tools, tool_allowlist=case.allow, tool_denylist=case.deny
     )
     _run(case, app)
-    run = CaseRun(tuple(harness_run_log.results), tuple(harness_run_log.traces()), workspace.root)
-    failures = check_case(case, run, assert_shape=_subset_shape)
     seen = evidence(app)
+    shown = {
+        str(message.tool_call_id): str(message.content)
+        for request in seen.requests
+        for message in request.messages
+        if message.role is Role.TOOL
+    }
+    run = CaseRun(
+        tuple(harness_run_log.results),
+        tuple(harness_run_log.traces()),
+        workspace.root,
+        calls=tuple(seen.calls()),
+        shown=shown,
+    )
+    failures = check_case(case, run, assert_shape=_subset_shape)
     for result in run.results:  # metadata traces hold none of the case's secrets
         seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt))
     if case.checks.judge is not None:

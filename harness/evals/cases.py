@@ -27,7 +27,14 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
           answer_not_contains: []
           tools_called: {read: 2, edit: 1}  # calls that ran (ok or error), exact
           tools_failed: {}                # of those, calls whose result was an error
+                                          # (exact; a tool not listed must not fail)
           tools_not_called: [write]       # never ran (denied or rejected is fine)
+          calls:                          # every call the model made, in order
+            - read label.txt              # (subagents' calls included);
+            - read app.py                 # "name path" or {name, arguments}
+            - {name: edit, arguments: {path: app.py}}   # arguments: a subset
+          observations:                   # what the model was shown for a call
+            - {tool: read, path: label.txt, contains: [SENTINEL-LABEL-1]}
           trace_outline: |                # subset match, see assert_trace_shape
             agent.run
               agent.step
@@ -52,10 +59,12 @@ from harness.core.errors import ConfigurationError
 
 __all__ = [
     "ApprovalStep",
+    "CallSpec",
     "Case",
     "CaseChecks",
     "FileCheck",
     "JudgeSpec",
+    "ObservationCheck",
     "case_sources",
     "load_case_file",
     "load_cases",
@@ -86,6 +95,41 @@ class FileCheck(BaseModel):
         if self.exists and not (asks or self.not_contains):
             raise ValueError("give equals, ends_with, contains or not_contains (or exists: false)")
         return self
+
+
+class CallSpec(BaseModel):
+    """One tool call the model must make: its name and a subset of its arguments.
+
+    In a case file it is a mapping ``{name: write, arguments: {path: a.txt}}`` or
+    the short string ``"read a.txt"`` (the name, then the ``path`` argument).
+    """
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name, _, path = value.strip().partition(" ")
+            return {"name": name, "arguments": {"path": path.strip()} if path.strip() else {}}
+        return value
+
+    def label(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        return f"{self.name}({shown})"
+
+
+class ObservationCheck(BaseModel):
+    """The result the model was shown for the first call to ``tool`` (on ``path``)."""
+
+    model_config = _STRICT
+
+    tool: str = Field(min_length=1)
+    path: str | None = None
+    contains: tuple[str, ...] = Field(min_length=1)
 
 
 class JudgeSpec(BaseModel):
@@ -125,6 +169,8 @@ class CaseChecks(BaseModel):
     tools_called: dict[str, int] = Field(default_factory=dict)
     tools_failed: dict[str, int] = Field(default_factory=dict)
     tools_not_called: tuple[str, ...] = ()
+    calls: tuple[CallSpec, ...] | None = None
+    observations: tuple[ObservationCheck, ...] = ()
     trace_outline: str | None = None
     judge: JudgeSpec | None = None
 

@@ -10,13 +10,14 @@ denied, rejected or paused did not run, whatever the model asked for.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core import ToolCall
 from harness.core.errors import TraceAssertionError
 from harness.engine.run_types import RunResult
-from harness.evals.cases import Case, CaseChecks, FileCheck
+from harness.evals.cases import CallSpec, Case, CaseChecks, FileCheck, ObservationCheck
 from harness.tracing import TraceTree
 
 __all__ = ["CaseRun", "ShapeCheck", "check_case", "check_files", "completed_tool_calls"]
@@ -31,6 +32,10 @@ class CaseRun:
     results: tuple[RunResult, ...]
     traces: tuple[TraceTree, ...]
     workdir: Path
+    # The model's side, from the request log: its calls in order, and the text
+    # each call's result showed it (by call id).
+    calls: tuple[ToolCall, ...] = ()
+    shown: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def final(self) -> RunResult:
@@ -96,12 +101,59 @@ def _tool_failures(checks: CaseChecks, traces: Sequence[TraceTree]) -> list[str]
         if ran[name] != count:
             failures.append(f"tools_called: {name} ran {ran[name]} time(s), expected {count}")
     failed = completed_tool_calls(traces, errors_only=True)
-    for name, count in sorted(checks.tools_failed.items()):
-        if failed[name] != count:
-            failures.append(f"tools_failed: {name} failed {failed[name]} time(s), expected {count}")
+    for name in sorted(set(failed) | set(checks.tools_failed)):
+        expected = checks.tools_failed.get(name, 0)
+        if failed[name] != expected:
+            failures.append(
+                f"tools_failed: {name} failed {failed[name]} time(s), expected {expected}"
+            )
     for name in checks.tools_not_called:
         if ran[name]:
             failures.append(f"tools_not_called: {name} ran {ran[name]} time(s)")
+    return failures
+
+
+def _matches(spec: CallSpec, call: ToolCall) -> bool:
+    return call.name == spec.name and all(
+        call.arguments.get(key) == value for key, value in spec.arguments.items()
+    )
+
+
+def _call_failures(specs: Sequence[CallSpec], calls: Sequence[ToolCall]) -> list[str]:
+    made = [f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.arguments.items())})" for c in calls]
+    if len(specs) == len(calls) and all(map(_matches, specs, calls)):
+        return []
+    return [
+        f"calls: the model called {made}, expected {[spec.label() for spec in specs]}"
+        if len(made) < 8
+        else f"calls: the model made {len(made)} calls, not the {len(specs)} expected: {made}"
+    ]
+
+
+def _observation_failures(
+    checks: Sequence[ObservationCheck], calls: Sequence[ToolCall], shown: Mapping[str, str]
+) -> list[str]:
+    failures: list[str] = []
+    for check in checks:
+        found = next(
+            (
+                c
+                for c in calls
+                if c.name == check.tool
+                and (check.path is None or c.arguments.get("path") == check.path)
+            ),
+            None,
+        )
+        target = check.tool + (f" {check.path}" if check.path else "")
+        if found is None:
+            failures.append(f"observations: the model never called {target}")
+            continue
+        text = shown.get(found.id)
+        missing = [s for s in check.contains if text is None or s not in text]
+        if missing:
+            failures.append(
+                f"observations: the result of {target} lacks {missing}: {(text or '')[:300]!r}"
+            )
     return failures
 
 
@@ -137,6 +189,9 @@ def check_case(case: Case, run: CaseRun, *, assert_shape: ShapeCheck) -> list[st
     failures += check_files(checks.files, run.workdir)
     failures += _answer_failures(checks, final.text or "")
     failures += _tool_failures(checks, run.traces)
+    if checks.calls is not None:
+        failures += _call_failures(checks.calls, run.calls)
+    failures += _observation_failures(checks.observations, run.calls, run.shown)
     if checks.trace_outline is not None:
         failures += _outline_failures(checks.trace_outline, run.traces, assert_shape)
     return failures

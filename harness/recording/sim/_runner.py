@@ -73,7 +73,7 @@ def _judge(rule: JudgeRule, conversation: Conversation) -> Reply | None:
     reason = (
         f"the answer does not show {', '.join(missing)}"
         if missing
-        else f"the answer shows {', '.join(expected)} as the rubric requires"
+        else "the answer shows every marker the rubric requires"
     )
     return Reply(text=json.dumps({"verdict": verdict, "reason": reason}))
 
