@@ -40,7 +40,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         cases = load_cases(folder, root=options.rootdir)
     except ConfigurationError as exc:
-        pytest.fail(f"harness cases: {exc}", pytrace=False)
+        problem = str(exc)
+    else:
+        problem = ""
+    if problem:  # outside the except block: one message, no chained traceback
+        pytest.fail(f"harness cases: {problem}", pytrace=False)
     _CASES.update({case.name: case for case in cases})
     names = [case.name for case in cases]
     metafunc.parametrize("case_name", names, ids=names)

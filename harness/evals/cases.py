@@ -184,11 +184,24 @@ class CaseChecks(BaseModel):
 
     @model_validator(mode="after")
     def _can_fail(self) -> CaseChecks:
-        sentinels = self.answer_contains or any(f.contains or f.equals for f in self.files)
-        if not (sentinels or self.tools_called or self.trace_outline or self.judge):
+        behaviour = (
+            self.answer_contains,
+            self.answer_not_contains,
+            self.files,
+            self.tools_called,
+            self.tools_failed,
+            self.tools_not_called,
+            self.calls,
+            self.observations,
+            self.trace_outline,
+            self.judge,
+            self.steps,
+            self.stop_reason != "final",
+        )
+        if not any(behaviour):
             raise ValueError(
-                "a case needs checks that can fail: answer_contains, files, tools_called, "
-                "trace_outline or judge"
+                "a case needs a check that can fail: answer_contains, files, tools_called, "
+                "calls, observations, trace_outline, judge, steps or a stop_reason"
             )
         clash = set(self.tools_called) & set(self.tools_not_called)
         if clash:
@@ -246,6 +259,12 @@ class _CaseFile(BaseModel):
     cases: list[dict[str, Any]] = Field(min_length=1)
 
 
+_STRING_LISTS = frozenset(
+    {"contains", "not_contains", "answer_contains", "answer_not_contains", "tools_not_called"}
+    | {"tools", "allow", "deny"}
+)
+
+
 def _where(loc: Iterable[int | str]) -> str:
     text = ""
     for part in loc:
@@ -257,7 +276,8 @@ def _first_error(exc: ValidationError) -> str:
     error = exc.errors(include_url=False)[0]
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] in ("tuple_type", "list_type") and error["loc"]:
-        message = "expected a list of strings"
+        listed = error["loc"][-1] in _STRING_LISTS
+        message = "expected a list of strings" if listed else "expected a list"
     elif error["type"] == "extra_forbidden":
         message = "unknown field; check its spelling against the case format"
     return f"{_where(error['loc'])}: {message}"
