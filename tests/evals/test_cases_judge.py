@@ -144,8 +144,9 @@ def test_the_simulated_judge_grades_honestly_recorded_and_replayed(
     pytester: pytest.Pytester, sim_server: Any, answer: str, verdict: str
 ) -> None:
     (pytester.path / "evals" / "cases").mkdir(parents=True)
-    for name in ("conftest.py", "test_cases.py"):
-        shutil.copy(ROOT / "evals" / name, pytester.path / "evals" / name)
+    # Another module name than the suite's evals/test_cases.py (pytester runs in-process).
+    shutil.copy(ROOT / "evals" / "conftest.py", pytester.path / "evals" / "conftest.py")
+    shutil.copy(ROOT / "evals" / "test_cases.py", pytester.path / "evals" / "test_user_cases.py")
     (pytester.path / "evals" / "cases" / "judge.yaml").write_text(CASES, "utf-8")
     workspace = pytester.path / "fixtures" / "cases" / "incident"
     workspace.mkdir(parents=True)

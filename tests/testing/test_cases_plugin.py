@@ -157,8 +157,10 @@ def _indent(line: str) -> str:
 def _project(pytester: pytest.Pytester, cases_dir: str = "evals/cases") -> Path:
     evals = pytester.path / "evals"
     evals.mkdir(exist_ok=True)
-    for name in ("conftest.py", "test_cases.py"):
-        shutil.copy(ROOT / "evals" / name, evals / name)
+    # Another module name than the suite's own evals/test_cases.py, which an
+    # outer session may have imported already (pytester runs in-process).
+    shutil.copy(ROOT / "evals" / "conftest.py", evals / "conftest.py")
+    shutil.copy(ROOT / "evals" / "test_cases.py", evals / "test_user_cases.py")
     workspace = pytester.path / "fixtures" / "cases" / "copy"
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "note.txt").write_text(f"marker: {MARKER}\n", "utf-8")
