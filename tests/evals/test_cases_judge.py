@@ -17,6 +17,7 @@ import harness.app
 import harness.providers.openai_chat
 import harness.recording
 import harness.tools.builtin
+from harness import Settings
 from harness.core import LLMResponse, Role, Usage
 from harness.evals import load_report
 from harness.evals.judge import JudgeFormatError, judge_request, parse_judge_answer, run_judge
@@ -105,6 +106,11 @@ def test_run_judge_sends_the_answer_apart_from_the_rubric_and_keeps_tokens() -> 
     )
 
 
+def test_the_judge_model_is_a_setting() -> None:
+    assert Settings.from_env({"HARNESS_JUDGE_MODEL": "judge-1"}).judge_model == "judge-1"
+    assert Settings().judge_model is None  # the run's own model
+
+
 def _script(answer: str) -> dict[str, Any]:
     return {
         "version": 1,
@@ -141,7 +147,11 @@ cases:
     ],
 )
 def test_the_simulated_judge_grades_honestly_recorded_and_replayed(
-    pytester: pytest.Pytester, sim_server: Any, answer: str, verdict: str
+    pytester: pytest.Pytester,
+    sim_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+    verdict: str,
 ) -> None:
     (pytester.path / "evals" / "cases").mkdir(parents=True)
     # Another module name than the suite's evals/test_cases.py (pytester runs in-process).
@@ -152,7 +162,11 @@ def test_the_simulated_judge_grades_honestly_recorded_and_replayed(
     workspace.mkdir(parents=True)
     (workspace / "incident.md").write_text(f"Tracking id: {MARKER}\n", "utf-8")
     server: SimulatorServer = sim_server(_script(answer))
-    common = ("--harness-provider", "openai", "--harness-judge-model", "sim-judge-1")
+    common: tuple[str, ...] = ("--harness-provider", "openai")
+    if verdict == "pass":  # the option, or else the variable, names the judge's model
+        common += ("--harness-judge-model", "sim-judge-1")
+    else:
+        monkeypatch.setenv("HARNESS_JUDGE_MODEL", "sim-judge-1")
     outcome = {"passed": 1} if verdict == "pass" else {"failed": 1}
     recorded = pytester.runpytest(
         *common, "--record-mode", "once", "--harness-base-url", server.url
