@@ -50,6 +50,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
     "HARNESS_BASH_ENV": ("bash_env", "list"),
     "HARNESS_OTEL": ("otel", "str"),
+    "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -102,6 +103,8 @@ class Settings(BaseModel):
     bash_env: tuple[str, ...] = ()
     # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
     otel: Literal["off", "console", "otlp"] = "off"
+    # The model a case's recorded judge asks (None: the run's own model).
+    judge_model: str | None = None
 
     @field_validator("provider")
     @classmethod

@@ -1,9 +1,12 @@
 """Scenario evals: the report model, running them, tables, the upgrade diff, mutants."""
 
 from harness.evals.aggregate import CaseRuns, aggregate_rows, render_rate
+from harness.evals.cases import Case, CaseChecks, load_case_file, load_cases
+from harness.evals.checks import CaseRun, check_case
 from harness.evals.compare import Change, Comparison, compare_reports
 from harness.evals.cost import TokenUsage, model_cost, render_cost, usage_cost
 from harness.evals.gate import FailOn, GateSettings, RateVerdict, Status, judge_rates
+from harness.evals.judge import JudgeFormatError, JudgeResult, run_judge
 from harness.evals.mutant_results import (
     EvalMutants,
     MutantOutcome,
@@ -31,6 +34,9 @@ from harness.evals.table import render_pass_rates, render_table
 __all__ = [
     "AGENT_ROLE",
     "REPORT_SCHEMA_VERSION",
+    "Case",
+    "CaseChecks",
+    "CaseRun",
     "CaseRuns",
     "Change",
     "Comparison",
@@ -41,6 +47,8 @@ __all__ = [
     "FailOn",
     "GateSettings",
     "Interval",
+    "JudgeFormatError",
+    "JudgeResult",
     "ModelPrice",
     "Mutant",
     "MutantExhaustedError",
@@ -57,11 +65,14 @@ __all__ = [
     "aggregate_rows",
     "cassette_mutants",
     "cassette_source",
+    "check_case",
     "compare_reports",
     "default_prices",
     "derive_mutants",
     "fisher_drop_p",
     "judge_rates",
+    "load_case_file",
+    "load_cases",
     "load_prices",
     "load_report",
     "merge_reports",
@@ -72,6 +83,7 @@ __all__ = [
     "render_rate",
     "render_table",
     "run_evals",
+    "run_judge",
     "summarize_mutants",
     "usage_cost",
     "wilson_interval",

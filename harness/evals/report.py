@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
+from harness.evals.judge import JudgeResult
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.files import atomic_write_text
@@ -70,6 +71,7 @@ class EvalRow(BaseModel):
     cache_write_input_tokens: int = 0
     # USD at the report's price table; None when synthetic or the model is unpriced.
     cost_usd: float | None = None
+    judge: JudgeResult | None = None
 
     @model_validator(mode="before")
     @classmethod

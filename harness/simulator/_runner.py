@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any
@@ -10,6 +11,7 @@ from harness.simulator._conversation import Conversation
 from harness.simulator._script import (
     Condition,
     EchoSentinelsRule,
+    JudgeRule,
     Reply,
     ReplyRule,
     Script,
@@ -51,6 +53,29 @@ def _echo(rule: EchoSentinelsRule, conversation: Conversation) -> Reply | None:
     if not found:
         return None
     return Reply(text=rule.template.format(sentinels=", ".join(found)))
+
+
+def _tagged(text: str, tag: str) -> str | None:
+    found = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", text, re.DOTALL)
+    return found.group(1) if found else None
+
+
+def _judge(rule: JudgeRule, conversation: Conversation) -> Reply | None:
+    text = conversation.last_user_text or ""
+    rubric, answer = _tagged(text, "rubric"), _tagged(text, "answer")
+    if rubric is None or answer is None or not _holds(rule.when, conversation):
+        return None
+    expected = list(dict.fromkeys(re.findall(rule.pattern, rubric)))
+    if not expected:
+        return None
+    missing = [s for s in expected if s not in answer]
+    verdict = "fail" if missing else "pass"
+    reason = (
+        f"the answer does not show {', '.join(missing)}"
+        if missing
+        else "the answer shows every marker the rubric requires"
+    )
+    return Reply(text=json.dumps({"verdict": verdict, "reason": reason}))
 
 
 def _filled(rule: ReplyRule, conversation: Conversation) -> Reply | None:
@@ -112,6 +137,9 @@ class ScriptRunner:
                     and (filled := _filled(rule, conversation)) is not None
                 ):
                     return filled, f"rule {number} ({'fill' if rule.fill else 'reply'})"
+            elif isinstance(rule, JudgeRule):
+                if (judged := _judge(rule, conversation)) is not None:
+                    return judged, f"rule {number} (judge)"
             elif (echoed := _echo(rule, conversation)) is not None:
                 return echoed, f"rule {number} (echo_sentinels)"
         return self._turn(conversation)

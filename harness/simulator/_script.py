@@ -40,6 +40,7 @@ __all__ = [
     "Condition",
     "EchoSentinelsRule",
     "ErrorReply",
+    "JudgeRule",
     "Reply",
     "ReplyRule",
     "Script",
@@ -181,7 +182,26 @@ class EchoSentinelsRule(BaseModel):
         return value
 
 
-Rule = Annotated[ReplyRule | EchoSentinelsRule, Field(discriminator="kind")]
+class JudgeRule(BaseModel):
+    """Grade a judge request honestly: pass only if its ``<answer>`` shows every sentinel
+    its ``<rubric>`` expects (found with ``pattern``); answers strict JSON
+    ``{"verdict": ..., "reason": ...}``. Silent when the rubric names no sentinel.
+    """
+
+    model_config = _FROZEN
+
+    kind: Literal["judge"] = "judge"
+    when: Condition = Field(default_factory=Condition)
+    pattern: str = r"SENTINEL-[A-Z0-9-]+"
+
+    @field_validator("pattern")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        re.compile(value)
+        return value
+
+
+Rule = Annotated[ReplyRule | EchoSentinelsRule | JudgeRule, Field(discriminator="kind")]
 
 
 class Script(BaseModel):

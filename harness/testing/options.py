@@ -104,6 +104,20 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         help="Run every recorded eval against mutants of its cassette's responses (served in "
         "order, offline) and report which ones it killed.",
     )
+    group.addoption(
+        "--harness-cases",
+        default=None,
+        metavar="DIR",
+        help="Folder of case files (*.yaml) the cases eval runs (default: the harness_cases "
+        "ini value, else <rootdir>/evals/cases).",
+    )
+    parser.addini("harness_cases", "Folder of case files, relative to the rootdir.", default="")
+    group.addoption(
+        "--harness-judge-model",
+        default=None,
+        help="Model the recorded judge of case files asks (default: $HARNESS_JUDGE_MODEL, "
+        "else the run's model).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +140,8 @@ class HarnessOptions:
     ignore_query_params: tuple[str, ...] = ()
     record_errors: bool = False
     stream: str = "off"
+    cases_dir: Path | None = None
+    judge_model: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -150,6 +166,10 @@ class HarnessOptions:
             ignore_query_params=_ignored_query_params(config),
             record_errors=bool(config.getoption("record_errors", default=False)),
             stream=_stream_mode(config),
+            cases_dir=_cases_dir(config, root),
+            judge_model=config.getoption("harness_judge_model", default=None)
+            or os.environ.get("HARNESS_JUDGE_MODEL")
+            or None,
         )
 
 
@@ -168,3 +188,13 @@ def _stream_mode(config: pytest.Config) -> str:
             f"harness_stream = {mode!r} in the ini file; use one of {', '.join(STREAM_CHOICES)}"
         )
     return mode
+
+
+def _cases_dir(config: pytest.Config, root: Path) -> Path:
+    # Like any path option, a command-line folder is relative to where pytest ran;
+    # the ini value is relative to the rootdir, as the default is.
+    given = config.getoption("harness_cases", default=None)
+    if given:
+        return Path(config.invocation_params.dir) / str(given)
+    configured = str(config.getini("harness_cases") or "")
+    return root / configured if configured else root / "evals" / "cases"

@@ -28,6 +28,8 @@ class RunLog:
     source: str | None = None
     # The cassette file name the answers came from or went to (recorded providers).
     cassette: str | None = None
+    # Set by a case's judge check: the verdict, reason and tokens, for the row.
+    judge: dict[str, Any] | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -76,6 +78,7 @@ class RunLog:
             "provider": self.provider,
             "model": self.model,
             "source": self.source or ("scripted" if self.provider == "scripted" else "unknown"),
+            "judge": self.judge,
         }
 
 

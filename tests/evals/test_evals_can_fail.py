@@ -30,7 +30,7 @@ import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
-from harness.evals import EvalRow, Verdict, load_report
+from harness.evals import EvalRow, Verdict, load_cases, load_report
 from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
@@ -151,8 +151,9 @@ def test_the_unbroken_suite_passes_replayed_and_re_recorded(
         "--harness-cassette-dir",
         str(fresh),
     )
+    cases = len(load_cases(ROOT / "evals" / "cases"))
     for rows in (replayed, recorded):
-        assert len(rows) == 14
+        assert len(rows) == 14 + 2 * cases  # the scenarios, then the case files
         assert {row.verdict for row in rows.values()} == {Verdict.PASS}, {
             key: row.message for key, row in rows.items() if row.verdict is not Verdict.PASS
         }

@@ -1,0 +1,348 @@
+"""Scenario cases as data: the YAML case files and their loader.
+
+A case file (``evals/cases/*.yaml``) holds one or more cases::
+
+    version: 1
+    cases:
+      - name: rename-constant             # unique across the folder
+        workspace: cases/rename           # a folder under fixtures/, copied in
+        prompt: Set LABEL in app.py to the label stored in label.txt.
+        mode: act                         # act | plan | think | plan-act
+        tools: [read, edit]               # enabled tools
+        allow: []                         # tool allowlist (empty: all enabled)
+        deny: []                          # tool denylist
+        max_steps: 6
+        approval:                         # optional: the run must pause for this tool
+          tool: write
+          decision: reject                # approve | reject
+          reason: "SENTINEL-REJECT-1: not today"
+        checks:
+          stop_reason: final              # default final
+          steps: 3                        # optional exact step count
+          files:
+            - {path: app.py, equals: "LABEL = \\"SENTINEL-LABEL-1\\"\\n"}
+            - {path: app.py, contains: [SENTINEL-LABEL-1], not_contains: [unset]}
+            - {path: secrets.txt, exists: false}
+          answer_contains: [SENTINEL-LABEL-1]
+          answer_not_contains: []
+          tools_called: {read: 2, edit: 1}  # calls that ran (ok or error), exact
+          tools_failed: {}                # of those, calls whose result was an error
+                                          # (exact; a tool not listed must not fail)
+          tools_not_called: [write]       # never ran (denied or rejected is fine)
+          calls:                          # every call the model made, in order
+            - read label.txt              # (subagents' calls included);
+            - read app.py                 # "name path" or {name, arguments}
+            - {name: edit, arguments: {path: app.py}}   # arguments: a subset
+          observations:                   # what the model was shown for a call
+            - {tool: read, path: label.txt, contains: [SENTINEL-LABEL-1]}
+          trace_outline: |                # subset match, see assert_trace_shape
+            agent.run
+              agent.step
+                tool.call read
+          judge:                          # graded by an LLM through the cassette
+            rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
+
+Honesty rule, checked at load time: a sentinel the answer or a file must contain
+may not appear in the prompt, or the model could pass by repeating its task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from harness.core.errors import ConfigurationError
+
+__all__ = [
+    "ApprovalStep",
+    "CallSpec",
+    "Case",
+    "CaseChecks",
+    "FileCheck",
+    "JudgeSpec",
+    "ObservationCheck",
+    "case_sources",
+    "load_case_file",
+    "load_cases",
+]
+
+_STRICT = ConfigDict(frozen=True, extra="forbid")
+Mode = Literal["act", "plan", "think", "plan-act"]
+StopReasonName = Literal["final", "max_steps", "provider_error", "approval_resume_failed"]
+
+
+class FileCheck(BaseModel):
+    """What one workspace file must hold after the run (or that it must not exist)."""
+
+    model_config = _STRICT
+
+    path: str = Field(min_length=1)
+    exists: bool = True
+    equals: str | None = None
+    ends_with: str | None = None
+    contains: tuple[str, ...] = ()
+    not_contains: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FileCheck:
+        asks = self.equals is not None or self.ends_with is not None or self.contains
+        if not self.exists and (asks or self.not_contains):
+            raise ValueError("a file that must not exist cannot also have content checks")
+        if self.exists and not (asks or self.not_contains):
+            raise ValueError("give equals, ends_with, contains or not_contains (or exists: false)")
+        return self
+
+
+class CallSpec(BaseModel):
+    """One tool call the model must make: its name and a subset of its arguments.
+
+    In a case file it is a mapping ``{name: write, arguments: {path: a.txt}}`` or
+    the short string ``"read a.txt"`` (the name, then the ``path`` argument).
+    """
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name, _, path = value.strip().partition(" ")
+            return {"name": name, "arguments": {"path": path.strip()} if path.strip() else {}}
+        return value
+
+    def label(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        return f"{self.name}({shown})"
+
+
+class ObservationCheck(BaseModel):
+    """The result the model was shown for the first call to ``tool`` (on ``path``)."""
+
+    model_config = _STRICT
+
+    tool: str = Field(min_length=1)
+    path: str | None = None
+    contains: tuple[str, ...] = Field(min_length=1)
+
+
+class JudgeSpec(BaseModel):
+    """A rubric an LLM grades the run against (see :mod:`harness.evals.judge`)."""
+
+    model_config = _STRICT
+
+    rubric: str = Field(min_length=1)
+
+
+class ApprovalStep(BaseModel):
+    """The run must pause for ``tool``; the human then takes ``decision``."""
+
+    model_config = _STRICT
+
+    tool: str = Field(min_length=1)
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+
+    @model_validator(mode="after")
+    def _reason_for_reject(self) -> ApprovalStep:
+        if self.decision == "approve" and self.reason is not None:
+            raise ValueError("a reason is given only with decision: reject")
+        return self
+
+
+class CaseChecks(BaseModel):
+    """Every verdict a case asks for; each one set must hold."""
+
+    model_config = _STRICT
+
+    stop_reason: StopReasonName = "final"
+    steps: int | None = Field(default=None, ge=1)
+    files: tuple[FileCheck, ...] = ()
+    answer_contains: tuple[str, ...] = ()
+    answer_not_contains: tuple[str, ...] = ()
+    tools_called: dict[str, int] = Field(default_factory=dict)
+    tools_failed: dict[str, int] = Field(default_factory=dict)
+    tools_not_called: tuple[str, ...] = ()
+    calls: tuple[CallSpec, ...] | None = None
+    observations: tuple[ObservationCheck, ...] = ()
+    trace_outline: str | None = None
+    judge: JudgeSpec | None = None
+
+    @field_validator("tools_called", "tools_failed")
+    @classmethod
+    def _counts(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = sorted(name for name, count in value.items() if count < 1)
+        if bad:
+            raise ValueError(f"counts must be >= 1 (use tools_not_called for 0): {bad}")
+        return value
+
+    @model_validator(mode="after")
+    def _can_fail(self) -> CaseChecks:
+        behaviour = (
+            self.answer_contains,
+            self.answer_not_contains,
+            self.files,
+            self.tools_called,
+            self.tools_failed,
+            self.tools_not_called,
+            self.calls,
+            self.observations,
+            self.trace_outline,
+            self.judge,
+            self.steps,
+            self.stop_reason != "final",
+        )
+        if not any(behaviour):
+            raise ValueError(
+                "a case needs a check that can fail: answer_contains, files, tools_called, "
+                "calls, observations, trace_outline, judge, steps or a stop_reason"
+            )
+        clash = set(self.tools_called) & set(self.tools_not_called)
+        if clash:
+            raise ValueError(f"tools both called and not called: {sorted(clash)}")
+        return self
+
+    def sentinels(self) -> tuple[str, ...]:
+        """The strings the answer or a file must contain: the model must find them."""
+        found = list(self.answer_contains)
+        for check in self.files:
+            found += check.contains
+        return tuple(found)
+
+
+class Case(BaseModel):
+    """One scenario: a workspace, a prompt, how to run it, and what must hold."""
+
+    model_config = _STRICT
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    workspace: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    mode: Mode = "act"
+    tools: tuple[str, ...] = ("read",)
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    max_steps: int = Field(default=8, ge=1, le=100)
+    session: str | None = None
+    approval: ApprovalStep | None = None
+    checks: CaseChecks
+    # Where it was read from, for messages; not part of the file format.
+    source: str = Field(default="", exclude=True)
+
+    @model_validator(mode="after")
+    def _honest(self) -> Case:
+        leaked = [s for s in self.checks.sentinels() if s in self.prompt]
+        if leaked:
+            raise ValueError(
+                f"the prompt contains the sentinel(s) {leaked} the checks look for; the model "
+                "could pass by repeating its task. Put the value in a workspace file instead"
+            )
+        if self.approval is not None and self.approval.tool not in self.tools:
+            raise ValueError(f"approval.tool {self.approval.tool!r} is not in tools")
+        return self
+
+    @property
+    def session_name(self) -> str:
+        return self.session or f"case-{self.name}"
+
+
+class _CaseFile(BaseModel):
+    model_config = _STRICT
+
+    version: Literal[1] = 1
+    cases: list[dict[str, Any]] = Field(min_length=1)
+
+
+_STRING_LISTS = frozenset(
+    {"contains", "not_contains", "answer_contains", "answer_not_contains", "tools_not_called"}
+    | {"tools", "allow", "deny"}
+)
+
+
+def _where(loc: Iterable[int | str]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] in ("tuple_type", "list_type") and error["loc"]:
+        listed = error["loc"][-1] in _STRING_LISTS
+        message = "expected a list of strings" if listed else "expected a list"
+    elif error["type"] == "extra_forbidden":
+        message = "unknown field; check its spelling against the case format"
+    return f"{_where(error['loc'])}: {message}"
+
+
+def _display(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def load_case_file(path: Path, *, root: Path | None = None) -> list[Case]:
+    """Read and validate one case file.
+
+    Raises:
+        ConfigurationError: one clear message naming the file, the case and the field.
+    """
+    shown = _display(path, root)
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ConfigurationError(f"{shown}: cannot read the case file: {exc}") from exc
+    try:
+        document = _CaseFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigurationError(
+            f"{shown}: {_first_error(exc)} (a case file is `version: 1` and a list `cases:`)"
+        ) from exc
+    cases: list[Case] = []
+    for index, raw in enumerate(document.cases):
+        label = f"case {raw['name']!r}" if isinstance(raw.get("name"), str) else f"cases[{index}]"
+        try:
+            cases.append(Case.model_validate({**raw, "source": shown}))
+        except ValidationError as exc:
+            raise ConfigurationError(f"{shown}: {label}: {_first_error(exc)}") from exc
+    return cases
+
+
+def case_sources(folder: Path) -> list[Path]:
+    """The case files of ``folder``, sorted (``*.yaml`` and ``*.yml``)."""
+    return sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def load_cases(folder: Path, *, root: Path | None = None) -> list[Case]:
+    """Every case of every file in ``folder``; names must be unique across the folder.
+
+    Raises:
+        ConfigurationError: the folder is missing, a file is invalid, or a name repeats.
+    """
+    if not folder.is_dir():
+        raise ConfigurationError(
+            f"case folder {folder} does not exist; create it or point --harness-cases at one"
+        )
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for path in case_sources(folder):
+        for case in load_case_file(path, root=root):
+            if case.name in seen:
+                raise ConfigurationError(
+                    f"{case.source}: case {case.name!r}: name already used in {seen[case.name]}; "
+                    "case names must be unique"
+                )
+            seen[case.name] = case.source
+            cases.append(case)
+    return cases
