@@ -23,10 +23,22 @@ harness eval [--report PATH] [--epochs N] [--evals-dir DIR] [--baseline PATH]
     PYTEST ARGS pass through: -n auto, -k edit, --harness-provider openai,
     --harness-model MODEL, --record-mode once, --harness-base-url URL, ...
     --baseline PATH: then compare with that report; exit 1 on a regression.
+    --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
+    interval); replay serves epoch k its own <test>[epoch-k].yaml cassette when
+    one was recorded, else the single recording; recording records each epoch.
+    --max-cost USD: when recording (--record-mode ...), skip the remaining evals
+    once the estimated spend (token usage x price table) reaches USD.
 harness eval --mutants [--fail-on survivors] [PYTEST ARGS...]
     Replay every recorded eval against perturbed model responses derived from
     its cassette (offline) and show which mutants each eval killed.
-harness eval compare OLD NEW [--fail-on regression]
+harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
+             [--alpha 0.05] [--max-drop 0.5] [--json]
+    Cases pair by (case, provider, model role); epochs fold into pass rates.
+    regression: a significant drop (one-sided Fisher exact, p < alpha), or every
+    old run passed and the rate fell by >= max-drop; weaker: a smaller drop.
+    A case only one report ran is "not run"; durations count only for "slower".
+    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower, 2 usage
+    error. Each --fail-on level also fails on the graver findings.
 harness eval merge REPORT... --output PATH
 """
 
@@ -53,6 +65,7 @@ def _run(args: list[str]) -> None:
     from harness.core.errors import HarnessError
     from harness.evals import (
         compare_reports,
+        load_prices,
         load_report,
         render_pass_rates,
         render_table,
@@ -66,7 +79,10 @@ def _run(args: list[str]) -> None:
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--mutants", action="store_true")
     parser.add_argument("--fail-on", choices=("survivors", "never"), default=None)
+    parser.add_argument("--max-cost", type=float, default=None)
     known, passthrough = parser.parse_known_args(args)
+    if known.max_cost is not None:
+        passthrough += ["--harness-max-cost", str(known.max_cost)]
     if known.mutants and known.baseline is not None:
         fail("--baseline compares eval rows; run it without --mutants")
     if known.fail_on is not None and not known.mutants:
@@ -97,7 +113,7 @@ def _run(args: list[str]) -> None:
     typer.echo(f"report: {', '.join(str(p) for p in run.paths)}")
     regressed = False
     if baseline is not None:
-        comparison = compare_reports(baseline, run.report)
+        comparison = compare_reports(baseline, run.report, prices=load_prices())
         typer.echo(f"\ncompared with the baseline {known.baseline}:")
         typer.echo(comparison.render())
         regressed = bool(comparison.regressions)
@@ -125,22 +141,42 @@ def _show_mutants(report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail
 
 def _compare(args: list[str]) -> None:
     from harness.core.errors import HarnessError
-    from harness.evals import compare_reports, load_report
+    from harness.evals import FailOn, GateSettings, compare_reports, load_prices, load_report
 
-    parser = argparse.ArgumentParser(prog="harness eval compare")
+    parser = argparse.ArgumentParser(
+        prog="harness eval compare",
+        description="Compare two eval reports as a gate. Exit codes: 0 ok, 1 regression, "
+        "3 weaker, 4 other change, 5 slower, 2 usage error; each --fail-on level also fails "
+        "on the graver findings.",
+    )
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
-    parser.add_argument("--fail-on", choices=("regression", "change", "never"), default="never")
+    parser.add_argument("--fail-on", choices=[f.value for f in FailOn], default="never")
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance of the one-sided Fisher test"
+    )
+    parser.add_argument(
+        "--max-drop",
+        type=float,
+        default=0.5,
+        help="a case that passed every old run regresses when its rate falls this much",
+    )
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     known = parser.parse_args(args)
     try:
-        comparison = compare_reports(load_report(known.old), load_report(known.new))
+        settings = GateSettings(alpha=known.alpha, max_drop=known.max_drop)
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        comparison = compare_reports(
+            load_report(known.old), load_report(known.new), settings, prices=load_prices()
+        )
     except HarnessError as exc:
         fail(str(exc))
-    typer.echo(comparison.render())
-    if known.fail_on == "regression" and comparison.regressions:
-        raise typer.Exit(1)
-    if known.fail_on == "change" and comparison.changes:
-        raise typer.Exit(1)
+    typer.echo(comparison.to_json() if known.json else comparison.render())
+    code = comparison.exit_code(FailOn(known.fail_on))
+    if code:
+        raise typer.Exit(code)
 
 
 def _merge(args: list[str]) -> None:

@@ -1,40 +1,130 @@
-"""Comparing two eval reports: the model-upgrade diff."""
+"""Comparing two eval reports: the model-upgrade diff, as a statistical gate.
+
+Rows pair by (case, provider, model role), so a baseline recorded with one model
+compares with a run of another; epochs fold into pass rates (``aggregate``) and
+``gate`` decides what a drop means.
+"""
 
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
+from typing import Any
 
+from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
+from harness.evals.cost import render_cost
+from harness.evals.gate import FailOn, GateSettings, RateVerdict, Status, judge_rates
+from harness.evals.grid import grid_lines
+from harness.evals.prices import PriceTable
 from harness.evals.provenance import Source
-from harness.evals.report import EvalReport, EvalRow, Verdict
+from harness.evals.report import AGENT_ROLE, EvalReport
 
 __all__ = ["Change", "Comparison", "compare_reports"]
+
+# Per-run means that count as a change when they move (model name alone does not).
+_COUNTS = (("steps", "steps"), ("llm calls", "llm_calls"), ("tool calls", "tool_calls"))
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """What changed for one scenario between the old and the new report."""
+    """One case on one provider in one role, before and after."""
 
-    scenario: str
-    provider: str
-    old: EvalRow | None
-    new: EvalRow | None
+    key: CaseKey
+    old: CaseRuns | None
+    new: CaseRuns | None
+    status: Status
+    rate: RateVerdict | None = None
     notes: tuple[str, ...] = ()
     shape_diff: tuple[str, ...] = ()
+    old_cost: float | None = None
+    new_cost: float | None = None
+
+    @property
+    def scenario(self) -> str:
+        return self.key[0]
+
+    @property
+    def provider(self) -> str:
+        return self.key[1]
+
+    @property
+    def label(self) -> str:
+        role = "" if self.key[2] == AGENT_ROLE else f", {self.key[2]}"
+        return f"{self.scenario} [{self.provider}{role}]"
 
     @property
     def regression(self) -> bool:
-        if self.new is None:
-            return self.old is not None and self.old.verdict is Verdict.PASS
-        if self.new.verdict in (Verdict.FAIL, Verdict.ERROR):
-            return self.old is None or self.old.verdict is Verdict.PASS
-        return False
+        return self.status is Status.REGRESSION
 
     @property
     def verdict_flip(self) -> bool:
-        return (self.old is not None and self.new is not None) and (
-            self.old.verdict is not self.new.verdict
+        """The pass rate moved (either way)."""
+        if self.old is None or self.new is None or not self.old.runs or not self.new.runs:
+            return False
+        return self.old.passes * self.new.runs != self.new.passes * self.old.runs
+
+    def cells(self) -> tuple[str, ...]:
+        def rate(runs: CaseRuns | None) -> str:
+            return "not run" if runs is None or not runs.runs else runs.render_rate()
+
+        def tokens(runs: CaseRuns | None) -> str:
+            if runs is None or not runs.runs:
+                return "–"
+            mark = "*" if runs.synthetic else ""
+            return f"{runs.mean('input_tokens') + runs.mean('output_tokens'):.0f}{mark}"
+
+        def steps(runs: CaseRuns | None) -> str:
+            return "–" if runs is None or not runs.runs else f"{runs.mean('steps'):g}"
+
+        def cost(runs: CaseRuns | None, value: float | None) -> str:
+            return "–" if runs is None else render_cost(value, synthetic=runs.synthetic)
+
+        p = "–" if self.rate is None else f"{self.rate.p_value:.3g}"
+        return (
+            self.scenario,
+            f"{self.provider}/{self.key[2]}",
+            rate(self.old),
+            rate(self.new),
+            p,
+            f"{tokens(self.old)} → {tokens(self.new)}",
+            f"{cost(self.old, self.old_cost)} → {cost(self.new, self.new_cost)}",
+            f"{steps(self.old)} → {steps(self.new)}",
+            self.status.value.upper() if self.status is Status.REGRESSION else self.status.value,
         )
+
+    def to_json(self) -> dict[str, Any]:
+        def side(runs: CaseRuns | None, cost: float | None) -> dict[str, Any] | None:
+            if runs is None:
+                return None
+            return {
+                "passes": runs.passes,
+                "runs": runs.runs,
+                "rate": runs.rate,
+                "interval": [runs.interval.low, runs.interval.high],
+                "models": list(runs.models),
+                "sources": [s.value for s in runs.sources],
+                "tokens_per_run": runs.mean("input_tokens") + runs.mean("output_tokens"),
+                "tokens_synthetic": runs.synthetic,
+                "steps_per_run": runs.mean("steps"),
+                "cost_per_run_usd": cost,
+                "median_duration_s": runs.median_duration(),
+            }
+
+        return {
+            "case": self.scenario,
+            "provider": self.provider,
+            "model_role": self.key[2],
+            "status": self.status.value,
+            "p_value": None if self.rate is None else self.rate.p_value,
+            "reason": None if self.rate is None else self.rate.reason or None,
+            "notes": list(self.notes),
+            "old": side(self.old, self.old_cost),
+            "new": side(self.new, self.new_cost),
+        }
+
+
+_HEADERS = ("case", "provider/role", "old", "new", "p", "tokens/run", "cost/run", "steps", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +132,29 @@ class Comparison:
     changes: tuple[Change, ...] = field(default_factory=tuple)
     old_sources: tuple[Source, ...] = ()
     new_sources: tuple[Source, ...] = ()
+    settings: GateSettings = field(default_factory=GateSettings)
+    old_cost: float | None = None
+    new_cost: float | None = None
+
+    def with_status(self, *statuses: Status) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.status in statuses)
 
     @property
     def regressions(self) -> tuple[Change, ...]:
-        return tuple(c for c in self.changes if c.regression)
+        return self.with_status(Status.REGRESSION)
+
+    @property
+    def changed(self) -> tuple[Change, ...]:
+        """Cases that differ in anything the gate counts (not run, slower and same excluded)."""
+        return self.with_status(Status.REGRESSION, Status.WEAKER, Status.CHANGED)
+
+    def exit_code(self, fail_on: FailOn) -> int:
+        """The gravest failing finding's code (regression 1, weaker 3, change 4, slower 5)."""
+        found = {c.status for c in self.changes}
+        for status in fail_on.failing:
+            if status in found:
+                return status.exit_code
+        return 0
 
     @property
     def sources_differ(self) -> bool:
@@ -65,74 +174,163 @@ class Comparison:
 
     def render(self) -> str:
         lines = self.render_sources()
-        if not self.changes:
-            return "\n".join([*lines, "no changes between the two reports"])
+        lines.extend(grid_lines(_HEADERS, [c.cells() for c in self.changes]))
+        if any(
+            runs is not None and runs.synthetic for c in self.changes for runs in (c.old, c.new)
+        ):
+            lines.append("* synthetic tokens: counted by no real model, and not priced")
         for change in self.changes:
-            tag = "REGRESSION" if change.regression else "changed"
-            lines.append(f"{tag}: {change.scenario} [{change.provider}]")
+            if change.status is Status.SAME:
+                continue
+            tag = {Status.REGRESSION: "REGRESSION", Status.WEAKER: "WEAKER"}.get(
+                change.status, change.status.value
+            )
+            lines.append(f"{tag}: {change.label}")
             lines.extend(f"  {note}" for note in change.notes)
             lines.extend(f"    {line}" for line in change.shape_diff)
-        flips = sum(1 for c in self.changes if c.verdict_flip)
         lines.append(
-            f"{len(self.changes)} scenario(s) changed, {flips} verdict flip(s), "
-            f"{len(self.regressions)} regression(s)"
+            f"cost: old {render_cost(self.old_cost)}, new {render_cost(self.new_cost)}"
+            + _delta(self.old_cost, self.new_cost)
+        )
+        if not self.changed and not self.with_status(Status.NOT_RUN, Status.SLOWER):
+            lines.append("no changes between the two reports")
+            return "\n".join(lines)
+        counts = {s: len(self.with_status(s)) for s in Status}
+        lines.append(
+            f"{len(self.changed)} case(s) changed: {counts[Status.REGRESSION]} regression(s), "
+            f"{counts[Status.WEAKER]} weaker, {counts[Status.CHANGED]} other change(s); "
+            f"{counts[Status.NOT_RUN]} not run, {counts[Status.SLOWER]} slower"
         )
         return "\n".join(lines)
 
+    def to_json(self) -> str:
+        s = self.settings
+        return json.dumps(
+            {
+                "settings": {
+                    "alpha": s.alpha,
+                    "max_drop": s.max_drop,
+                    "slower_ratio": s.slower_ratio,
+                    "slower_min_s": s.slower_min_s,
+                },
+                "old_sources": [x.value for x in self.old_sources],
+                "new_sources": [x.value for x in self.new_sources],
+                "old_cost_usd": self.old_cost,
+                "new_cost_usd": self.new_cost,
+                "cases": [c.to_json() for c in self.changes],
+            },
+            indent=2,
+        )
 
-def compare_reports(old: EvalReport, new: EvalReport) -> Comparison:
-    """Pair rows by scenario and provider (models may differ: that is the point)."""
-    old_rows = {(r.scenario, r.provider): r for r in old.rows}
-    new_rows = {(r.scenario, r.provider): r for r in new.rows}
-    changes = []
-    for key in sorted(set(old_rows) | set(new_rows)):
-        change = _change(key, old_rows.get(key), new_rows.get(key))
-        if change.notes:
-            changes.append(change)
-    return Comparison(tuple(changes), old.sources, new.sources)
+
+def compare_reports(
+    old: EvalReport,
+    new: EvalReport,
+    settings: GateSettings | None = None,
+    *,
+    prices: PriceTable | None = None,
+) -> Comparison:
+    """Pair cases by (case, provider, model role) and judge each pass-rate move.
+
+    ``prices`` prices rows of reports written before rows carried a cost.
+    """
+    settings = settings or GateSettings()
+    old_cases, new_cases = aggregate_rows(old.rows), aggregate_rows(new.rows)
+    changes = [
+        _change(key, old_cases.get(key), new_cases.get(key), settings, prices)
+        for key in sorted(set(old_cases) | set(new_cases))
+    ]
+    return Comparison(
+        tuple(changes),
+        old.sources,
+        new.sources,
+        settings,
+        _total([c.old_cost for c in changes if c.old is not None]),
+        _total([c.new_cost for c in changes if c.new is not None]),
+    )
+
+
+def _total(costs: list[float | None]) -> float | None:
+    return None if not costs or any(c is None for c in costs) else sum(c for c in costs if c)
 
 
 def _names(sources: tuple[Source, ...]) -> str:
     return "+".join(source.value for source in sources) or "none"
 
 
-def _change(key: tuple[str, str], old: EvalRow | None, new: EvalRow | None) -> Change:
-    scenario, provider = key
+def _delta(old: float | None, new: float | None) -> str:
     if old is None or new is None:
-        note = "new scenario" if old is None else "scenario missing from the new report"
-        return Change(scenario, provider, old, new, (note,))
+        return ""
+    return f" ({'+' if new >= old else '-'}${abs(new - old):.4f})"
+
+
+def _change(
+    key: CaseKey,
+    old: CaseRuns | None,
+    new: CaseRuns | None,
+    settings: GateSettings,
+    prices: PriceTable | None,
+) -> Change:
+    old_cost = None if old is None else old.cost_per_run(prices)
+    new_cost = None if new is None else new.cost_per_run(prices)
+    if old is None or new is None or not old.runs or not new.runs:
+        where = "the old report" if old is None or not old.runs else "the new report"
+        note = f"not run in {where}: not compared"
+        return Change(key, old, new, Status.NOT_RUN, None, (note,), (), old_cost, new_cost)
+    rate = judge_rates(old.passes, old.runs, new.passes, new.runs, settings)
     notes: list[str] = []
-    if old.model != new.model:
-        notes.append(f"model: {old.model} -> {new.model}")
-    if old.source is not new.source:
-        notes.append(f"source: {old.source.value} -> {new.source.value}")
-    if old.verdict is not new.verdict:
-        detail = f" ({new.message})" if new.message else ""
-        notes.append(f"verdict: {old.verdict.value} -> {new.verdict.value}{detail}")
+    if old.models != new.models:
+        notes.append(f"model: {'+'.join(old.models)} -> {'+'.join(new.models)}")
+    counted = False  # does anything beyond the model name differ?
+    if old.sources != new.sources:
+        notes.append(f"source: {_names(old.sources)} -> {_names(new.sources)}")
+        counted = True
+    if old.passes * new.runs != new.passes * old.runs:
+        notes.append(f"pass rate: {old.render_rate()} -> {new.render_rate()}")
+        if rate.reason:
+            notes.append(rate.reason)
+        notes.extend(f"new {line}" for line in new.failures[:3])
+        counted = True
     shape_diff: tuple[str, ...] = ()
-    if (old.shape or "") != (new.shape or ""):
+    if old.shapes != new.shapes:
         notes.append("trace shape changed:")
-        shape_diff = tuple(
-            line.rstrip("\n")
-            for line in difflib.unified_diff(
-                (old.shape or "").splitlines(),
-                (new.shape or "").splitlines(),
-                "old",
-                "new",
-                lineterm="",
-                n=1,
-            )
-        )
-    for label, before, after in (
-        ("steps", old.steps, new.steps),
-        ("llm calls", old.llm_calls, new.llm_calls),
-        ("tool calls", old.tool_calls, new.tool_calls),
-        ("tokens", old.tokens, new.tokens),
-    ):
+        shape_diff = _shape_diff(old.shapes, new.shapes)
+        counted = True
+    for label, name in (*_COUNTS, ("tokens", "input_tokens")):
+        before, after = old.mean(name), new.mean(name)
+        if name == "input_tokens":
+            before += old.mean("output_tokens")
+            after += new.mean("output_tokens")
         if before != after:
-            notes.append(f"{label}: {before} -> {after} ({after - before:+d})")
-    if old.duration_s and abs(new.duration_s - old.duration_s) > max(0.5, old.duration_s * 0.5):
-        notes.append(f"duration: {old.duration_s:.2f}s -> {new.duration_s:.2f}s")
-    if len(notes) == 1 and notes[0].startswith("model:"):
-        notes = []  # only the model changed and nothing it did: not worth a line
-    return Change(scenario, provider, old, new, tuple(notes), shape_diff)
+            notes.append(f"{label}: {before:g} -> {after:g} ({after - before:+g}) per run")
+            counted = True
+    if old_cost is not None and new_cost is not None and old_cost != new_cost:
+        notes.append(f"cost per run: ${old_cost:.4f} -> ${new_cost:.4f}")
+    slow = settings.slower(old.median_duration(), new.median_duration())
+    if slow:
+        notes.append(
+            f"duration: {old.median_duration():.2f}s -> {new.median_duration():.2f}s "
+            "(median; counts only with --fail-on slower)"
+        )
+    status: Status
+    if rate.status is not Status.SAME:
+        status = rate.status
+    elif counted:
+        status = Status.CHANGED
+    else:
+        status = Status.SLOWER if slow else Status.SAME
+    return Change(key, old, new, status, rate, tuple(notes), shape_diff, old_cost, new_cost)
+
+
+def _shape_diff(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(
+        line.rstrip("\n")
+        for line in difflib.unified_diff(
+            "\n\n".join(old).splitlines(),
+            "\n\n".join(new).splitlines(),
+            "old",
+            "new",
+            lineterm="",
+            n=1,
+        )
+    )

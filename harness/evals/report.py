@@ -2,7 +2,10 @@
 
 Schema 2 added ``source`` (and the derived ``tokens_synthetic``) to every row and a
 ``mutants`` section; version-1 reports still load, their rows' source derived
-(``scripted`` for the scripted provider, else ``unknown``).
+(``scripted`` for the scripted provider, else ``unknown``). Schema 3 added the
+epoch and cassette of each run, the model's role, cache token counts, the cost
+of each row and the price table it came from; older rows read as one run each
+(epoch None), unpriced.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.files import atomic_write_text
 
-__all__ = ["REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
+__all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
 
-REPORT_SCHEMA_VERSION = 2
-_READABLE_VERSIONS = (1, 2)
+REPORT_SCHEMA_VERSION = 3
+_READABLE_VERSIONS = (1, 2, 3)
+AGENT_ROLE = "agent"
 
 
 class Verdict(StrEnum):
@@ -54,6 +58,18 @@ class EvalRow(BaseModel):
     shape: str | None = None
     shape_ok: bool | None = None
     source: Source = Source.UNKNOWN
+    # Which repetition (``--epochs``) this run was, from 0; None: run once.
+    epoch: int | None = None
+    # The cassette file the answers were replayed from or recorded to (its name),
+    # so a row says whether an epoch had its own recording or shared one.
+    cassette: str | None = None
+    # What the model did in the case (the agent under test, a judge, ...); rows
+    # compare by role, so a new model compares with the old one in the same role.
+    model_role: str = AGENT_ROLE
+    cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
+    # USD at the report's price table; None when synthetic or the model is unpriced.
+    cost_usd: float | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -90,6 +106,8 @@ class EvalReport(BaseModel):
     record_mode: str = "none"
     rows: tuple[EvalRow, ...] = ()
     mutants: tuple[MutantResult, ...] = ()
+    # The price table the rows' costs came from (its source and date), if priced.
+    prices: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -100,7 +118,12 @@ class EvalReport(BaseModel):
 
     def sorted(self) -> EvalReport:
         """Rows in a stable order, so serial and parallel runs compare equal."""
-        rows = tuple(sorted(self.rows, key=lambda r: (r.scenario, r.provider, r.model, r.nodeid)))
+        rows = tuple(
+            sorted(
+                self.rows,
+                key=lambda r: (r.scenario, r.provider, r.model, r.epoch or 0, r.nodeid),
+            )
+        )
         mutants = tuple(sorted(self.mutants, key=lambda m: (m.eval_nodeid, m.order, m.mutant)))
         return self.model_copy(update={"rows": rows, "mutants": mutants})
 
@@ -109,6 +132,37 @@ class EvalReport(BaseModel):
         """The distinct sources of the rows (and mutated evals), in a stable order."""
         found = {row.source for row in self.rows} | {m.source for m in self.mutants}
         return tuple(source for source in Source if source in found)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cases(self) -> list[dict[str, Any]]:
+        """Per (case, provider, model role): passes / runs, rate, Wilson 95% interval, cost."""
+        from harness.evals.aggregate import aggregate_rows  # it builds on this module
+
+        summary = []
+        for runs in aggregate_rows(self.rows).values():
+            interval, per_run = runs.interval, runs.cost_per_run()
+            summary.append(
+                {
+                    "case": runs.case,
+                    "provider": runs.provider,
+                    "model_role": runs.role,
+                    "models": list(runs.models),
+                    "passes": runs.passes,
+                    "runs": runs.runs,
+                    "rate": runs.rate,
+                    "interval": [round(interval.low, 4), round(interval.high, 4)],
+                    "recordings": runs.recordings,
+                    "cost_usd": None if per_run is None else per_run * runs.runs,
+                }
+            )
+        return summary
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The priced rows' total; None when no row is priced."""
+        costs = [row.cost_usd for row in self.rows if row.cost_usd is not None]
+        return sum(costs) if costs else None
 
     @property
     def passed(self) -> bool:
@@ -127,7 +181,7 @@ def _stored_version(path: Path) -> int:
 
 
 def load_report(path: Path) -> EvalReport:
-    """Read a report file (schema 1 or 2); a missing, corrupt or foreign file is a clear error."""
+    """Read a report file (schema 1 to 3); a missing, corrupt or foreign file is a clear error."""
     return read_document(
         path,
         EvalReport,

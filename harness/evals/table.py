@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from harness.evals.aggregate import render_rate
+from harness.evals.cost import render_cost
 from harness.evals.grid import grid_lines
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
@@ -51,7 +53,22 @@ def render_table(report: EvalReport) -> str:
     lines.append(f"{len(report.rows)} eval run(s): {summary or 'none'}")
     if any(row.tokens_synthetic for row in report.rows):
         lines.append(SYNTHETIC_FOOTNOTE)
+    lines.append(_cost_line(report))
     return "\n".join(lines)
+
+
+def _cost_line(report: EvalReport) -> str:
+    synthetic = sum(1 for row in report.rows if row.tokens_synthetic)
+    unpriced = sum(1 for row in report.rows if row.cost_usd is None and not row.tokens_synthetic)
+    why = [
+        *([f"{synthetic} synthetic row(s), not priced"] if synthetic else []),
+        *([f"{unpriced} row(s) without a price"] if unpriced else []),
+    ]
+    total = report.cost_usd
+    if total is None:
+        return f"cost: – ({'; '.join(why) or 'no rows'})"
+    rest = f"; {'; '.join(why)}" if why else ""
+    return f"cost: {render_cost(total)} at {report.prices or 'an unknown price table'}{rest}"
 
 
 def render_pass_rates(report: EvalReport) -> str:
@@ -59,10 +76,16 @@ def render_pass_rates(report: EvalReport) -> str:
     groups: dict[tuple[str, str], list[EvalRow]] = defaultdict(list)
     for row in report.rows:
         groups[(row.scenario, f"{row.provider}/{row.model}")].append(row)
-    lines = ["pass rate per scenario:"]
+    lines = ["pass rate per scenario (passes/runs, rate, Wilson 95% interval):"]
+    shared = False
     for (scenario, target), rows in sorted(groups.items()):
-        passed = sum(1 for r in rows if r.verdict is Verdict.PASS)
-        lines.append(
-            f"  {scenario:30s} {target:40s} {passed}/{len(rows)} ({passed / len(rows):.0%})"
-        )
+        counted = [r for r in rows if r.verdict is not Verdict.SKIP]
+        passed = sum(1 for r in counted if r.verdict is Verdict.PASS)
+        recordings = {r.cassette for r in rows if r.cassette is not None}
+        # N replays of one recording are one answer N times, not N samples of the model.
+        mark = "†" if recordings and len(recordings) < len(rows) else ""
+        shared = shared or bool(mark)
+        lines.append(f"  {scenario:30s} {target:40s} {render_rate(passed, len(counted))}{mark}")
+    if shared:
+        lines.append("  † epochs replayed a shared recording: record each epoch for a real rate")
     return "\n".join(lines)

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from harness.evals.cost import TokenUsage, model_cost
 from harness.evals.mutant_results import MutantResult
+from harness.evals.prices import PriceTable
 from harness.evals.report import EvalReport, EvalRow, Verdict
 
 __all__ = ["MUTANT_PROPERTY", "ROW_PROPERTY", "EvalCollector"]
@@ -26,8 +28,9 @@ class EvalCollector:
     workers to the controller, so a parallel run gives the same report.
     """
 
-    def __init__(self, record_mode: str) -> None:
+    def __init__(self, record_mode: str, prices: PriceTable | None = None) -> None:
         self.record_mode = record_mode
+        self.prices = prices
         self.rows: list[EvalRow] = []
         self.mutants: list[MutantResult] = []
         self._outcomes: dict[str, tuple[Verdict, str]] = {}
@@ -44,7 +47,20 @@ class EvalCollector:
             return
         verdict, message = self._outcomes.pop(report.nodeid, (Verdict.ERROR, "no call phase"))
         fields = {k: v for k, v in data.items() if k in EvalRow.model_fields}
-        self.rows.append(EvalRow(nodeid=report.nodeid, verdict=verdict, message=message, **fields))
+        row = EvalRow(nodeid=report.nodeid, verdict=verdict, message=message, **fields)
+        self.rows.append(self._priced(row))
+
+    def _priced(self, row: EvalRow) -> EvalRow:
+        # Synthetic tokens have no price: a cost for them would read as real spend.
+        if self.prices is None or row.tokens_synthetic:
+            return row
+        usage = TokenUsage(
+            row.input_tokens,
+            row.output_tokens,
+            row.cached_input_tokens,
+            row.cache_write_input_tokens,
+        )
+        return row.model_copy(update={"cost_usd": model_cost(usage, row.model, self.prices)})
 
     def _note(self, report: pytest.TestReport) -> None:
         current = self._outcomes.get(report.nodeid)
@@ -67,6 +83,7 @@ class EvalCollector:
         return EvalReport(
             harness_version=__version__,
             record_mode=self.record_mode,
+            prices=None if self.prices is None else self.prices.label,
             rows=tuple(self.rows),
             mutants=tuple(self.mutants),
         ).sorted()

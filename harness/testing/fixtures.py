@@ -11,9 +11,10 @@ import pytest
 
 from harness.testing.collector import ROW_PROPERTY
 from harness.testing.mutant_mode import mutant_id, serve_mutant
-from harness.testing.naming import scenario_name, test_name
+from harness.testing.naming import epoch_cassette, epoch_of, scenario_name, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import LastTrace, RunLog
+from harness.testing.spend import LEDGER_KEY
 from harness.testing.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     yield log
     node = request.node
     if node.get_closest_marker("eval") is not None and mutant_id(node) is None:
-        row = {"scenario": scenario_name(node), **log.summary()}
+        row = {"scenario": scenario_name(node), **log.summary(), "epoch": epoch_of(node)}
         node.user_properties.append((ROW_PROPERTY, json.dumps(row)))
 
 
@@ -103,8 +104,17 @@ def provider(
     path = cassette_path(
         harness_options.cassette_dir, provider_name, model, test_file, test_name(node)
     )
+    # Recording writes every epoch its own cassette; a replay serves an epoch its
+    # own when one was recorded, else the single recording (the row names which).
+    own = epoch_cassette(path, epoch_of(node))
+    if harness_options.record_mode != "none" or own.exists():
+        path = own
+    harness_run_log.cassette = path.name
     hint = f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider_name}"
     harness_run_log.provider, harness_run_log.model = provider_name, model
+    ledger = request.config.stash.get(LEDGER_KEY, None)
+    if ledger is not None:
+        ledger.check_price(model)
     with recorded_provider(
         provider_name,
         model=model,
@@ -118,6 +128,8 @@ def provider(
     # Read after the cassette closed: a recording run has saved it by now, and a
     # replay's source is where it was recorded, not "replay".
     harness_run_log.source = _source_of(path)
+    if ledger is not None:
+        ledger.add(model, harness_run_log.usage())
 
 
 def _source_of(path: Path) -> str:

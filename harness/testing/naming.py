@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-__all__ = ["scenario_name", "test_name"]
+__all__ = ["epoch_cassette", "epoch_of", "scenario_name", "test_name"]
 
 # Parameters that pick where a run goes rather than what it does: the provider
 # has its own cassette folder, epochs repeat the same scenario and a mutant
@@ -33,3 +35,21 @@ def scenario_name(node: pytest.Item) -> str:
     extra = _scenario_params(node)
     label = str(marker.args[0])
     return f"{label}[{'-'.join(extra)}]" if extra else label
+
+
+def epoch_of(node: pytest.Item) -> int | None:
+    """Which ``--harness-epochs`` repetition ``node`` is (from 0), or None when not repeated."""
+    callspec = getattr(node, "callspec", None)
+    value = None if callspec is None else callspec.params.get("harness_epoch")
+    return None if value is None else int(value)
+
+
+def epoch_cassette(path: Path, epoch: int | None) -> Path:
+    """Epoch k >= 1's own recording next to the single one: ``<test>[epoch-k].yaml``.
+
+    Epoch 0 is the single recording itself, so a suite recorded once replays
+    unchanged with ``--epochs N`` (every epoch then serves that one recording).
+    """
+    if not epoch:
+        return path
+    return path.with_name(f"{path.stem}[epoch-{epoch}]{path.suffix}")

@@ -63,6 +63,14 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
     group.addoption("--harness-report", default=None, help="Write the eval report JSON here.")
     group.addoption("--harness-epochs", type=int, default=1, help="Repeat every eval test N times.")
     group.addoption(
+        "--harness-max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="When recording, skip the remaining tests once the estimated spend (token usage "
+        "x HARNESS_PRICES / shipped prices) reaches USD.",
+    )
+    group.addoption(
         "--harness-mutants",
         action="store_true",
         help="Run every recorded eval against mutants of its cassette's responses (served in "
@@ -86,6 +94,7 @@ class HarnessOptions:
     epochs: int
     rootdir: Path
     mutants: bool = False
+    max_cost: float | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -106,4 +115,5 @@ class HarnessOptions:
             epochs=max(1, int(config.getoption("harness_epochs") or 1)),
             rootdir=root,
             mutants=bool(config.getoption("harness_mutants", default=False)),
+            max_cost=config.getoption("harness_max_cost", default=None),
         )

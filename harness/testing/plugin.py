@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -32,6 +33,10 @@ from harness.testing.fixtures import (
 )
 from harness.testing.naming import scenario_name
 from harness.testing.options import HarnessOptions, add_options
+from harness.testing.spend import LEDGER_KEY
+
+if TYPE_CHECKING:
+    from harness.evals.prices import PriceTable
 
 __all__ = [
     "assert_trace_golden",
@@ -74,9 +79,40 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--record-mode {options.record_mode}, or record first and mutate after"
         )
     config.stash[OPTIONS_KEY] = options
+    _start_budget(config, options)
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
-        config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode)
+        config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
+
+
+def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
+    if options.max_cost is None:
+        return
+    if options.max_cost <= 0:
+        raise pytest.UsageError(f"--harness-max-cost must be above 0 USD, got {options.max_cost}")
+    if options.record_mode == "none":
+        return  # replay spends nothing
+    from harness.testing.spend import SpendLedger, run_id
+
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    ledger = SpendLedger.for_run(options.max_cost, _prices(), run_id(config), worker)
+    config.stash[LEDGER_KEY] = ledger
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    ledger = config.stash.get(LEDGER_KEY, None)
+    if ledger is not None and not hasattr(config, "workerinput"):
+        ledger.remove()
+
+
+def _prices() -> PriceTable:
+    from harness.core.errors import ConfigurationError
+    from harness.evals.prices import load_prices
+
+    try:
+        return load_prices()
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -135,12 +171,26 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     not_mutated = item.stash.get(mutant_mode.SKIP_KEY, None)
     if not_mutated is not None:
         pytest.skip(f"not mutated: {not_mutated}")
+    ledger = item.config.stash.get(LEDGER_KEY, None)
+    if ledger is not None and _may_record(item):
+        over = ledger.exceeded()
+        if over is not None:
+            pytest.skip(over)
     if item.get_closest_marker("live") is None:
         return
     import os
 
     if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("ANTHROPIC_API_KEY")):
         pytest.skip("live test: set OPENAI_API_KEY or ANTHROPIC_API_KEY to run it")
+
+
+def _may_record(item: pytest.Item) -> bool:
+    # Apps reach the provider through getfixturevalue, so it is not always declared.
+    declared = set(getattr(item, "fixturenames", ()))
+    return item.get_closest_marker("eval") is not None or bool(declared & _RECORDING_FIXTURES)
+
+
+_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
 
 
 @pytest.hookimpl(trylast=True)
@@ -160,6 +210,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
+    ledger = config.stash.get(LEDGER_KEY, None)
+    if ledger is not None:
+        terminalreporter.write_line(
+            f"harness: estimated recording spend ${ledger.total():.4f} of --harness-max-cost "
+            f"${ledger.limit_usd:g} (at {ledger.prices.label}; simulator tokens are synthetic "
+            "and priced only for this budget)"
+        )
     collector = config.stash.get(COLLECTOR_KEY, None)
     options = config.stash[OPTIONS_KEY]
     # With --harness-report the table goes to the report (`harness eval --mutants`

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.errors import TraceAssertionError
+from harness.core.messages import Usage
 from harness.engine.run_types import RunResult
 from harness.tracing import TraceSpan, TraceTree
 
@@ -25,6 +26,8 @@ class RunLog:
     model: str = "scripted"
     # Set by the ``provider`` fixture once it knows where answers came from.
     source: str | None = None
+    # The cassette file name the answers came from or went to (recorded providers).
+    cassette: str | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -40,14 +43,22 @@ class RunLog:
 
         return [load_trace(r.trace_path) for r in self.results if r.trace_path is not None]
 
+    def final_results(self) -> list[RunResult]:
+        """The runs whose totals are not already in a later (resumed) run's."""
+        resumed = {r.resumed_from_approval_id for r in self.results}
+        return [r for r in self.results if r.approval_id is None or r.approval_id not in resumed]
+
+    def usage(self) -> Usage:
+        """The tokens of every run of the test."""
+        return sum((r.usage for r in self.final_results()), Usage())
+
     def summary(self) -> dict[str, Any]:
         """The numbers an eval row reports."""
         from harness.testing.trace_query import normalize_trace
 
         trees = self.traces()
         # A resumed run's totals already include the run it continued.
-        resumed = {r.resumed_from_approval_id for r in self.results}
-        finals = [r for r in self.results if r.approval_id is None or r.approval_id not in resumed]
+        finals = self.final_results()
         return {
             "steps": sum(r.steps for r in finals),
             "tool_calls": sum(r.tool_calls for r in finals),
@@ -56,6 +67,9 @@ class RunLog:
             ),
             "input_tokens": sum(r.usage.input_tokens for r in finals),
             "output_tokens": sum(r.usage.output_tokens for r in finals),
+            "cached_input_tokens": sum(r.usage.cached_input_tokens for r in finals),
+            "cache_write_input_tokens": sum(r.usage.cache_write_input_tokens for r in finals),
+            "cassette": self.cassette,
             "duration_s": round(time.perf_counter() - self.started, 4),
             "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
             "shape_ok": self.shape_ok,

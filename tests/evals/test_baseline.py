@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 EVALS = """
+import pathlib
+
 import pytest
 
 
@@ -19,6 +21,7 @@ import pytest
 def test_greets(harness_app, scripted_provider):
     scripted_provider.add("hello")
     assert harness_app.run("greet me").text == "hello"
+    assert not (pathlib.Path(__file__).parent / "BROKEN").exists(), "the greeting broke"
 """
 
 
@@ -59,28 +62,46 @@ def test_an_unchanged_run_passes_the_baseline(project: tuple[Path, dict[str, Any
     done = _harness_eval(root, "--baseline", str(baseline))
     assert done.returncode == 0, done.stdout + done.stderr
     tail = done.stdout[done.stdout.index(f"compared with the baseline {baseline}:") :]
-    assert tail.splitlines()[1:] == [
-        "sources: old scripted, new scripted",
-        "no changes between the two reports",
-    ]
+    lines = tail.splitlines()
+    assert lines[1] == "sources: old scripted, new scripted"
+    assert lines[-1] == "no changes between the two reports"
+
+
+def test_a_case_missing_from_the_run_is_not_run_never_a_regression(
+    project: tuple[Path, dict[str, Any]],
+) -> None:
+    root, first = project
+    gone = {**first["rows"][0], "scenario": "retired", "nodeid": "evals/test_old.py::test_old"}
+    live = [{**row, "source": "live"} for row in first["rows"]]
+    baseline = _baseline(root, "retired.json", {**first, "rows": [*live, gone]})
+    done = _harness_eval(root, "--baseline", str(baseline))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "1 eval run(s): 1 pass" in out
+    assert "sources: old live+scripted, new scripted" in out
+    assert "WARNING: the reports' model answers come from different sources" in out
+    assert "not run: retired [scripted]" in out
+    assert "  not run in the new report: not compared" in out
+    assert "  source: live -> scripted" in out
+    assert "REGRESSION" not in out
 
 
 def test_a_regression_against_the_baseline_exits_non_zero(
     project: tuple[Path, dict[str, Any]],
 ) -> None:
     root, first = project
-    gone = {**first["rows"][0], "scenario": "retired", "nodeid": "evals/test_old.py::test_old"}
-    live = [{**row, "source": "live"} for row in first["rows"]]
-    baseline = _baseline(root, "regressed.json", {**first, "rows": [*live, gone]})
-    done = _harness_eval(root, "--baseline", str(baseline))
+    baseline = _baseline(root, "passing.json", first)
+    broken = root / "evals" / "BROKEN"
+    broken.write_text("", "utf-8")
+    try:
+        done = _harness_eval(root, "--baseline", str(baseline))
+    finally:
+        broken.unlink()
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
-    assert "1 eval run(s): 1 pass" in out  # the run itself passed: the gate is the baseline
-    assert "sources: old live+scripted, new scripted" in out
-    assert "WARNING: the reports' model answers come from different sources" in out
-    assert "REGRESSION: retired [scripted]" in out
-    assert "  scenario missing from the new report" in out
-    assert "  source: live -> scripted" in out
+    assert "REGRESSION: greets [scripted]" in out
+    assert "  pass rate: 1/1 100% [21–100] -> 0/1 0% [0–79]" in out
+    assert "  new fail: AssertionError: the greeting broke" in out
 
 
 def test_a_missing_baseline_fails_before_running(project: tuple[Path, dict[str, Any]]) -> None:

@@ -91,7 +91,8 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert (
         body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
     )
-    assert f", {report_path}" in body[RUNS + 2]
+    assert body[RUNS + 2] == f"cost: – ({RUNS} synthetic row(s), not priced)"
+    assert f", {report_path}" in body[RUNS + 3]
 
     report = load_report(report_path)
     assert len(report.rows) == RUNS and report.passed
@@ -128,7 +129,11 @@ def test_compare_shows_the_flip_and_the_shape_change(
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     flip = lines.index("REGRESSION: edit [openai]")
-    assert lines[flip + 1] == "  verdict: pass -> fail (verdict: greeting.py is unchanged)"
+    assert lines[flip + 1 : flip + 4] == [
+        "  pass rate: 1/1 100% [21–100] -> 0/1 0% [0–79]",
+        "  every old run passed and the rate fell by 100% >= max drop 50% (p=0.5)",
+        "  new fail: verdict: greeting.py is unchanged",
+    ]
     shape = lines.index("changed: subagent [anthropic]")
     assert lines[shape + 1] == "  trace shape changed:"
     assert [line for line in lines if line.startswith(("    +", "    -"))] == [
@@ -136,16 +141,17 @@ def test_compare_shows_the_flip_and_the_shape_change(
         "    +++ new",
         "    +        tool.call bash",
     ]
-    assert lines[-1] == "2 scenario(s) changed, 1 verdict flip(s), 1 regression(s)"
+    assert lines[-1] == (
+        "2 case(s) changed: 1 regression(s), 0 weaker, 1 other change(s); 0 not run, 0 slower"
+    )
 
     gated = runner.invoke(app, ["eval", "compare", str(old), str(new), "--fail-on", "regression"])
     assert gated.exit_code == 1
     assert gated.stdout == shown.stdout
-    same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "regression"])
-    assert (same.exit_code, same.stdout) == (
-        0,
-        "sources: old simulator, new simulator\nno changes between the two reports\n",
-    )
+    same = runner.invoke(app, ["eval", "compare", str(old), str(old), "--fail-on", "change"])
+    assert same.exit_code == 0
+    assert same.stdout.splitlines()[0] == "sources: old simulator, new simulator"
+    assert same.stdout.splitlines()[-1] == "no changes between the two reports"
 
 
 def test_merge_combines_shards_and_refuses_overlaps(
@@ -181,8 +187,12 @@ def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None
     assert sorted(row.scenario for row in rows) == sorted(SCENARIOS * 2)
     assert {row.verdict for row in rows} == {Verdict.PASS}
     assert len({row.nodeid for row in rows}) == 2 * len(SCENARIOS)
-    rates = done.stdout[done.stdout.index("pass rate per scenario:") :].splitlines()[
-        1 : 1 + len(SCENARIOS)
+    rates = done.stdout[done.stdout.index("pass rate per scenario") :].splitlines()[
+        1 : 2 + len(SCENARIOS)
     ]
-    assert sorted(line.split()[0] for line in rates) == sorted(SCENARIOS)
-    assert all(line.split()[1:] == ["openai/gpt-4.1-mini", "2/2", "(100%)"] for line in rates)
+    assert sorted(line.split()[0] for line in rates[:-1]) == sorted(SCENARIOS)
+    expected = ["openai/gpt-4.1-mini", "2/2", "100%", "[34–100]†"]
+    assert all(line.split()[1:] == expected for line in rates[:-1])
+    assert rates[-1].startswith("  † epochs replayed a shared recording")
+    by_epoch = {(row.scenario, row.epoch): row.cassette for row in rows}
+    assert by_epoch[("edit", 0)] == by_epoch[("edit", 1)] == "test_edit_flow.yaml"

@@ -11,6 +11,7 @@ import yaml
 
 from harness.core.errors import CassetteError
 from harness.evals import (
+    REPORT_SCHEMA_VERSION,
     EvalReport,
     EvalRow,
     Source,
@@ -159,7 +160,7 @@ def test_rows_carry_source_and_synthetic_tokens_into_json(tmp_path: Path) -> Non
     path = tmp_path / "report.json"
     report.write(path)
     stored = json.loads(path.read_text("utf-8"))
-    assert stored["schema_version"] == 2
+    assert stored["schema_version"] == REPORT_SCHEMA_VERSION
     assert [(r["source"], r["tokens_synthetic"]) for r in stored["rows"]] == [
         ("live", False),
         ("simulator", True),
@@ -171,14 +172,17 @@ def test_rows_carry_source_and_synthetic_tokens_into_json(tmp_path: Path) -> Non
 
 def test_the_table_shows_the_source_and_marks_synthetic_tokens() -> None:
     table = render_table(EvalReport(rows=(_row("a", Source.LIVE), _row("b", Source.SIMULATOR))))
-    header, _, live, simulated, total, footnote = table.splitlines()
+    header, _, live, simulated, total, footnote, cost = table.splitlines()
     assert header.split()[:4] == ["scenario", "provider/model", "source", "verdict"]
     assert live.split()[2] == "live" and "100/7 " in live + " "
     assert simulated.split()[2] == "simulator" and "100/7*" in simulated
     assert total == "2 eval run(s): 2 pass"
     assert footnote == "* synthetic tokens (simulator or scripted): no real model counted them"
+    assert cost == "cost: – (1 synthetic row(s), not priced; 1 row(s) without a price)"
     only_live = render_table(EvalReport(rows=(_row("a", Source.LIVE),)))
     assert "synthetic" not in only_live
+    priced = EvalReport(rows=(_row("a", Source.LIVE).model_copy(update={"cost_usd": 0.5}),))
+    assert render_table(priced).splitlines()[-1] == "cost: $0.5000 at an unknown price table"
 
 
 def test_version_1_reports_still_load_with_a_derived_source(tmp_path: Path) -> None:
@@ -195,13 +199,14 @@ def test_version_1_reports_still_load_with_a_derived_source(tmp_path: Path) -> N
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(old), "utf-8")
     report = load_report(path)
-    assert report.schema_version == 2
+    assert report.schema_version == REPORT_SCHEMA_VERSION
     assert [(r.scenario, r.source) for r in report.rows] == [
         ("a", Source.UNKNOWN),
         ("b", Source.SCRIPTED),
     ]
     path.write_text(json.dumps({**old, "schema_version": 7}), "utf-8")
-    with pytest.raises(Exception, match="schema_version 7; this harness reads version 2"):
+    wanted = f"schema_version 7; this harness reads version {REPORT_SCHEMA_VERSION}"
+    with pytest.raises(Exception, match=wanted):
         load_report(path)
 
 
@@ -215,4 +220,5 @@ def test_compare_prints_both_sources_and_warns_when_they_differ() -> None:
     assert "changed: a [openai]" in lines
     assert "  source: live -> simulator" in lines
     same = compare_reports(live, live).render().splitlines()
-    assert same == ["sources: old live, new live", "no changes between the two reports"]
+    assert same[0] == "sources: old live, new live"
+    assert same[-1] == "no changes between the two reports"

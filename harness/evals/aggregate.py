@@ -1,0 +1,146 @@
+"""Epochs of one case folded into one line: passes out of runs, and what they cost.
+
+A row of the report is one run. Rows of the same case, provider and model role
+(whatever the model's name: that is what an upgrade changes) are one
+``CaseRuns``. Skipped runs are no evidence either way and are left out of the
+rate; a case whose every run was skipped counts as not run.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from harness.evals.cost import TokenUsage, model_cost
+from harness.evals.prices import PriceTable
+from harness.evals.provenance import Source
+from harness.evals.report import EvalRow, Verdict
+from harness.evals.stats import Interval, wilson_interval
+
+__all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "render_rate"]
+
+CaseKey = tuple[str, str, str]  # (case, provider, model role)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRuns:
+    """Every run of one case on one provider in one model role."""
+
+    key: CaseKey
+    rows: tuple[EvalRow, ...]
+
+    @property
+    def case(self) -> str:
+        return self.key[0]
+
+    @property
+    def provider(self) -> str:
+        return self.key[1]
+
+    @property
+    def role(self) -> str:
+        return self.key[2]
+
+    @property
+    def counted(self) -> tuple[EvalRow, ...]:
+        """The runs with a verdict (skips excluded)."""
+        return tuple(r for r in self.rows if r.verdict is not Verdict.SKIP)
+
+    @property
+    def runs(self) -> int:
+        return len(self.counted)
+
+    @property
+    def passes(self) -> int:
+        return sum(1 for r in self.counted if r.verdict is Verdict.PASS)
+
+    @property
+    def rate(self) -> float | None:
+        return self.passes / self.runs if self.runs else None
+
+    @property
+    def interval(self) -> Interval:
+        return wilson_interval(self.passes, self.runs)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(sorted({r.model for r in self.rows}))
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        found = {r.source for r in self.rows}
+        return tuple(s for s in Source if s in found)
+
+    @property
+    def synthetic(self) -> bool:
+        return any(r.tokens_synthetic for r in self.rows)
+
+    @property
+    def recordings(self) -> int:
+        """Distinct cassettes behind the runs: 1 for N epochs means N replays of one answer."""
+        return len({r.cassette for r in self.rows if r.cassette is not None})
+
+    @property
+    def shapes(self) -> tuple[str, ...]:
+        """The distinct trace shapes of the runs, in a stable order."""
+        return tuple(sorted({r.shape for r in self.counted if r.shape}))
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        return tuple(
+            f"{r.verdict.value}: {r.message}" if r.message else r.verdict.value
+            for r in self.counted
+            if r.verdict is not Verdict.PASS
+        )
+
+    def mean(self, field: str) -> float:
+        """The mean of a numeric row field over the counted runs (0 when none)."""
+        values = [float(getattr(r, field)) for r in self.counted]
+        return statistics.fmean(values) if values else 0.0
+
+    def median_duration(self) -> float:
+        values = [r.duration_s for r in self.counted]
+        return statistics.median(values) if values else 0.0
+
+    def cost_per_run(self, prices: PriceTable | None = None) -> float | None:
+        """Mean USD per run; None when synthetic or any run is unpriced.
+
+        Rows of older reports carry no cost: ``prices`` prices them now.
+        """
+        if self.synthetic or not self.counted:
+            return None
+        costs: list[float] = []
+        for row in self.counted:
+            cost = row.cost_usd
+            if cost is None and prices is not None:
+                cost = model_cost(_usage(row), row.model, prices)
+            if cost is None:
+                return None
+            costs.append(cost)
+        return statistics.fmean(costs)
+
+    def render_rate(self) -> str:
+        return render_rate(self.passes, self.runs)
+
+
+def render_rate(passes: int, runs: int) -> str:
+    """``3/3 100% [44–100]``: passes / runs, the rate and its Wilson 95% interval."""
+    if runs == 0:
+        return "0/0 –"
+    return f"{passes}/{runs} {passes / runs:.0%} {wilson_interval(passes, runs).render()}"
+
+
+def _usage(row: EvalRow) -> TokenUsage:
+    return TokenUsage(
+        row.input_tokens, row.output_tokens, row.cached_input_tokens, row.cache_write_input_tokens
+    )
+
+
+def aggregate_rows(rows: Iterable[EvalRow]) -> dict[CaseKey, CaseRuns]:
+    """Group rows into ``CaseRuns`` by (case, provider, model role)."""
+    groups: defaultdict[CaseKey, list[EvalRow]] = defaultdict(list)
+    for row in rows:
+        groups[(row.scenario, row.provider, row.model_role)].append(row)
+    return {key: CaseRuns(key, tuple(found)) for key, found in sorted(groups.items())}

@@ -1,0 +1,98 @@
+"""The price table (shipped, overridden by HARNESS_PRICES) and what tokens cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.core.errors import ConfigurationError
+from harness.evals import ModelPrice, TokenUsage, default_prices, load_prices, usage_cost
+
+
+def test_the_shipped_table_is_dated_and_prices_the_default_models() -> None:
+    table = default_prices()
+    assert table.as_of == "2026-12-01" and table.currency == "USD"
+    for model in ("gpt-4.1-mini", "claude-sonnet-4-6"):
+        assert table.price(model) is not None
+    assert table.label == "harness defaults (prices as of 2026-12-01)"
+
+
+def test_a_dated_snapshot_uses_its_family_price() -> None:
+    table = default_prices()
+    assert table.price("gpt-4.1-mini-2025-04-14") == table.price("gpt-4.1-mini")
+    assert table.price("gpt-4.1-2025-04-14") == table.price("gpt-4.1")
+    assert table.price("no-such-model") is None
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"], ids=["json", "yaml"])
+def test_a_user_file_overrides_and_adds_models(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"prices{suffix}"
+    if suffix == ".json":
+        text = '{"as_of": "2027-01-01", "models": {"gpt-4.1-mini": {"input": 1, "output": 2},'
+        text += ' "my-model": {"input": 0.5, "output": 0.5}}}'
+    else:
+        text = "as_of: '2027-01-01'\nmodels:\n  gpt-4.1-mini: {input: 1, output: 2}\n"
+        text += "  my-model: {input: 0.5, output: 0.5}\n"
+    path.write_text(text, "utf-8")
+    table = load_prices({"HARNESS_PRICES": str(path)})
+    assert table.price("gpt-4.1-mini") == ModelPrice(input=1, output=2)
+    assert table.price("my-model") is not None
+    assert table.price("claude-sonnet-4-6") == default_prices().price("claude-sonnet-4-6")
+    assert table.label == f"{path} (prices as of 2027-01-01)"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "is not valid JSON/YAML"),
+        ('["a"]', "must be a mapping with 'as_of' and 'models', got list"),
+        ('{"models": {}}', "as_of: Field required"),
+        ('{"as_of": "x", "models": {"m": {"input": -1, "output": 1}}}', "models.m.input"),
+        ('{"as_of": "x", "models": {"m": {"input": 1}}}', "models.m.output: Field required"),
+        ('{"as_of": "x", "models": {"m": {"input": 1, "output": 1, "inpt": 2}}}', "inpt"),
+    ],
+    ids=["not-json", "not-a-mapping", "no-date", "negative", "no-output", "typo"],
+)
+def test_a_malformed_user_file_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigurationError, match=r"price file .*prices\.json") as caught:
+        load_prices({"HARNESS_PRICES": str(path)})
+    assert message in str(caught.value)
+
+
+def test_a_missing_user_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match=r"cannot be read.*fix HARNESS_PRICES"):
+        load_prices({"HARNESS_PRICES": str(tmp_path / "nope.yaml")})
+    bad_yaml = tmp_path / "p.yaml"
+    bad_yaml.write_text("as_of: [\n", "utf-8")
+    with pytest.raises(ConfigurationError, match="not valid"):
+        load_prices({"HARNESS_PRICES": str(bad_yaml)})
+
+
+def test_cache_reads_and_writes_are_priced_apart() -> None:
+    price = ModelPrice(input=3.0, output=15.0, cached_input=0.3, cache_write_input=3.75)
+    # 1M prompt tokens of which 600k cache reads and 100k cache writes, plus 10k out.
+    usage = TokenUsage(1_000_000, 10_000, 600_000, 100_000)
+    assert usage_cost(usage, price) == pytest.approx(0.3 * 3.0 + 0.6 * 0.3 + 0.1 * 3.75 + 0.15)
+    plain = ModelPrice(input=2.0, output=8.0)  # no cache prices: the input price
+    assert usage_cost(usage, plain) == pytest.approx(2.0 + 0.08)
+
+
+@given(
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+)
+def test_cost_is_never_negative_and_grows_with_output(
+    prompt: int, out: int, cached: int, written: int
+) -> None:
+    price = ModelPrice(input=3.0, output=15.0, cached_input=0.3, cache_write_input=3.75)
+    usage = TokenUsage(prompt, out, cached, written)
+    cost = usage_cost(usage, price)
+    assert cost >= 0
+    assert usage_cost(TokenUsage(prompt, out + 1, cached, written), price) > cost
