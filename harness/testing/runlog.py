@@ -76,6 +76,7 @@ class RunLog:
             "provider": self.provider,
             "model": self.model,
             "source": self.source or ("scripted" if self.provider == "scripted" else "unknown"),
+            "traces": [str(r.trace_path) for r in self.results if r.trace_path is not None],
         }
 
 
