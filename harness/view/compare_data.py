@@ -34,8 +34,8 @@ def compare_data(
     counts = {status.value: len(comparison.with_status(status)) for status in Status}
     gate = comparison.settings
     return {
-        "old": {"source": old_source, "created_at": old.created_at, "cost_usd": comparison.old_cost},
-        "new": {"source": new_source, "created_at": new.created_at, "cost_usd": comparison.new_cost},
+        "old": _report(old, old_source, comparison.old_cost),
+        "new": _report(new, new_source, comparison.new_cost),
         "old_sources": [s.value for s in comparison.old_sources],
         "new_sources": [s.value for s in comparison.new_sources],
         "sources_differ": comparison.sources_differ,
@@ -43,6 +43,10 @@ def compare_data(
         "counts": counts,
         "changes": [_change(change) for change in changes],
     }
+
+
+def _report(report: EvalReport, source: str, cost: float | None) -> dict[str, Any]:
+    return {"source": source, "created_at": report.created_at, "cost_usd": cost}
 
 
 def _change(change: Change) -> dict[str, Any]:
@@ -68,8 +72,10 @@ def side_by_side(old: str, new: str) -> list[dict[str, Any]]:
             new_line = right[position] if position < len(right) else None
             kind = op
             if op == "replace":  # a longer side's extra lines are plain deletes / inserts
-                kind = "replace" if old_line is not None and new_line is not None else (
-                    "delete" if new_line is None else "insert"
+                kind = (
+                    "replace"
+                    if old_line is not None and new_line is not None
+                    else ("delete" if new_line is None else "insert")
                 )
             pairs.append({"op": kind, "old": old_line, "new": new_line})
     return pairs
