@@ -1,0 +1,144 @@
+"""The eval-report and compare pages in a real headless Chromium, from file://,
+on a real report written by ``harness eval`` (the committed suite, replayed).
+
+Screenshots of each page go to the test's tmp dir (``*.png``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.evals import load_report
+from harness.evals.aggregate import aggregate_rows
+from harness.view import write_compare_page, write_view_page
+from tests.view.reports import edited, remove, run_harness_eval
+
+HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2><!--"
+
+
+@pytest.fixture(scope="module")
+def real_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A report of ``harness eval --epochs 2`` on two scenarios of the committed suite."""
+    report = tmp_path_factory.mktemp("eval") / "report.json"
+    left = run_harness_eval(report)
+    try:
+        yield report
+    finally:
+        remove(left)
+
+
+def _open(page: Any, html: Path) -> None:
+    page.goto(html.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def test_report_page_shows_every_case_with_its_source_and_trace(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    report = load_report(real_report)
+    cases = aggregate_rows(report.rows)
+    assert len(cases) == 4 and all(runs.runs == 2 for runs in cases.values())
+    html = write_view_page([real_report], tmp_path / "report.html")
+    _open(page, html)
+    page.screenshot(path=str(tmp_path / "report-page.png"), full_page=True)
+
+    rows = page.locator("tr.case-row")
+    assert rows.count() == len(cases)
+    for (case, provider, _), runs in cases.items():
+        row = page.locator(f'tr.case-row[data-case="{case}"][data-provider="{provider}"]')
+        assert row.count() == 1, (case, provider)
+        sources = "+".join(source.value for source in runs.sources)
+        assert row.get_attribute("data-source") == sources == "simulator"
+        assert row.locator("td.source").text_content() == "simulator "
+        assert row.locator(".badge").text_content() == "2/2 100%"
+        assert "95% CI 34%–100%" in (row.locator(".interval").text_content() or "")
+        assert row.locator(".synthetic").count() == 1  # simulator tokens are marked
+        # One trace button per trace file of each epoch's runs.
+        assert row.locator(".trace-link").count() == sum(len(r.traces) for r in runs.rows) >= 2
+
+    # A run's trace opens in the same file: the trace page, in a frame.
+    first = page.locator('tr.case-row[data-case="edit"] .trace-link').first
+    first.click()
+    frame = page.frame_locator("#viewer-frame")
+    frame.locator('.row[data-kind="agent.run"]').wait_for()
+    assert frame.locator('.row[data-kind="llm.call"]').count() >= 1
+    assert page.text_content("#viewer-path") == first.get_attribute("title")
+    page.screenshot(path=str(tmp_path / "report-trace.png"))
+    page.click("#viewer-close")
+    assert page.locator("#viewer").is_hidden()
+
+
+def test_a_row_whose_trace_file_is_gone_says_so(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    def hostile(row: dict[str, Any]) -> bool:
+        if (row["scenario"], row["provider"]) == ("edit", "openai"):
+            row.update(verdict="fail", message=HOSTILE)
+            row["traces"] = [str(tmp_path / "gone.json")]
+        return True
+
+    html = write_view_page(
+        [edited(real_report, tmp_path / "r.json", hostile)], tmp_path / "report.html"
+    )
+    _open(page, html)
+    row = page.locator('tr.case-row[data-case="edit"][data-provider="openai"]')
+    assert row.locator(".trace-link").count() == 0
+    assert row.locator(".trace-missing").count() == 2  # both epochs point at the gone file
+    assert "gone" in (row.locator(".trace-missing").first.get_attribute("title") or "")
+    assert row.locator(".badge").text_content() == "0/2 0%"
+    assert HOSTILE in (row.locator(".reason").text_content() or "")
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(tmp_path / "report-missing.png"), full_page=True)
+
+
+def test_compare_page_puts_the_regression_first(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    def regress(row: dict[str, Any]) -> bool:
+        key = (row["scenario"], row["provider"])
+        if key == ("edit", "openai"):  # 2/2 -> 0/2: every old run passed, all lost
+            row.update(verdict="fail", message="verdict: greeting.py is unchanged")
+        if key == ("subagent", "anthropic"):
+            read = "tool.call read\n"
+            row["shape"] = row["shape"].replace(read, read + "    tool.call bash\n", 1)
+        if key == ("subagent", "openai"):
+            row["source"] = "live"
+        return key != ("edit", "anthropic")  # not run in the new report
+
+    new = edited(real_report, tmp_path / "new.json", regress)
+    html = write_compare_page(real_report, new, tmp_path / "compare.html")
+    _open(page, html)
+    page.screenshot(path=str(tmp_path / "compare-page.png"), full_page=True)
+
+    statuses = page.eval_on_selector_all(
+        "tr.change", "rows => rows.map(r => [r.dataset.case, r.dataset.provider, r.dataset.status])"
+    )
+    assert statuses[0] == ["edit", "openai", "regression"]
+    assert [s[2] for s in statuses] == ["regression", "changed", "changed", "not run"]
+    assert statuses[-1] == ["edit", "anthropic", "not run"]
+    first = page.locator("tr.change").first
+    assert first.locator(".badge").text_content() == "REGRESSION"
+    assert first.locator(".rate .old").text_content() == "2/2 100%"
+    assert first.locator(".rate .new").text_content() == "0/2 0%"
+    assert float(first.locator("td.num").first.text_content() or "nan") < 1
+
+    # The sources differ (one row is now live): the page warns.
+    warning = page.locator("#source-warning")
+    assert warning.is_visible() and "different sources" in (warning.text_content() or "")
+    assert page.text_content('[data-side="new"] [data-fact="sources"] .v') == "live, simulator"
+
+    # The changed outline, side by side, the added span highlighted on the new side.
+    shape = page.locator('tr.shape-row[data-case="subagent"]')
+    assert shape.is_hidden()
+    page.locator('tr.change[data-case="subagent"][data-provider="anthropic"] .shape-toggle').click()
+    assert shape.is_visible()
+    inserted = shape.locator("tr.op-insert")
+    assert inserted.count() == 1
+    assert inserted.locator("td.new").text_content() == "    tool.call bash"
+    assert inserted.locator("td.old").text_content() == ""
+    assert shape.locator("tr.op-equal").count() >= 3
+    page.screenshot(path=str(tmp_path / "compare-shape.png"), full_page=True)
