@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -50,7 +51,9 @@ def harness_eval(*args: str) -> subprocess.CompletedProcess[str]:
     # Every run also keeps a timestamped copy in the project; it is not ours to keep.
     match = re.search(r"^report: (\S+?\.json)", done.stdout, re.MULTILINE)
     if match and Path(match.group(1)).parent == ROOT / ".harness" / "reports":
-        Path(match.group(1)).unlink(missing_ok=True)
+        stamped = Path(match.group(1))
+        stamped.unlink(missing_ok=True)
+        shutil.rmtree(stamped.with_name(f"{stamped.stem}-traces"), ignore_errors=True)
     return done
 
 

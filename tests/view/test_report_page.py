@@ -169,7 +169,8 @@ def test_compare_orders_gravest_first_with_the_gates_p_values() -> None:
     ]
     regressed, weaker = data["changes"][0], data["changes"][1]
     assert regressed["p_value"] < 0.05 < weaker["p_value"]
-    assert data["changes"][2]["shape"][-1] == {"op": "insert", "old": None, "new": "  tool.call read"}
+    added = {"op": "insert", "old": None, "new": "  tool.call read"}
+    assert data["changes"][2]["shape"][-1] == added
     assert data["changes"][3]["shape"] is None
     assert data["counts"]["regression"] == 1 and data["sources_differ"] is False
     page = build_compare_page((old, "old.json"), (new, "new.json"))
