@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from harness.core.errors import HarnessError
 from harness.evals.aggregate import CaseRuns, aggregate_rows
 from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
@@ -119,7 +121,15 @@ def _run(row: EvalRow, traces: TraceIndex) -> dict[str, Any]:
         "message": row.message,
         "duration_s": row.duration_s,
         "traces": [traces.link(path) for path in row.traces],
+        "judge": _judge(row),
     }
+
+
+def _judge(row: EvalRow) -> dict[str, Any] | None:
+    # Rows of case-file evals carry the judge's verdict, reason and tokens; read it
+    # by name so that reports (and rows) without a judge show none.
+    judge = getattr(row, "judge", None)
+    return judge.model_dump(mode="json") if isinstance(judge, BaseModel) else None
 
 
 def _mutants(summary: EvalMutants) -> dict[str, Any]:

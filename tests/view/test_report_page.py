@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -206,3 +207,17 @@ def test_side_by_side_keeps_both_outlines_and_marks_only_real_differences(
             assert pair["op"] == "replace" and None not in (pair["old"], pair["new"])
     if old == new:
         assert all(pair["op"] == "equal" for pair in pairs)
+
+
+def test_a_judged_run_shows_the_judges_verdict_and_reason() -> None:
+    if "judge" not in EvalRow.model_fields:
+        pytest.skip("eval rows carry no judge field in this build (case-file evals add it)")
+    verdict = {"verdict": "fail", "reason": "ignored the rubric", "model": "judge-m"}
+    judged = EvalRow.model_validate(
+        {"scenario": "j", "nodeid": "e::j", "verdict": "fail", "judge": verdict}
+    )
+    data = report_data(EvalReport(rows=(judged,)), source="r", traces=TraceIndex())
+    judge = data["cases"][0]["rows"][0]["judge"]
+    assert {key: judge[key] for key in verdict} == verdict
+    plain = report_data(EvalReport(rows=(_row("p"),)), source="r", traces=TraceIndex())
+    assert plain["cases"][0]["rows"][0]["judge"] is None
