@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,8 +189,10 @@ class Comparison:
             lines.append(f"{tag}: {change.label}")
             lines.extend(f"  {note}" for note in change.notes)
             lines.extend(f"    {line}" for line in change.shape_diff)
+        both = len(self.changes) - len(self.with_status(Status.NOT_RUN))
         lines.append(
-            f"cost: old {render_cost(self.old_cost)}, new {render_cost(self.new_cost)}"
+            f"cost of one run of the {both} case(s) both reports ran: old "
+            f"{render_cost(self.old_cost)}, new {render_cost(self.new_cost)}"
             + _delta(self.old_cost, self.new_cost)
         )
         if not self.changed and not self.with_status(Status.NOT_RUN, Status.SLOWER):
@@ -245,8 +248,9 @@ def compare_reports(
         old.sources,
         new.sources,
         settings,
-        _total([c.old_cost for c in changes if c.old is not None]),
-        _total([c.new_cost for c in changes if c.new is not None]),
+        # Only cases both reports ran: a case one side lacks would swing the total.
+        _total([c.old_cost for c in changes if c.status is not Status.NOT_RUN]),
+        _total([c.new_cost for c in changes if c.status is not Status.NOT_RUN]),
     )
 
 
@@ -289,7 +293,11 @@ def _change(
         notes.append(f"pass rate: {old.render_rate()} -> {new.render_rate()}")
         if rate.reason:
             notes.append(rate.reason)
-        notes.extend(f"new {line}" for line in new.failures[:3])
+        failures = Counter(new.failures)
+        notes.extend(
+            f"new {line}" + (f" ({count}x)" if count > 1 else "")
+            for line, count in failures.most_common(3)
+        )
         counted = True
     shape_diff: tuple[str, ...] = ()
     if old.shapes != new.shapes:
@@ -306,6 +314,12 @@ def _change(
             counted = True
     if old_cost is not None and new_cost is not None and old_cost != new_cost:
         notes.append(f"cost per run: ${old_cost:.4f} -> ${new_cost:.4f}")
+    for side, runs in (("old", old), ("new", new)):
+        if 0 < runs.recordings < len(runs.rows):
+            notes.append(
+                f"{side}: {len(runs.rows)} runs replayed {runs.recordings} recording(s); "
+                "replays are not independent samples of the model"
+            )
     slow = settings.slower(old.median_duration(), new.median_duration())
     if slow:
         notes.append(

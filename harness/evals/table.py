@@ -51,9 +51,9 @@ def render_table(report: EvalReport) -> str:
         counts[row.verdict] += 1
     summary = ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])
     lines.append(f"{len(report.rows)} eval run(s): {summary or 'none'}")
+    lines.append(_cost_line(report))
     if any(row.tokens_synthetic for row in report.rows):
         lines.append(SYNTHETIC_FOOTNOTE)
-    lines.append(_cost_line(report))
     return "\n".join(lines)
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from harness.cli import app
@@ -217,3 +219,56 @@ def test_the_report_summarises_each_case(tmp_path: Path) -> None:
     assert edit["cost_usd"] == pytest.approx(0.03)
     assert (plan["rate"], plan["cost_usd"]) == (1.0, None)
     assert load_report(path).rows == EvalReport.model_validate(stored).rows  # cases is derived
+
+
+_verdicts = st.sampled_from([Verdict.PASS, Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.SKIP])
+
+
+@st.composite
+def reports(draw: st.DrawFn) -> list[EvalRow]:
+    rows = []
+    for case in draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, unique=True)):
+        for provider in draw(st.lists(st.sampled_from(["openai", "anthropic"]), min_size=1)):
+            for epoch in range(draw(st.integers(1, 4))):
+                rows.append(
+                    EvalRow(
+                        scenario=case,
+                        nodeid=f"t::{case}[{provider}-{epoch}]",
+                        provider=provider,
+                        verdict=draw(_verdicts),
+                        epoch=epoch,
+                        steps=draw(st.integers(0, 5)),
+                        input_tokens=draw(st.integers(0, 500)),
+                        duration_s=draw(st.floats(0, 5)),
+                        shape=draw(st.sampled_from([None, "agent.run", "agent.run\n  agent.step"])),
+                        source=Source.SIMULATOR,
+                    )
+                )
+    return rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(reports(), st.randoms(use_true_random=False))
+def test_the_same_runs_timed_differently_never_fail_any_gate_but_slower(
+    rows: list[EvalRow], rng: Any
+) -> None:
+    retimed = [row.model_copy(update={"duration_s": rng.uniform(0, 10)}) for row in rows]
+    comparison = compare_reports(EvalReport(rows=tuple(rows)), EvalReport(rows=tuple(retimed)))
+    for gate in (FailOn.REGRESSION, FailOn.WEAKER, FailOn.CHANGE):
+        assert comparison.exit_code(gate) == 0
+    assert not comparison.changed
+    assert comparison.exit_code(FailOn.SLOWER) in (0, 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(reports(), reports())
+def test_a_case_never_regresses_unless_its_rate_fell(
+    old: list[EvalRow], new: list[EvalRow]
+) -> None:
+    comparison = compare_reports(EvalReport(rows=tuple(old)), EvalReport(rows=tuple(new)))
+    for change in comparison.changes:
+        if change.status in (Status.REGRESSION, Status.WEAKER):
+            assert change.old is not None and change.new is not None
+            assert change.new.passes * change.old.runs < change.old.passes * change.new.runs
+        if change.old is None or change.new is None:
+            assert change.status is Status.NOT_RUN

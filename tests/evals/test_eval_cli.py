@@ -91,10 +91,10 @@ def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]
     assert {(r[2], r[3]) for r in rows} == {("simulator", "pass")}
     assert all(r[7].endswith("*") for r in rows)
     assert body[RUNS] == f"{RUNS} eval run(s): {RUNS} pass"
+    assert body[RUNS + 1] == f"cost: – ({RUNS} synthetic row(s), not priced)"
     assert (
-        body[RUNS + 1] == "* synthetic tokens (simulator or scripted): no real model counted them"
+        body[RUNS + 2] == "* synthetic tokens (simulator or scripted): no real model counted them"
     )
-    assert body[RUNS + 2] == f"cost: – ({RUNS} synthetic row(s), not priced)"
     assert f", {report_path}" in body[RUNS + 3]
 
     report = load_report(report_path)

@@ -172,7 +172,7 @@ def test_rows_carry_source_and_synthetic_tokens_into_json(tmp_path: Path) -> Non
 
 def test_the_table_shows_the_source_and_marks_synthetic_tokens() -> None:
     table = render_table(EvalReport(rows=(_row("a", Source.LIVE), _row("b", Source.SIMULATOR))))
-    header, _, live, simulated, total, footnote, cost = table.splitlines()
+    header, _, live, simulated, total, cost, footnote = table.splitlines()
     assert header.split()[:4] == ["scenario", "provider/model", "source", "verdict"]
     assert live.split()[2] == "live" and "100/7 " in live + " "
     assert simulated.split()[2] == "simulator" and "100/7*" in simulated
