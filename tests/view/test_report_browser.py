@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from harness.evals import load_report
+from harness.evals import EvalReport, EvalRow, Verdict, load_report
 from harness.evals.aggregate import aggregate_rows
+from harness.evals.mutant_results import MutantOutcome, MutantResult
+from harness.evals.provenance import Source
 from harness.view import write_compare_page, write_view_page
 from tests.view.reports import edited, remove, run_harness_eval
 
@@ -142,3 +144,78 @@ def test_compare_page_puts_the_regression_first(
     assert inserted.locator("td.old").text_content() == ""
     assert shape.locator("tr.op-equal").count() >= 3
     page.screenshot(path=str(tmp_path / "compare-shape.png"), full_page=True)
+
+
+def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, tmp_path: Path) -> None:
+    from harness.tracing import Tracer
+
+    tracer = Tracer(mode="replay")
+    root = tracer.begin_trace("agent.run")
+    tracer.set_payload(root, "prompt", HOSTILE + " $& $1 __HARNESS_VIEW_DATA__")
+    tree = tracer.end_trace(root)
+    assert tree is not None
+    trace = tmp_path / "hostile-trace.json"
+    trace.write_text(tree.to_json(), "utf-8")
+    row = EvalRow(
+        scenario=HOSTILE,
+        nodeid="e::x",
+        provider="openai",
+        verdict=Verdict.PASS,
+        source=Source.LIVE,
+        traces=(str(trace),),
+    )
+    html = write_view_page([_write_report(tmp_path, EvalReport(rows=(row,)))], tmp_path / "h.html")
+    _open(page, html)
+    assert page.text_content("tr.case-row .case-name") == HOSTILE
+    page.click(".trace-link")
+    frame = page.frame_locator("#viewer-frame")
+    frame.locator('.row[data-kind="agent.run"]').click()
+    shown = frame.locator("#details pre.payload").text_content()
+    assert shown == HOSTILE + " $& $1 __HARNESS_VIEW_DATA__"
+    assert page.evaluate("window.pwned") is None
+    assert page.frames[1].evaluate("window.pwned") is None
+    page.screenshot(path=str(tmp_path / "hostile-trace.png"))
+
+
+def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_path: Path) -> None:
+    def result(eval_id: str, mutant: str, outcome: MutantOutcome, order: int) -> MutantResult:
+        return MutantResult(
+            eval_nodeid=eval_id,
+            scenario=eval_id.split("::")[1],
+            provider="openai",
+            model="gpt-4.1-mini",
+            source=Source.SIMULATOR,
+            mutant=mutant,
+            operator=mutant.split("-")[0],
+            description=f"{mutant} of the recorded answers",
+            order=order,
+            outcome=outcome,
+        )
+
+    mutants = (
+        result("e::edit", "original", MutantOutcome.PASS, 0),
+        result("e::edit", "drop-1", MutantOutcome.KILLED, 1),
+        result("e::edit", "swap-2", MutantOutcome.KILLED, 2),
+        result("e::policy", "original", MutantOutcome.PASS, 0),
+        result("e::policy", "drop-1", MutantOutcome.KILLED, 1),
+        result("e::policy", "truncate-2", MutantOutcome.SURVIVED, 2),
+    )
+    report = EvalReport(mutants=mutants)
+    _open(page, write_view_page([_write_report(tmp_path, report)], tmp_path / "m.html"))
+    assert page.locator("#mutants-section").is_visible()
+    edit = page.locator('tr.mutant-row[data-eval="e::edit"]')
+    policy = page.locator('tr.mutant-row[data-eval="e::policy"]')
+    assert edit.locator("td.num").text_content() == "2/2"
+    assert edit.locator("ul.survivors").count() == 0
+    assert policy.locator("td.num").text_content() == "1/2"
+    assert edit.locator(".badge").text_content() == "ok"
+    assert policy.locator(".badge").text_content() == "1 survived"
+    survivors = policy.locator("ul.survivors li").all_text_contents()
+    assert survivors == ["truncate-2 (truncate): truncate-2 of the recorded answers"]
+    page.screenshot(path=str(tmp_path / "mutants.png"), full_page=True)
+
+
+def _write_report(folder: Path, report: EvalReport) -> Path:
+    path = folder / "constructed-report.json"
+    report.write(path)
+    return path
