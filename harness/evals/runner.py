@@ -81,7 +81,9 @@ def run_evals(
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
         report = load_report(raw) if raw.exists() else EvalReport()
-        report = keep_traces(report, root / reports_dir / f"eval-{stamp}-traces")
+        # Beside the report the user named (else the timestamped copy): both point there.
+        kept = report_path if report_path is not None else root / reports_dir / f"eval-{stamp}"
+        report = keep_traces(report, kept.with_name(f"{kept.stem}-traces"))
     targets = [root / reports_dir / f"eval-{stamp}.json"]
     if report_path is not None:
         targets.append(report_path)
@@ -98,8 +100,11 @@ def keep_traces(report: EvalReport, folder: Path) -> EvalReport:
     """Copy the rows' trace files into ``folder`` and point the rows at the copies.
 
     A trace that is already gone keeps its old path (``harness view`` says it is
-    missing); a report without traces creates no folder.
+    missing); a report without traces creates no folder. Copies a previous run
+    left in ``folder`` are removed first.
     """
+    for stale in folder.glob("[0-9][0-9][0-9]-*.json"):
+        stale.unlink(missing_ok=True)
     rows: list[EvalRow] = []
     for number, row in enumerate(report.rows):
         kept: list[str] = []

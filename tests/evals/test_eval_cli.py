@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -51,9 +50,7 @@ def harness_eval(*args: str) -> subprocess.CompletedProcess[str]:
     # Every run also keeps a timestamped copy in the project; it is not ours to keep.
     match = re.search(r"^report: (\S+?\.json)", done.stdout, re.MULTILINE)
     if match and Path(match.group(1)).parent == ROOT / ".harness" / "reports":
-        stamped = Path(match.group(1))
-        stamped.unlink(missing_ok=True)
-        shutil.rmtree(stamped.with_name(f"{stamped.stem}-traces"), ignore_errors=True)
+        Path(match.group(1)).unlink(missing_ok=True)
     return done
 
 

@@ -19,8 +19,9 @@ EVAL_ARGS = ("--epochs", "2", "-k", "edit or subagent", "-p", "no:randomly")
 
 
 def run_harness_eval(report: Path) -> list[Path]:
-    """Run ``harness eval --report REPORT`` from the repo root; return what it left
-    under ``.harness/reports`` (the stamped copy and its traces), for the caller to remove."""
+    """Run ``harness eval --report REPORT`` from the repo root (the runs' traces are
+    kept in ``REPORT``'s folder); return the stamped copy it left under
+    ``.harness/reports``, for the caller to remove."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     done = subprocess.run(
         [sys.executable, "-m", "harness", "eval", "--report", str(report), *EVAL_ARGS],
@@ -35,7 +36,7 @@ def run_harness_eval(report: Path) -> list[Path]:
     match = re.search(r"^report: (\S+?\.json)", done.stdout, re.MULTILINE)
     assert match is not None, done.stdout
     stamped = Path(match.group(1))
-    return [stamped, stamped.with_name(f"{stamped.stem}-traces")]
+    return [stamped]
 
 
 def remove(paths: list[Path]) -> None:

@@ -44,6 +44,8 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
     report = load_report(real_report)
     cases = aggregate_rows(report.rows)
     assert len(cases) == 4 and all(runs.runs == 2 for runs in cases.values())
+    kept = {Path(path).parent for row in report.rows for path in row.traces}
+    assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
     html = write_view_page([real_report], tmp_path / "report.html")
     _open(page, html)
     page.screenshot(path=str(tmp_path / "report-page.png"), full_page=True)

@@ -129,6 +129,12 @@ def test_keep_traces_copies_the_files_and_repoints_the_rows(tmp_path: Path) -> N
     ] * 2
     assert a.traces[1] == gone  # gone already: kept as it was, the page says missing
     assert all(Path(p).parent == tmp_path / "kept" for p in (a.traces[0], b.traces[0]))
+    stale = tmp_path / "kept" / "999-old.json"
+    stale.write_text("{}", "utf-8")
+    again = keep_traces(EvalReport(rows=(_row("d", traces=(first,)),)), tmp_path / "kept")
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == [
+        Path(again.rows[0].traces[0]).name
+    ]
     empty = keep_traces(EvalReport(rows=(_row("c"),)), tmp_path / "none")
     assert not (tmp_path / "none").exists() and empty.rows[0].traces == ()
 
