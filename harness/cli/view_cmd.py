@@ -67,8 +67,11 @@ def view(
 ) -> None:
     """Write one self-contained HTML page (no network needed) for PATHS and print its path.
 
-    harness view TRACE... | FOLDER... | REPORT.json [TRACE...]
+    \b
+    harness view TRACE... | FOLDER...     the trace page
+    harness view REPORT.json [TRACE...]   the eval-report page, the runs' traces inside
     harness view --compare OLD.json NEW.json
+                                          regressions first, as `harness eval compare`
     """
     from harness.core.errors import HarnessError
     from harness.view import write_compare_page, write_view_page
