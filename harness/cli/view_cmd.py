@@ -1,4 +1,5 @@
-"""``harness view``: write the HTML page for trace files (glue over ``harness.view``)."""
+"""``harness view``: write the HTML page for trace files, eval reports, or two
+reports compared (glue over ``harness.view``)."""
 
 from __future__ import annotations
 
@@ -42,11 +43,20 @@ def default_output(paths: list[Path]) -> Path:
 @app.command()
 def view(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
-            metavar="PATH", help="Trace files, or folders of them (e.g. a traces/ folder)."
+            metavar="PATH",
+            help="Trace files, folders of them (e.g. a traces/ folder), or eval reports.",
         ),
-    ],
+    ] = None,
+    compare: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option(
+            "--compare",
+            metavar="OLD NEW",
+            help="Compare two eval reports (as `harness eval compare` judges them).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="The HTML file to write (default: next to the input)."),
@@ -55,14 +65,29 @@ def view(
         bool, typer.Option("--open", help="Open the page in the default browser.")
     ] = False,
 ) -> None:
-    """Write one self-contained HTML page (no network needed) for PATHS and print its path."""
-    from harness.core.errors import HarnessError
-    from harness.view import write_trace_page
+    """Write one self-contained HTML page (no network needed) for PATHS and print its path.
 
-    inputs = expand_inputs(paths)
-    target = (output or default_output(paths)).resolve()
+    \b
+    harness view TRACE... | FOLDER...     the trace page
+    harness view REPORT.json [TRACE...]   the eval-report page, the runs' traces inside
+    harness view --compare OLD.json NEW.json
+                                          regressions first, as `harness eval compare`
+    """
+    from harness.core.errors import HarnessError
+    from harness.view import write_compare_page, write_view_page
+
     try:
-        written = write_trace_page(inputs, target)
+        if compare is not None:
+            if paths:
+                fail("give either PATH... or --compare OLD NEW, not both")
+            old, new = compare
+            target = (output or new.with_name(f"{old.stem}-vs-{new.stem}.html")).resolve()
+            written = write_compare_page(old, new, target)
+        else:
+            if not paths:
+                fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
+            inputs = expand_inputs(paths)
+            written = write_view_page(inputs, (output or default_output(paths)).resolve())
     except HarnessError as exc:
         fail(str(exc))
     typer.echo(str(written))

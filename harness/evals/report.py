@@ -72,6 +72,9 @@ class EvalRow(BaseModel):
     # USD at the report's price table; None when synthetic or the model is unpriced.
     cost_usd: float | None = None
     judge: JudgeResult | None = None
+    # The trace files the runs of this test wrote (absolute paths; they live in the
+    # run's temporary state dir, so they may be gone when the report is read).
+    traces: tuple[str, ...] = ()
 
     @model_validator(mode="before")
     @classmethod

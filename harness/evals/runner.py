@@ -11,8 +11,9 @@ from pathlib import Path
 
 from harness.core.errors import ConfigurationError
 from harness.evals.report import EvalReport, EvalRow, load_report
+from harness.files import atomic_write_bytes
 
-__all__ = ["EvalRun", "merge_reports", "run_evals"]
+__all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +61,12 @@ def run_evals(
         raise ConfigurationError(
             f"no evals folder at {root / evals_dir}; run from the project root or pass --evals-dir"
         )
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     with tempfile.TemporaryDirectory(prefix="harness-eval-") as tmp:
         raw = Path(tmp) / "report.json"
+        # A private basetemp: pytest's shared one keeps only the last three runs
+        # (any pytest on the machine), so the traces would vanish under the report.
+        basetemp = [] if _has_basetemp(pytest_args) else ["--basetemp", str(Path(tmp) / "runs")]
         command = [
             sys.executable,
             "-m",
@@ -74,6 +79,7 @@ def run_evals(
             "--harness-epochs",
             str(epochs),
             *(["--harness-mutants"] if mutants else []),
+            *basetemp,
             *pytest_args,
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
@@ -82,11 +88,41 @@ def run_evals(
             # argument): an empty report on disk would read as "every eval vanished".
             return EvalRun(exit_code, EvalReport(), (), mutants)
         report = load_report(raw)
-    if report_path is None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        report_path = root / reports_dir / f"eval-{stamp}.json"
+        if report_path is None:
+            report_path = root / reports_dir / f"eval-{stamp}.json"
+        # The runs' traces live in this temporary folder: keep them beside the report.
+        report = keep_traces(report, report_path.with_name(f"{report_path.stem}-traces"))
     report.write(report_path)
     return EvalRun(exit_code, report, (report_path,), mutants)
+
+
+def _has_basetemp(pytest_args: list[str]) -> bool:
+    return any(arg == "--basetemp" or arg.startswith("--basetemp=") for arg in pytest_args)
+
+
+def keep_traces(report: EvalReport, folder: Path) -> EvalReport:
+    """Copy the rows' trace files into ``folder`` and point the rows at the copies.
+
+    A trace that is already gone keeps its old path (``harness view`` says it is
+    missing); a report without traces creates no folder. Copies a previous run
+    left in ``folder`` are removed first.
+    """
+    for stale in folder.glob("[0-9][0-9][0-9]-*.json"):
+        stale.unlink(missing_ok=True)
+    rows: list[EvalRow] = []
+    for number, row in enumerate(report.rows):
+        kept: list[str] = []
+        for path in map(Path, row.traces):
+            target = folder / f"{number:03d}-{path.name}"
+            try:
+                data = path.read_bytes()
+                atomic_write_bytes(target, data, durable=False)
+            except OSError:
+                kept.append(str(path))
+                continue
+            kept.append(str(target.resolve()))
+        rows.append(row.model_copy(update={"traces": tuple(kept)}) if kept else row)
+    return report.model_copy(update={"rows": tuple(rows)})
 
 
 def merge_reports(paths: list[Path]) -> EvalReport:

@@ -74,6 +74,7 @@ class RunLog:
             "cassette": self.cassette,
             "duration_s": round(time.perf_counter() - self.started, 4),
             "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
+            "traces": [str(r.trace_path) for r in self.results if r.trace_path is not None],
             "shape_ok": self.shape_ok,
             "provider": self.provider,
             "model": self.model,

@@ -1,31 +1,45 @@
 """``harness view``: one self-contained HTML page to look at runs.
 
-- ``page``: the page builder (template + embedded JSON), inputs, writing.
+- ``page``: the page builders (template + embedded JSON), inputs, writing.
 - ``trace_data``: a trace as the trace page reads it.
+- ``report_data``: an eval report (cases, their runs' traces, mutants) for the report page.
+- ``compare_data``: two reports compared by the eval gate, for the compare page.
 - ``errors``: ``ViewError``.
 - ``templates/``: the pages (inline CSS and plain JS, no network at view time).
-
-Eval-report and compare pages will be a template and a ``*_data`` builder each.
 """
 
+from harness.view.compare_data import compare_data, side_by_side
 from harness.view.errors import ViewError
 from harness.view.page import (
+    build_compare_page,
+    build_report_page,
     build_trace_page,
     embed_json,
     load_view_input,
     render_page,
+    write_compare_page,
     write_trace_page,
+    write_view_page,
 )
+from harness.view.report_data import TraceIndex, report_data
 from harness.view.trace_data import MARKED_KINDS, PARALLEL_KINDS, trace_data
 
 __all__ = [
     "MARKED_KINDS",
     "PARALLEL_KINDS",
+    "TraceIndex",
     "ViewError",
+    "build_compare_page",
+    "build_report_page",
     "build_trace_page",
+    "compare_data",
     "embed_json",
     "load_view_input",
     "render_page",
+    "report_data",
+    "side_by_side",
     "trace_data",
+    "write_compare_page",
     "write_trace_page",
+    "write_view_page",
 ]

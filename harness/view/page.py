@@ -3,8 +3,8 @@
 A page is a template in ``harness/view/templates`` (inline CSS and plain JS, no
 network) plus its data, embedded as JSON in a ``<script type="application/json">``
 block that the template's script parses. Python only fills two placeholders;
-all markup lives in the template. Adding a page kind (eval report, compare) is a
-new template and a new ``*_data`` builder.
+all markup lives in the template. Each page kind (trace, eval report, compare)
+is a template and a ``*_data`` builder.
 """
 
 from __future__ import annotations
@@ -17,12 +17,26 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.core.errors import HarnessError
+from harness.evals.gate import GateSettings
+from harness.evals.report import EvalReport, load_report
 from harness.files import atomic_write_text
 from harness.tracing import TraceTree
+from harness.view.compare_data import compare_data
 from harness.view.errors import ViewError
+from harness.view.report_data import TraceIndex, report_data
 from harness.view.trace_data import trace_data
 
-__all__ = ["build_trace_page", "embed_json", "load_view_input", "render_page", "write_trace_page"]
+__all__ = [
+    "build_compare_page",
+    "build_report_page",
+    "build_trace_page",
+    "embed_json",
+    "load_view_input",
+    "render_page",
+    "write_compare_page",
+    "write_trace_page",
+    "write_view_page",
+]
 
 _DATA_PLACEHOLDER: Final = "__HARNESS_VIEW_DATA__"
 _TITLE_PLACEHOLDER: Final = "__HARNESS_VIEW_TITLE__"
@@ -55,12 +69,12 @@ def render_page(template: str, *, title: str, data: Any) -> str:
     )
 
 
-def load_view_input(path: Path) -> TraceTree:
-    """Read one input of ``harness view`` as a trace.
+def load_view_input(path: Path) -> TraceTree | EvalReport:
+    """Read one input of ``harness view``: a trace, or an eval report.
 
     Raises:
-        ViewError: the file cannot be read, is not JSON, is an eval report (no
-            page for those yet), or is not a valid trace.
+        ViewError: the file cannot be read, is not JSON, or is neither a valid
+            trace nor a valid eval report.
     """
     try:
         raw = path.read_bytes()
@@ -71,16 +85,20 @@ def load_view_input(path: Path) -> TraceTree:
     except ValueError as exc:
         raise ViewError(f"{path} is not valid JSON ({exc}); give a trace file") from exc
     if isinstance(data, dict) and "rows" in data and "root" not in data:
-        raise ViewError(
-            f"{path} is an eval report: harness view does not show eval reports yet; "
-            "give the trace files of its runs instead"
-        )
+        return _load_report(path)
     try:
         tree = TraceTree.from_json(raw, source=str(path))
     except HarnessError as exc:
         raise ViewError(str(exc)) from exc
     tree.path = path
     return tree
+
+
+def _load_report(path: Path) -> EvalReport:
+    try:
+        return load_report(path)
+    except HarnessError as exc:
+        raise ViewError(str(exc)) from exc
 
 
 def build_trace_page(traces: Sequence[TraceTree]) -> str:
@@ -104,13 +122,84 @@ def build_trace_page(traces: Sequence[TraceTree]) -> str:
     return render_page("trace.html", title=title, data=data)
 
 
-def write_trace_page(inputs: Sequence[Path], output: Path) -> Path:
-    """Read ``inputs`` (trace files), write their page to ``output`` atomically.
+def build_report_page(
+    reports: Sequence[tuple[EvalReport, str]], traces: Sequence[TraceTree] = ()
+) -> str:
+    """The HTML page for eval reports (``(report, where it was read from)``), with
+    the trace files of their runs embedded; ``traces`` are shown as well.
+
+    Raises:
+        ViewError: ``reports`` is empty.
+    """
+    if not reports:
+        raise ViewError("no eval report to show: give at least one report file")
+    index = TraceIndex()
+    data = {
+        "reports": [report_data(report, source=where, traces=index) for report, where in reports],
+        "extra": [index.add(tree, str(tree.path or tree.trace_id)) for tree in traces],
+        "traces": index.traces,
+        "trace_page": _template("trace.html"),
+        "trace_slots": {"title": _TITLE_PLACEHOLDER, "data": _DATA_PLACEHOLDER},
+    }
+    title = f"harness eval report {Path(reports[0][1]).name}"
+    if len(reports) > 1:
+        title += f" and {len(reports) - 1} more"
+    return render_page("report.html", title=title, data=data)
+
+
+def build_compare_page(
+    old: tuple[EvalReport, str],
+    new: tuple[EvalReport, str],
+    settings: GateSettings | None = None,
+) -> str:
+    """The HTML page comparing two eval reports, gravest changes first."""
+    data = compare_data(old[0], new[0], old_source=old[1], new_source=new[1], settings=settings)
+    title = f"harness compare {Path(old[1]).name} → {Path(new[1]).name}"
+    return render_page("compare.html", title=title, data=data)
+
+
+def write_view_page(inputs: Sequence[Path], output: Path) -> Path:
+    """Read ``inputs`` (trace files and eval reports, in any mix), write their page
+    to ``output`` atomically: the report page when a report is among them, else
+    the trace page.
 
     Raises:
         ViewError: an input cannot be shown, or ``output`` cannot be written.
     """
-    page = build_trace_page([load_view_input(path) for path in inputs])
+    loaded = [(path, load_view_input(path)) for path in inputs]
+    reports = [(doc, str(path)) for path, doc in loaded if isinstance(doc, EvalReport)]
+    traces = [doc for _, doc in loaded if isinstance(doc, TraceTree)]
+    page = build_report_page(reports, traces) if reports else build_trace_page(traces)
+    return _write(output, page)
+
+
+def write_trace_page(inputs: Sequence[Path], output: Path) -> Path:
+    """Read ``inputs`` (trace files, or reports too), write their page to ``output``.
+
+    Raises:
+        ViewError: an input cannot be shown, or ``output`` cannot be written.
+    """
+    return write_view_page(inputs, output)
+
+
+def write_compare_page(
+    old: Path, new: Path, output: Path, settings: GateSettings | None = None
+) -> Path:
+    """Read two eval reports and write the page comparing them to ``output``.
+
+    Raises:
+        ViewError: either file is not a readable eval report, or ``output`` cannot be written.
+    """
+    sides = []
+    for path in (old, new):
+        doc = load_view_input(path)
+        if not isinstance(doc, EvalReport):
+            raise ViewError(f"{path} is a trace, not an eval report: --compare takes two reports")
+        sides.append((doc, str(path)))
+    return _write(output, build_compare_page(sides[0], sides[1], settings))
+
+
+def _write(output: Path, page: str) -> Path:
     try:
         atomic_write_text(output, page)
     except OSError as exc:

@@ -56,14 +56,14 @@ def test_several_traces_and_folders_go_into_one_page(tmp_path: Path) -> None:
     assert sorted(_embedded_ids(page)) == sorted([paused.trace_id, resumed.trace_id])
 
 
-def test_an_eval_report_is_not_supported_yet_in_one_line(tmp_path: Path) -> None:
+def test_an_eval_report_gets_the_report_page(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"schema_version": 1, "rows": []}))
     done = _harness(tmp_path, "view", str(report))
-    assert done.returncode == 2
-    assert len(done.stderr.splitlines()) == 1
-    assert "does not show eval reports yet" in done.stderr
-    assert not (tmp_path / "report.html").exists()
+    assert done.returncode == 0, done.stderr
+    page = tmp_path / "report.html"
+    assert done.stdout.strip() == str(page.resolve())
+    assert "harness · eval report" in page.read_text("utf-8")
 
 
 def test_a_missing_file_is_one_line(tmp_path: Path) -> None:

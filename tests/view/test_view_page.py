@@ -107,12 +107,12 @@ def _write(path: Path, text: str) -> Path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param('{"rows": [], "schema_version": 1}', "eval report", id="eval-report"),
+        pytest.param('{"rows": "x", "schema_version": 3}', "report .* is invalid", id="bad-report"),
         pytest.param("{nope", "not valid JSON", id="not-json"),
         pytest.param('{"schema_version": 2, "trace_id": "x"}', "trace schema", id="not-a-trace"),
     ],
 )
-def test_inputs_that_are_not_traces_are_refused_clearly(
+def test_inputs_that_are_neither_traces_nor_reports_are_refused_clearly(
     tmp_path: Path, text: str, message: str
 ) -> None:
     with pytest.raises(ViewError, match=message):

@@ -1,0 +1,153 @@
+"""An eval report as the report page's script reads it: one entry per case and
+provider (epochs folded into a pass rate), the traces of its runs, and mutants.
+
+Each run's trace files are read now and embedded, so the page links to them
+without the files; a trace that is gone (rows point into the eval's temporary
+state dir) is listed as missing with its path, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.core.errors import HarnessError
+from harness.evals.aggregate import CaseRuns, aggregate_rows
+from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
+from harness.evals.report import EvalReport, EvalRow
+from harness.tracing import TraceTree
+from harness.view.trace_data import trace_data
+
+__all__ = ["TraceIndex", "report_data"]
+
+
+class TraceIndex:
+    """Trace files read once each, numbered in the order first asked for."""
+
+    def __init__(self) -> None:
+        self.traces: list[dict[str, Any]] = []
+        self._known: dict[str, int | str] = {}
+
+    def link(self, path: str) -> dict[str, Any]:
+        """``{"path", "index"}`` of an embedded trace, or ``{"path", "missing"}`` saying why not."""
+        if path not in self._known:
+            self._known[path] = self._read(Path(path))
+        found = self._known[path]
+        if isinstance(found, int):
+            return {"path": path, "index": found}
+        return {"path": path, "missing": found}
+
+    def add(self, tree: TraceTree, source: str) -> int:
+        """Embed a trace given as such (not through a report row); its index."""
+        self.traces.append(trace_data(tree, source=source))
+        return len(self.traces) - 1
+
+    def _read(self, path: Path) -> int | str:
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return "the trace file is gone (it lived in the eval's temporary state dir)"
+        except OSError as exc:
+            return f"cannot read the trace file: {exc.strerror or exc}"
+        try:
+            tree = TraceTree.from_json(raw, source=str(path))
+        except HarnessError as exc:
+            return f"not a readable trace: {exc}"
+        return self.add(tree, str(path))
+
+
+def report_data(report: EvalReport, *, source: str, traces: TraceIndex) -> dict[str, Any]:
+    """Return the JSON-able description of ``report`` for the page.
+
+    Args:
+        report: the eval report.
+        source: where it was read from, shown on the page.
+        traces: where the runs' trace files are read into (shared by several reports).
+    """
+    rows = report.rows
+    return {
+        "source": source,
+        "created_at": report.created_at,
+        "harness_version": report.harness_version,
+        "record_mode": report.record_mode,
+        "prices": report.prices,
+        "cost_usd": report.cost_usd,
+        "sources": [s.value for s in report.sources],
+        "runs": len(rows),
+        "passed": sum(1 for row in rows if row.verdict.value == "pass"),
+        "cases": [_case(runs, traces) for runs in aggregate_rows(rows).values()],
+        "mutants": [_mutants(summary) for summary in summarize_mutants(report.mutants)],
+    }
+
+
+def _case(runs: CaseRuns, traces: TraceIndex) -> dict[str, Any]:
+    interval = runs.interval
+    per_run = runs.cost_per_run()
+    ordered = sorted(runs.rows, key=lambda row: (row.epoch or 0, row.nodeid))
+    return {
+        "case": runs.case,
+        "provider": runs.provider,
+        "role": runs.role,
+        "models": list(runs.models),
+        "sources": [s.value for s in runs.sources],
+        "synthetic": runs.synthetic,
+        "runs": runs.runs,
+        "passes": runs.passes,
+        "rate": runs.rate,
+        "interval": [interval.low, interval.high],
+        # One run: its verdict (pass / fail / error / skip) says more than "1/1".
+        "verdict": ordered[0].verdict.value if len(ordered) == 1 else None,
+        "recordings": runs.recordings,
+        "steps": runs.mean("steps"),
+        "tool_calls": runs.mean("tool_calls"),
+        "input_tokens": runs.mean("input_tokens"),
+        "output_tokens": runs.mean("output_tokens"),
+        "cost_usd": None if per_run is None else per_run * runs.runs,
+        "duration_s": runs.median_duration(),
+        "failures": list(runs.failures),
+        "rows": [_run(row, traces) for row in ordered],
+    }
+
+
+def _run(row: EvalRow, traces: TraceIndex) -> dict[str, Any]:
+    return {
+        "nodeid": row.nodeid,
+        "epoch": row.epoch,
+        "model": row.model,
+        "verdict": row.verdict.value,
+        "message": row.message,
+        "duration_s": row.duration_s,
+        "traces": [traces.link(path) for path in row.traces],
+        "judge": _judge(row),
+    }
+
+
+def _judge(row: EvalRow) -> dict[str, Any] | None:
+    # Rows of case-file evals carry the judge's verdict, reason and tokens; read it
+    # by name so that reports (and rows) without a judge show none.
+    judge = getattr(row, "judge", None)
+    return judge.model_dump(mode="json") if isinstance(judge, BaseModel) else None
+
+
+def _mutants(summary: EvalMutants) -> dict[str, Any]:
+    return {
+        "eval": summary.eval_nodeid,
+        "scenario": summary.scenario,
+        "target": summary.target,
+        "source": summary.source.value,
+        "status": summary.status.value,
+        "total": summary.total,
+        "killed": summary.killed,
+        "exhausted": summary.exhausted,
+        "errors": len(summary.errors),
+        "survivors": _survivors(summary.survivors),
+    }
+
+
+def _survivors(found: Iterable[MutantResult]) -> list[dict[str, str]]:
+    return [
+        {"mutant": m.mutant, "operator": m.operator, "description": m.description} for m in found
+    ]

@@ -1,0 +1,223 @@
+"""The eval-report and compare pages in a real headless Chromium, from file://,
+on a real report written by ``harness eval`` (the committed suite, replayed).
+
+Screenshots of each page go to the test's tmp dir (``*.png``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.evals import EvalReport, EvalRow, Verdict, load_report
+from harness.evals.aggregate import aggregate_rows
+from harness.evals.mutant_results import MutantOutcome, MutantResult
+from harness.evals.provenance import Source
+from harness.view import write_compare_page, write_view_page
+from tests.view.reports import edited, remove, run_harness_eval
+
+HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2><!--"
+
+
+@pytest.fixture(scope="module")
+def real_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A report of ``harness eval --epochs 2`` on two scenarios of the committed suite."""
+    report = tmp_path_factory.mktemp("eval") / "report.json"
+    left = run_harness_eval(report)
+    try:
+        yield report
+    finally:
+        remove(left)
+
+
+def _open(page: Any, html: Path) -> None:
+    page.goto(html.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def test_report_page_shows_every_case_with_its_source_and_trace(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    report = load_report(real_report)
+    cases = aggregate_rows(report.rows)
+    assert len(cases) == 4 and all(runs.runs == 2 for runs in cases.values())
+    kept = {Path(path).parent for row in report.rows for path in row.traces}
+    assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
+    html = write_view_page([real_report], tmp_path / "report.html")
+    _open(page, html)
+    page.screenshot(path=str(tmp_path / "report-page.png"), full_page=True)
+
+    rows = page.locator("tr.case-row")
+    assert rows.count() == len(cases)
+    for (case, provider, _), runs in cases.items():
+        row = page.locator(f'tr.case-row[data-case="{case}"][data-provider="{provider}"]')
+        assert row.count() == 1, (case, provider)
+        sources = "+".join(source.value for source in runs.sources)
+        assert row.get_attribute("data-source") == sources == "simulator"
+        assert row.locator("td.source").text_content() == "simulator "
+        assert row.locator(".badge").text_content() == "2/2 100%"
+        assert "95% CI 34%–100%" in (row.locator(".interval").text_content() or "")
+        assert row.locator(".synthetic").count() == 1  # simulator tokens are marked
+        # One trace button per trace file of each epoch's runs.
+        assert row.locator(".trace-link").count() == sum(len(r.traces) for r in runs.rows) >= 2
+
+    # A run's trace opens in the same file: the trace page, in a frame.
+    first = page.locator('tr.case-row[data-case="edit"] .trace-link').first
+    first.click()
+    frame = page.frame_locator("#viewer-frame")
+    frame.locator('.row[data-kind="agent.run"]').wait_for()
+    assert frame.locator('.row[data-kind="llm.call"]').count() >= 1
+    assert page.text_content("#viewer-path") == first.get_attribute("title")
+    page.screenshot(path=str(tmp_path / "report-trace.png"))
+    page.click("#viewer-close")
+    assert page.locator("#viewer").is_hidden()
+
+
+def test_a_row_whose_trace_file_is_gone_says_so(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    def hostile(row: dict[str, Any]) -> bool:
+        if (row["scenario"], row["provider"]) == ("edit", "openai"):
+            row.update(verdict="fail", message=HOSTILE)
+            row["traces"] = [str(tmp_path / "gone.json")]
+        return True
+
+    html = write_view_page(
+        [edited(real_report, tmp_path / "r.json", hostile)], tmp_path / "report.html"
+    )
+    _open(page, html)
+    row = page.locator('tr.case-row[data-case="edit"][data-provider="openai"]')
+    assert row.locator(".trace-link").count() == 0
+    assert row.locator(".trace-missing").count() == 2  # both epochs point at the gone file
+    assert "gone" in (row.locator(".trace-missing").first.get_attribute("title") or "")
+    assert row.locator(".badge").text_content() == "0/2 0%"
+    assert HOSTILE in (row.locator(".reason").text_content() or "")
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(tmp_path / "report-missing.png"), full_page=True)
+
+
+def test_compare_page_puts_the_regression_first(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    def regress(row: dict[str, Any]) -> bool:
+        key = (row["scenario"], row["provider"])
+        if key == ("edit", "openai"):  # 2/2 -> 0/2: every old run passed, all lost
+            row.update(verdict="fail", message="verdict: greeting.py is unchanged")
+        if key == ("subagent", "anthropic"):
+            read = "tool.call read\n"
+            row["shape"] = row["shape"].replace(read, read + "    tool.call bash\n", 1)
+        if key == ("subagent", "openai"):
+            row["source"] = "live"
+        return key != ("edit", "anthropic")  # not run in the new report
+
+    new = edited(real_report, tmp_path / "new.json", regress)
+    html = write_compare_page(real_report, new, tmp_path / "compare.html")
+    _open(page, html)
+    page.screenshot(path=str(tmp_path / "compare-page.png"), full_page=True)
+
+    statuses = page.eval_on_selector_all(
+        "tr.change", "rows => rows.map(r => [r.dataset.case, r.dataset.provider, r.dataset.status])"
+    )
+    assert statuses[0] == ["edit", "openai", "regression"]
+    assert [s[2] for s in statuses] == ["regression", "changed", "changed", "not run"]
+    assert statuses[-1] == ["edit", "anthropic", "not run"]
+    first = page.locator("tr.change").first
+    assert first.locator(".badge").text_content() == "REGRESSION"
+    assert first.locator(".rate .old").text_content() == "2/2 100%"
+    assert first.locator(".rate .new").text_content() == "0/2 0%"
+    assert float(first.locator("td.num").first.text_content() or "nan") < 1
+
+    # The sources differ (one row is now live): the page warns.
+    warning = page.locator("#source-warning")
+    assert warning.is_visible() and "different sources" in (warning.text_content() or "")
+    assert page.text_content('[data-side="new"] [data-fact="sources"] .v') == "live, simulator"
+
+    # The changed outline, side by side, the added span highlighted on the new side.
+    shape = page.locator('tr.shape-row[data-case="subagent"]')
+    assert shape.is_hidden()
+    page.locator('tr.change[data-case="subagent"][data-provider="anthropic"] .shape-toggle').click()
+    assert shape.is_visible()
+    inserted = shape.locator("tr.op-insert")
+    assert inserted.count() == 1
+    assert inserted.locator("td.new").text_content() == "    tool.call bash"
+    assert inserted.locator("td.old").text_content() == ""
+    assert shape.locator("tr.op-equal").count() >= 3
+    page.screenshot(path=str(tmp_path / "compare-shape.png"), full_page=True)
+
+
+def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, tmp_path: Path) -> None:
+    from harness.tracing import Tracer
+
+    tracer = Tracer(mode="replay")
+    root = tracer.begin_trace("agent.run")
+    tracer.set_payload(root, "prompt", HOSTILE + " $& $1 __HARNESS_VIEW_DATA__")
+    tree = tracer.end_trace(root)
+    assert tree is not None
+    trace = tmp_path / "hostile-trace.json"
+    trace.write_text(tree.to_json(), "utf-8")
+    row = EvalRow(
+        scenario=HOSTILE,
+        nodeid="e::x",
+        provider="openai",
+        verdict=Verdict.PASS,
+        source=Source.LIVE,
+        traces=(str(trace),),
+    )
+    html = write_view_page([_write_report(tmp_path, EvalReport(rows=(row,)))], tmp_path / "h.html")
+    _open(page, html)
+    assert page.text_content("tr.case-row .case-name") == HOSTILE
+    page.click(".trace-link")
+    frame = page.frame_locator("#viewer-frame")
+    frame.locator('.row[data-kind="agent.run"]').click()
+    shown = frame.locator("#details pre.payload").text_content()
+    assert shown == HOSTILE + " $& $1 __HARNESS_VIEW_DATA__"
+    assert page.evaluate("window.pwned") is None
+    assert page.frames[1].evaluate("window.pwned") is None
+    page.screenshot(path=str(tmp_path / "hostile-trace.png"))
+
+
+def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_path: Path) -> None:
+    def result(eval_id: str, mutant: str, outcome: MutantOutcome, order: int) -> MutantResult:
+        return MutantResult(
+            eval_nodeid=eval_id,
+            scenario=eval_id.split("::")[1],
+            provider="openai",
+            model="gpt-4.1-mini",
+            source=Source.SIMULATOR,
+            mutant=mutant,
+            operator=mutant.split("-")[0],
+            description=f"{mutant} of the recorded answers",
+            order=order,
+            outcome=outcome,
+        )
+
+    mutants = (
+        result("e::edit", "original", MutantOutcome.PASS, 0),
+        result("e::edit", "drop-1", MutantOutcome.KILLED, 1),
+        result("e::edit", "swap-2", MutantOutcome.KILLED, 2),
+        result("e::policy", "original", MutantOutcome.PASS, 0),
+        result("e::policy", "drop-1", MutantOutcome.KILLED, 1),
+        result("e::policy", "truncate-2", MutantOutcome.SURVIVED, 2),
+    )
+    report = EvalReport(mutants=mutants)
+    _open(page, write_view_page([_write_report(tmp_path, report)], tmp_path / "m.html"))
+    assert page.locator("#mutants-section").is_visible()
+    edit = page.locator('tr.mutant-row[data-eval="e::edit"]')
+    policy = page.locator('tr.mutant-row[data-eval="e::policy"]')
+    assert edit.locator("td.num").text_content() == "2/2"
+    assert edit.locator("ul.survivors").count() == 0
+    assert policy.locator("td.num").text_content() == "1/2"
+    assert edit.locator(".badge").text_content() == "ok"
+    assert policy.locator(".badge").text_content() == "1 survived"
+    survivors = policy.locator("ul.survivors li").all_text_contents()
+    assert survivors == ["truncate-2 (truncate): truncate-2 of the recorded answers"]
+    page.screenshot(path=str(tmp_path / "mutants.png"), full_page=True)
+
+
+def _write_report(folder: Path, report: EvalReport) -> Path:
+    path = folder / "constructed-report.json"
+    report.write(path)
+    return path
