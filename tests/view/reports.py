@@ -15,7 +15,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 # Two scenarios keep the subprocess short; --epochs 2 gives pass rates and intervals.
-EVAL_ARGS = ("--epochs", "2", "-k", "edit or subagent", "-p", "no:randomly")
+EVAL_ARGS = ("--epochs", "2", "-k", "test_edit_flow or test_subagent_flow", "-p", "no:randomly")
 
 
 def run_harness_eval(report: Path) -> list[Path]:
