@@ -76,6 +76,10 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "bash_sandbox": (None, "`auto`, `required`, `off`: run bash in bubblewrap"),
     "bash_network": (None, "let sandboxed bash reach the network"),
     "bash_env": (None, "extra variable names passed to bash (secret-like names never are)"),
+    "judge_model": (
+        "the run's model",
+        "model a case's `judge` check asks (recorded through the test's cassette)",
+    ),
     "otel": (
         None,
         "`off`, `console` (stderr), `otlp` (OTLP/HTTP; standard `OTEL_*` variables); extra `otel`",

@@ -46,7 +46,16 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
 ) -> None:
     cassettes, report = tmp_path / "cassettes", tmp_path / "recorded.json"
     recorded = _eval(
-        *("--record-mode", "rewrite", "-n", "2", "--epochs", "2", "-k", "edit or max_steps"),
+        *(
+            "--record-mode",
+            "rewrite",
+            "-n",
+            "2",
+            "--epochs",
+            "2",
+            "-k",
+            "test_edit_flow or test_max_steps",
+        ),
         *("--harness-base-url", sim, "--harness-cassette-dir", str(cassettes)),
         *("--report", str(report), "--evals-dir", "evals"),
     )
@@ -66,7 +75,7 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
 
     replay = tmp_path / "replay.json"
     replayed = _eval(
-        *("--epochs", "3", "-k", "edit", "--harness-cassette-dir", str(cassettes)),
+        *("--epochs", "3", "-k", "test_edit_flow", "--harness-cassette-dir", str(cassettes)),
         *("--report", str(replay), "--harness-provider", "openai"),
     )
     assert replayed.returncode == 0, replayed.stdout[-3000:] + replayed.stderr[-3000:]
@@ -105,7 +114,7 @@ def test_max_cost_stops_recording_and_says_why(tmp_path: Path, sim: str) -> None
 
 def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> None:
     done = _eval(
-        *("--record-mode", "rewrite", "--max-cost", "1", "-k", "edit"),
+        *("--record-mode", "rewrite", "--max-cost", "1", "-k", "test_edit_flow"),
         *("--harness-base-url", sim, "--harness-cassette-dir", str(tmp_path / "c")),
         *("--harness-provider", "openai", "--harness-model", "gpt-unpriced"),
     )
