@@ -21,16 +21,14 @@ import _socket
 import contextlib
 import ipaddress
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from harness.recording._errors import NetworkBlockedError, passthrough
+from harness.recording._nesting import NestedPatch
 
 __all__ = ["block_network", "is_loopback", "network_blocked"]
 
-_lock = threading.Lock()
-_depth = 0
 _saved: dict[str, Any] = {}
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
@@ -54,7 +52,7 @@ def is_loopback(host: object) -> bool:
 
 def network_blocked() -> bool:
     """Whether the guard is active now."""
-    return _depth > 0
+    return _patch.active
 
 
 def _refuse(what: str, host: object, port: object) -> None:
@@ -69,7 +67,12 @@ def _refuse(what: str, host: object, port: object) -> None:
 
 
 def _check_address(what: str, address: object) -> None:
-    if _depth and isinstance(address, tuple) and len(address) >= 2 and not is_loopback(address[0]):
+    if (
+        _patch.depth
+        and isinstance(address, tuple)
+        and len(address) >= 2
+        and not is_loopback(address[0])
+    ):
         _refuse(what, address[0], address[1])
 
 
@@ -127,7 +130,7 @@ def _local_name(host: Any) -> bool:
 
 def _guard_lookup(what: str, original: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if _depth and not _local_name(host):
+        if _patch.depth and not _local_name(host):
             _refuse(what, host, args[0] if args else "-")
         return original(host, *args, **kwargs)
 
@@ -183,6 +186,9 @@ def _uninstall() -> None:
     _saved.clear()
 
 
+_patch = NestedPatch(_install, _uninstall)
+
+
 @contextlib.contextmanager
 def block_network() -> Iterator[None]:
     """Refuse non-loopback connections and lookups inside the block.
@@ -190,15 +196,5 @@ def block_network() -> Iterator[None]:
     Raises (inside the block):
         NetworkBlockedError: on a connection or lookup to a non-loopback host.
     """
-    global _depth
-    with _lock:
-        if _depth == 0:
-            _install()
-        _depth += 1
-    try:
+    with _patch.held():
         yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                _uninstall()

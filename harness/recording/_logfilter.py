@@ -17,10 +17,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import threading
 from collections.abc import Iterator
 from typing import Final
 
+from harness.recording._nesting import NestedPatch
 from harness.recording._redact import REDACTED, is_credential_param
 
 __all__ = ["FAMILIES", "quiet_http_logs", "redact_log_text"]
@@ -35,8 +35,6 @@ _HEADER = re.compile(
 _KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{6,}")
 _BEARER = re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]+=*", re.IGNORECASE)
 
-_lock = threading.Lock()
-_depth = 0
 _installed: list[tuple[logging.Logger, logging.Filter]] = []
 _levels: dict[str, int] = {}
 
@@ -97,18 +95,11 @@ def _uninstall() -> None:
     _levels.clear()
 
 
+_patch = NestedPatch(_install, _uninstall)
+
+
 @contextlib.contextmanager
 def quiet_http_logs() -> Iterator[None]:
     """Redact and quiet the HTTP/SDK loggers inside the block."""
-    global _depth
-    with _lock:
-        if _depth == 0:
-            _install()
-        _depth += 1
-    try:
+    with _patch.held():
         yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                _uninstall()

@@ -2,40 +2,13 @@
 
 Kept so that code written against ``harness.recording.sim`` (and
 ``python -m harness.recording.sim``) keeps working; new code imports
-``harness.simulator``.
+``harness.simulator``. It re-exports exactly that package's public names.
 """
 
-from harness.simulator import (
-    Condition,
-    EchoSentinelsRule,
-    ErrorReply,
-    ReceivedRequest,
-    Reply,
-    ReplyRule,
-    Script,
-    ScriptExhausted,
-    ScriptToolCall,
-    SimulatorServer,
-    load_script,
-    serve,
-    serve_or_exit,
-)
+from harness import simulator as _simulator
+from harness.simulator import *  # noqa: F403  (the alias is the whole public surface)
 
-__all__ = [
-    "Condition",
-    "EchoSentinelsRule",
-    "ErrorReply",
-    "ReceivedRequest",
-    "Reply",
-    "ReplyRule",
-    "Script",
-    "ScriptExhausted",
-    "ScriptToolCall",
-    "SimulatorServer",
-    "load_script",
-    "serve",
-    "serve_or_exit",
-]
+__all__ = list(_simulator.__all__)
 
 if __name__ == "__main__":
     from harness.simulator._serve import main
