@@ -35,8 +35,14 @@ addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchm
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
-    """pytest's ``pytester``, with the inner-run configuration above."""
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's ``pytester``, with the inner-run configuration above.
+
+    Inner runs read like a developer's run: on CI (``CI`` or ``BUILD_NUMBER`` set)
+    pytest stops truncating the short summary, so a failure's text would appear twice.
+    """
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
     pytester.makeini(_INNER_INI)
     return pytester
 
