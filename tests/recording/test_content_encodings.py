@@ -82,12 +82,16 @@ import openai, pytest
 
 @pytest.mark.vcr
 @pytest.mark.parametrize("name", {names!r})
-def test_replay(name):
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_replay(name, stream):
     client = openai.OpenAI(api_key="{key}", base_url=BASES[name] + "/v1", max_retries=0)
-    result = client.chat.completions.create(
-        model="gpt-enc", messages=[{{"role": "user", "content": "Decode this"}}]
-    )
-    assert result.choices[0].message.content == "{answer}"
+    messages = [{{"role": "user", "content": "Decode this"}}]
+    if not stream:
+        result = client.chat.completions.create(model="gpt-enc", messages=messages)
+        assert result.choices[0].message.content == "{answer}"
+        return
+    chunks = client.chat.completions.create(model="gpt-enc", messages=messages, stream=True)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "{answer}"
 
 BASES = {bases!r}
 """
@@ -103,14 +107,16 @@ def test_pytest_recording_replays_them(
     folder = pytester.path / "cassettes" / "test_wire"
     folder.mkdir(parents=True)
     for name in names:
-        record(server, name, tmp_path / f"{name}.yaml", stream=False)
-        shutil.copy(tmp_path / f"{name}.yaml", folder / f"test_replay[{name}].yaml")
+        for stream, label in ((False, "plain"), (True, "stream")):
+            recorded = tmp_path / f"{name}-{label}.yaml"
+            record(server, name, recorded, stream=stream)
+            shutil.copy(recorded, folder / f"test_replay[{label}-{name}].yaml")
     server.stop()
     bases = {name: server.base(name) for name in names}
     source = PYTEST_RECORDING_TEST.format(names=names, key=OPENAI_KEY, answer=ANSWER, bases=bases)
     pytester.makepyfile(test_wire=source)
     result = pytester.runpytest("--record-mode=none", "-p", "no:harness")
-    result.assert_outcomes(passed=len(names))
+    result.assert_outcomes(passed=2 * len(names))
 
 
 def _write(path: Path, response: dict[str, Any]) -> Path:
