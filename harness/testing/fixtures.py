@@ -214,6 +214,11 @@ def make_harness_app(
 
     del provider_name  # declared so that parametrising it reaches `provider`
     built: list[Application] = []
+    # Each test signs its approvals with a key of its own and keeps its own ledger of
+    # decided ids, under its tmp dir: a test suite never writes into the user's
+    # ~/.local/state, and no test sees another's decisions.
+    state_home = request.getfixturevalue("tmp_path_factory").mktemp("xdg-state")
+    request.getfixturevalue("monkeypatch").setenv("XDG_STATE_HOME", str(state_home))
 
     def make(
         *, provider: LLMProvider | None = None, tools: Any = (), **overrides: Any

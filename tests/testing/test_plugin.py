@@ -10,6 +10,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -511,3 +512,28 @@ def test_importing_the_plugin_imports_no_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert json.loads(done.stdout) == []
+
+
+def test_approvals_in_tests_keep_their_key_and_ledger_out_of_the_users_home(
+    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home_state = tmp_path / "users-state"
+    home_state.mkdir()
+    monkeypatch.setenv("XDG_STATE_HOME", str(home_state))
+    project.makepyfile(
+        test_approve="""
+        import os
+        from harness.providers import ScriptedProvider, tool_call
+
+        def test_approve_twice(make_harness_app):
+            for n in range(2):
+                turns = [tool_call("write", path=f".env.{n}", content="X=1\\n"), "done"]
+                app = make_harness_app(provider=ScriptedProvider(turns), enabled_tools=("write",))
+                paused = app.run("write it", session=f"s{n}")
+                assert paused.stop_reason == "approval_required"
+                assert app.resume_approval(paused.approval_id, "approve", session=f"s{n}").text
+            assert "xdg-state" in os.environ["XDG_STATE_HOME"]
+        """
+    )
+    project.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+    assert list(home_state.rglob("*")) == []
