@@ -164,7 +164,7 @@ def _bash(call: ToolCall) -> CallPreview:
     )
 
 
-def _write(call: ToolCall, tool_input: ToolInput) -> CallPreview:
+def _write(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
     path, content = call.arguments.get("path"), call.arguments.get("content")
     if not isinstance(path, str) or not isinstance(content, str):
         return _generic(call)
@@ -175,7 +175,7 @@ def _write(call: ToolCall, tool_input: ToolInput) -> CallPreview:
     body, left_out, count = _bounded(content, HEAD_LINES, TAIL_LINES, "lines")
     summary = (
         f"write {path}: mode {mode}, {len(data)} bytes, {lines} line(s), sha256 {digest}"
-        f"{_existing(tool_input, path)}"
+        f"{_existing(tool, tool_input, path)}"
     )
     return CallPreview(
         tool_call_id=call.id,
@@ -192,11 +192,13 @@ def _write(call: ToolCall, tool_input: ToolInput) -> CallPreview:
     )
 
 
-def _existing(tool_input: ToolInput, raw: str) -> str:
-    from harness.tools.paths import resolve_in_workdir
+def _existing(tool: Any, tool_input: ToolInput, raw: str) -> str:
+    from harness.tools.paths import FileScope
 
     try:
-        path = resolve_in_workdir(tool_input.workdir, raw)
+        # The write tool's own scope, so the approver sees the refusal the tool will
+        # give (the state dir included), not a stat of a path it will never touch.
+        path = FileScope.of(tool_input.workdir, tool.state_dir).resolve(raw)
         if not path.exists():
             return "; the file does not exist yet"
         return f"; the file exists now ({path.stat().st_size} bytes)"
@@ -264,7 +266,7 @@ def preview_call(call: ToolCall, tool: Tool | None, tool_input: ToolInput) -> Ca
     if isinstance(tool, builtin.BashTool) or call.name == "bash":
         preview = _bash(call)
     elif isinstance(tool, builtin.WriteTool):
-        preview = _write(call, tool_input)
+        preview = _write(call, tool, tool_input)
     elif isinstance(tool, builtin.EditTool):
         preview = _edit(call, tool, tool_input)
     else:

@@ -210,3 +210,21 @@ def test_other_tools_show_their_arguments_as_json(tmp_path: Path) -> None:
     assert preview is not None
     assert preview.call.kind == "arguments"
     assert preview.call.body == '{\n  "target": "prod\\u001b[2K"\n}'
+
+
+def test_a_write_into_the_state_dir_previews_the_tools_refusal(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / ".harness").mkdir(parents=True)
+    (work / ".harness" / "signing-key.json").write_text("{}")
+    settings = Settings(
+        workdir=work, enabled_tools=("write",), approval_provider="cli"
+    )  # the state dir is the default <workdir>/.harness
+    write = tool_call("write", path=".harness/signing-key.json", content="x", mode="overwrite")
+    app = build_application(settings, provider=ScriptedProvider([write, "done"]))
+    result = app.run("do it", session="demo")
+    assert result.stop_reason == "approval_required" and result.approval_id is not None
+    preview = app.approvals.load(result.approval_id).preview
+    assert preview is not None
+    summary = preview.call.summary
+    assert "cannot be resolved" in summary and "HARNESS_STATE_DIR" in summary
+    assert "exists now" not in summary
