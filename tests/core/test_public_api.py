@@ -13,6 +13,7 @@ PACKAGES = [
     "harness.tools",
     "harness.tools.builtin",
     "harness.session",
+    "harness.shell",
     "harness.tracing",
     "harness.recording",
     "harness.testing",

@@ -1,8 +1,8 @@
-"""Shell command analysis for the risk policy: what will a command line really run?
+"""Shell command resolution: what will a command line really run?
 
 A substring search for ``rm`` both misses evasions (``/bin/rm``, ``\\rm``, ``r''m``,
 ``bash -c "rm x"``) and trips on harmless text (``echo rm``, ``git commit -m "rm"``).
-``harness.approval.shell_syntax`` parses the command; this module resolves it:
+``_syntax`` parses the command; this module resolves it:
 ``resolve_commands(source)`` gives every program that will run, flat: keywords
 and ``NAME=value`` prefixes are dropped, wrappers are peeled (``env``, ``nice``,
 ``timeout 5``, ``xargs``, ``sudo``, ``uv run`` ...; the wrapper stays a command
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.approval.shell_syntax import (
+from harness.shell._syntax import (
     ASSIGNMENT,
     MAX_DEPTH,
     Pipeline,

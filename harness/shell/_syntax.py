@@ -1,4 +1,4 @@
-"""Shell syntax for the risk policy: lexing and parsing the bash an agent writes.
+"""Shell syntax: lexing and parsing the bash an agent writes.
 
 A substring search for ``rm`` both misses evasions (``/bin/rm``, ``\\rm``, ``r''m``,
 ``bash -c "rm x"``) and trips on harmless text (``echo rm``, ``git commit -m "rm"``).
