@@ -20,6 +20,7 @@ can fail closed. The approval risk rules (``harness.approval``) are the main
 reader; this room knows nothing of them.
 """
 
+from harness.shell._lexer import parse_shell
 from harness.shell._resolve import resolve_commands
 from harness.shell._syntax import (
     ASSIGNMENT,
@@ -30,7 +31,6 @@ from harness.shell._syntax import (
     ShellWord,
     SimpleCommand,
     StdinSource,
-    parse_shell,
     program_name,
 )
 
