@@ -214,7 +214,7 @@ def test_engine_stop_warning_is_dropped_only_where_the_cli_prints_it(
 ) -> None:
     import logging
 
-    from harness.cli.main import configure_logging, print_stops_once
+    from harness.cli.application import configure_logging, print_stops_once
 
     logger = logging.getLogger("harness")
     saved = list(logger.handlers)
