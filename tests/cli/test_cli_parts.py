@@ -25,7 +25,7 @@ from harness.providers.credentials import (
     is_loopback_url,
     loopback_placeholder_key,
 )
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 from harness.tools.protocol import ToolInput
 
 # -- the progress line -------------------------------------------------------------
