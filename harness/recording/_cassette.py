@@ -78,6 +78,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         )
         self.options = options
         self.loaded_metadata: CassetteMetadata | None = None
+        self.saved_metadata: CassetteMetadata | None = None
         self.miss: CassetteError | None = None
         self.recorded = 0
         self.data = LazyInteractions()
@@ -284,7 +285,8 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             normalizer.ignore_query_params,
             hosts=self._hosts(chosen, simulated),
         )
-        save_cassette(Path(self._path), [self._stored(i) for i in chosen], metadata)
+        stored = [self._stored(i) for i in chosen]
+        self.saved_metadata = save_cassette(Path(self._path), stored, metadata)
         self.dirty = False
         return True
 

@@ -75,8 +75,13 @@ class CassetteHandle:
 
     @property
     def metadata(self) -> CassetteMetadata | None:
-        """The ``harness:`` block of the loaded file, if it had one."""
-        return self._cassette.loaded_metadata
+        """The ``harness:`` block of the file: the one this session saved, else the loaded one.
+
+        None for a plain vcrpy file (or no file). Readers such as the eval source
+        use it instead of parsing the file again.
+        """
+        cassette = self._cassette
+        return cassette.saved_metadata or cassette.loaded_metadata
 
     @property
     def report(self) -> CassetteReport:
