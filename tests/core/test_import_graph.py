@@ -36,8 +36,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core", "files", "version"),  # import nothing of harness
     ("jsonload", "settings", "shell"),  # core's types and errors only
     ("documents", "recording", "session", "tracing"),
-    ("providers", "simulator", "tools"),
-    ("approval",),  # the risk rules read shell commands through harness.shell
+    ("providers", "tools"),
+    ("approval", "simulator"),  # the risk rules read shell commands through harness.shell
     ("engine",),
     ("evals", "subagent"),
     ("app", "settings_doc", "view"),
