@@ -11,13 +11,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from harness.version import __version__
+
 if TYPE_CHECKING:
     from harness.app import Application, build_application
     from harness.engine.run_types import RunMode, RunResult, StopReason
     from harness.session.ref import SessionRef
     from harness.settings import Settings
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Application",

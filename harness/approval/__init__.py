@@ -2,7 +2,8 @@
 
 One concept per module:
 
-- ``risk``, ``shell_parse``, ``shell_syntax``: ``DefaultRiskPolicy``, which calls need a human.
+- ``risk`` and its ``risk_*`` rules: ``DefaultRiskPolicy``, which calls need a human
+  (shell commands are read by ``harness.shell``).
 - ``middleware``: ``HumanApprovalMiddleware``, which pauses those calls.
 - ``records``: ``ApprovalRecord`` and ``RunCheckpoint``, the versioned files.
 - ``store``: reading and writing them, each valid only at its own path.

@@ -5,7 +5,7 @@ resolve paths, and the line counts of a file an overwrite replaces); it never
 runs anything. Three families of risk are judged:
 
 * ``bash`` (``risk_shell``): dangerous programs found by
-  ``shell_parse.resolve_commands`` (so quoting, wrappers, ``bash -c`` strings and
+  ``harness.shell.resolve_commands`` (so quoting, wrappers, ``bash -c`` strings and
   here-documents cannot hide them), code the policy cannot read (``python -c``,
   ``awk 'system(...)'``), environment that changes later commands, writes to
   sensitive files, and, when bash runs without the sandbox, the state dir.

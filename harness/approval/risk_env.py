@@ -12,7 +12,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["CODE_VARIABLES", "assignment_reasons", "stored_code"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["git_arguments", "git_rule", "long_option", "short_flag"]
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from harness.approval.risk_git import git_arguments, long_option, short_flag
 from harness.approval.risk_sed import sed_runs_code
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["INTERPRETERS", "SHELLS", "inline_code_rule", "is_interpreter"]
 

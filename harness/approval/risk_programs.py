@@ -11,7 +11,7 @@ from collections.abc import Callable
 from harness.approval.risk_git import long_option
 from harness.approval.risk_git import short_flag as _short_flag
 from harness.approval.risk_inline import is_interpreter
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["DOWNLOADERS", "PROGRAM_RULES", "blind_write_rule"]
 

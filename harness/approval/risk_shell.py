@@ -1,6 +1,6 @@
 """Shell rules: which ``bash`` commands a human must approve.
 
-``shell_parse.resolve_commands`` says what a command line really runs (quoting,
+``harness.shell.resolve_commands`` says what a command line really runs (quoting,
 wrappers, ``bash -c`` strings and here-documents fed to a shell resolved); the
 rules here judge each program it finds. Each reason starts with the rule's name:
 
@@ -32,7 +32,7 @@ from harness.approval.risk_inline import SHELLS, inline_code_rule, is_interprete
 from harness.approval.risk_programs import DOWNLOADERS, PROGRAM_RULES, blind_write_rule
 from harness.approval.risk_state import StateDirGuard
 from harness.approval.risk_writes import CwdTracker, TreeTooBig, copied_tree_targets, written_files
-from harness.approval.shell_parse import ResolvedCommand, ShellParseError, resolve_commands
+from harness.shell import ResolvedCommand, ShellParseError, resolve_commands
 
 __all__ = ["CODE_VARIABLES", "shell_command_reasons"]
 

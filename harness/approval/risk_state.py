@@ -26,7 +26,7 @@ from pathlib import Path
 
 from harness.approval.risk_paths import inside
 from harness.approval.risk_writes import CwdTracker, written_files
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["StateDirGuard"]
 

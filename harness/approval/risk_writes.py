@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.approval.risk_paths import inside, sensitive_path_reason
-from harness.approval.shell_syntax import ResolvedCommand
+from harness.shell import ResolvedCommand
 
 __all__ = ["CwdTracker", "TreeTooBig", "WriteTarget", "copied_tree_targets", "written_files"]
 

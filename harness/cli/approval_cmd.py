@@ -7,14 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli.main import (
-    app,
+from harness.cli.application import (
     check_session_key,
     exit_code_for,
     load_application,
     print_result,
     print_stops_once,
 )
+from harness.cli.root import app
 
 __all__ = ["approvals", "approve", "reject"]
 

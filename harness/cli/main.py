@@ -1,33 +1,28 @@
-"""Top-level typer app and the run/health commands."""
+"""The ``harness`` command: the root app, the run/health commands, every sub-command.
+
+Only assembly happens here: the sub-command modules register on the root app
+(``harness.cli.root``) when imported, and share their helpers through
+``harness.cli.application`` and ``harness.cli.errors``, never through this module.
+"""
 
 from __future__ import annotations
 
 import json
-import logging
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from harness.cli.errors import (
-    EXIT_APPROVAL_REQUIRED,
-    EXIT_FAILURE,
-    EXIT_MAX_STEPS,
-    HarnessGroup,
-    fail,
+from harness.cli.application import (
+    check_session_key,
+    exit_code_for,
+    load_application,
+    print_result,
+    print_stops_once,
 )
 from harness.cli.progress import RunProgress
+from harness.cli.root import app
 
-__all__ = [
-    "app",
-    "check_session_key",
-    "configure_logging",
-    "exit_code_for",
-    "fail",
-    "load_application",
-    "main",
-    "print_result",
-    "print_stops_once",
-]
+__all__ = ["app", "health", "main", "run"]
 
 _RUN_HELP = """Run PROMPT and print the answer and the stop reason.
 
@@ -36,140 +31,6 @@ Exit codes: 0 final answer, 3 paused for approval (approval_required),
 4 step limit reached (max_steps), 1 the provider or the run failed,
 2 bad usage or settings.
 """
-
-_APP_HELP = """Run, trace, approve and evaluate LLM agents; replay them offline.
-
-\b
-Errors print one `error:` line on stderr (HARNESS_DEBUG=1 shows the traceback).
-Exit codes: 0 success, 1 failure, 2 bad usage or settings,
-3 run paused for approval, 4 step limit reached, 130 interrupted.
-"""
-
-app = typer.Typer(
-    name="harness",
-    cls=HarnessGroup,
-    help=_APP_HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Plain click help: rich formatting costs ~300 ms of imports on every call.
-    rich_markup_mode=None,
-)
-
-# The engine logs a provider failure as a warning; `harness run` prints it as
-# its own error line, so the warning would show the same message twice.
-_ENGINE_STOP_MESSAGE = "run in session %s stopped: %s"
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        from harness import __version__
-
-        typer.echo(f"harness {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", help="Print the version and exit.", callback=_show_version, is_eager=True
-        ),
-    ] = False,
-) -> None:
-    """Options of the harness command itself (see _APP_HELP)."""
-
-
-def load_application(*, progress: RunProgress | None = None, **overrides: Any) -> Any:
-    """Build the application from the environment (errors reach the one error path).
-
-    With ``progress`` (enabled), model and tool calls update its live line.
-    """
-    from harness.app import build_application, build_provider
-    from harness.settings import Settings
-
-    settings = Settings.from_env(**overrides)
-    configure_logging(settings.log_level)
-    if progress is None or not progress.enabled:
-        return build_application(settings)
-    provider = progress.wrap_provider(build_provider(settings))
-    application = build_application(settings, provider=provider)
-    progress.attach(application)
-    return application
-
-
-class _DropEngineStop(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.name == "harness.engine" and record.msg == _ENGINE_STOP_MESSAGE)
-
-
-def configure_logging(level: str) -> None:
-    """Log harness messages to stderr at ``level`` (HARNESS_LOG_LEVEL)."""
-    logger = logging.getLogger("harness")
-    logger.setLevel(level)
-    if not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        logger.addHandler(handler)
-
-
-def print_stops_once() -> None:
-    """For commands that print a run's error themselves: drop the engine's warning.
-
-    Only `run`, `approve` and `reject` call this; `harness serve` keeps the
-    warning, since nothing else reports a chat run's provider failure there.
-    """
-    for handler in logging.getLogger("harness").handlers:
-        if not any(isinstance(f, _DropEngineStop) for f in handler.filters):
-            handler.addFilter(_DropEngineStop())
-
-
-def check_session_key(key: str | None) -> str | None:
-    """Refuse a bad ``--session`` before anything is built, saying what is allowed."""
-    from pydantic import ValidationError
-
-    from harness.cli.errors import explain_validation
-    from harness.session.ref import SessionRef
-
-    if key is None:
-        return key
-    try:
-        SessionRef(key=key)
-    except ValidationError as exc:
-        raise typer.BadParameter(explain_validation(exc)) from None
-    return key
-
-
-def exit_code_for(result: Any) -> int:
-    """The documented exit code of a finished run (see ``harness run --help``)."""
-    reason = result.stop_reason.value
-    if reason == "final":
-        return 0
-    if reason == "approval_required":
-        return EXIT_APPROVAL_REQUIRED
-    if reason == "max_steps":
-        return EXIT_MAX_STEPS
-    return EXIT_FAILURE
-
-
-def print_result(result: Any, *, as_json: bool) -> None:
-    """The answer and the stop reason (or the whole RunResult); the error once, on stderr."""
-    if as_json:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        if result.text:
-            typer.echo(result.text)
-        typer.echo(f"[stop_reason: {result.stop_reason.value}, steps: {result.steps}]")
-        if result.approval_id:
-            typer.echo(
-                f"[approval required: harness approve {result.approval_id}  |  "
-                f"harness reject {result.approval_id} REASON]"
-            )
-        if result.trace_path:
-            typer.echo(f"[trace: {result.trace_path}]")
-    if result.error:
-        typer.echo(f"error: {result.error}", err=True)
 
 
 @app.command(help=_RUN_HELP)

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.application import load_application
 from harness.cli.errors import fail
-from harness.cli.main import app, load_application
 from harness.cli.ports import check_port_free
+from harness.cli.root import app
 
 __all__ = ["FeishuMode", "serve"]
 

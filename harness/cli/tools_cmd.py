@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.errors import EXIT_FAILURE, fail
-from harness.cli.main import app
+from harness.cli.root import app
 from harness.core.errors import ConfigurationError
 
 __all__ = ["cassettes_app", "sim_app"]

@@ -21,7 +21,7 @@ _COLUMNS = ("TRACE", "SESSION", "STARTED", "DURATION", "STOP", "STEPS")
 
 
 def _state_dir() -> Path:
-    from harness.cli.main import fail
+    from harness.cli.errors import fail
     from harness.core.errors import HarnessError
     from harness.settings import Settings
 
@@ -32,7 +32,7 @@ def _state_dir() -> Path:
 
 
 def _catalog(session: str | None, limit: int | None) -> TraceCatalog:
-    from harness.cli.main import fail
+    from harness.cli.errors import fail
     from harness.core.errors import HarnessError
     from harness.tracing import list_traces
 
@@ -111,7 +111,7 @@ def show(
     outline: Annotated[bool, typer.Option(help="Only the normalised outline.")] = False,
 ) -> None:
     """Render a trace as an indented tree with status, duration and attributes."""
-    from harness.cli.main import fail
+    from harness.cli.errors import fail
     from harness.core.errors import HarnessError
     from harness.tracing import TraceTree, content_note, outline_text, render_trace
 

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.main import app, fail
+from harness.cli.errors import fail
+from harness.cli.root import app
 
 __all__ = ["default_output", "expand_inputs", "view"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from harness.evals.cost import TokenUsage, model_cost
 from harness.evals.prices import PriceTable
 from harness.evals.provenance import Source
-from harness.evals.report import EvalRow, Verdict
+from harness.evals.rows import EvalRow, Verdict
 from harness.evals.stats import Interval, wilson_interval
 
 __all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "render_rate"]

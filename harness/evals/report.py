@@ -11,7 +11,6 @@ of each row and the price table it came from; older rows read as one run each
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
-from harness.evals.judge import JudgeResult
+from harness.evals.aggregate import aggregate_rows
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
+from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
 from harness.files import atomic_write_text
 from harness.jsonload import load_json
 
@@ -29,75 +29,6 @@ __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verd
 
 REPORT_SCHEMA_VERSION = 3
 _READABLE_VERSIONS = (1, 2, 3)
-AGENT_ROLE = "agent"
-
-
-class Verdict(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    ERROR = "error"
-    SKIP = "skip"
-
-
-class EvalRow(BaseModel):
-    """One scenario on one provider/model, and how it went."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scenario: str
-    nodeid: str
-    provider: str = "scripted"
-    model: str = "scripted"
-    verdict: Verdict
-    message: str = ""
-    steps: int = 0
-    llm_calls: int = 0
-    tool_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    duration_s: float = 0.0
-    shape: str | None = None
-    shape_ok: bool | None = None
-    source: Source = Source.UNKNOWN
-    # Which repetition (``--epochs``) this run was, from 0; None: run once.
-    epoch: int | None = None
-    # The cassette file the answers were replayed from or recorded to (its name),
-    # so a row says whether an epoch had its own recording or shared one.
-    cassette: str | None = None
-    # What the model did in the case (the agent under test, a judge, ...); rows
-    # compare by role, so a new model compares with the old one in the same role.
-    model_role: str = AGENT_ROLE
-    cached_input_tokens: int = 0
-    cache_write_input_tokens: int = 0
-    # USD at the report's price table; None when synthetic or the model is unpriced.
-    cost_usd: float | None = None
-    judge: JudgeResult | None = None
-    # The trace files the runs of this test wrote (absolute paths; they live in the
-    # run's temporary state dir, so they may be gone when the report is read).
-    traces: tuple[str, ...] = ()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _derive_source(cls, data: Any) -> Any:
-        # Rows of version-1 reports (and callers that omit it) carry no source.
-        if isinstance(data, dict) and data.get("source") is None:
-            scripted = data.get("provider", "scripted") == "scripted"
-            data = {**data, "source": Source.SCRIPTED if scripted else Source.UNKNOWN}
-        return data
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def tokens_synthetic(self) -> bool:
-        """No real model counted these tokens (the simulator's estimate, scripted words)."""
-        return self.source.synthetic_tokens
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.scenario, self.provider, self.model)
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
 
 
 class EvalReport(BaseModel):
@@ -142,8 +73,6 @@ class EvalReport(BaseModel):
     @property
     def cases(self) -> list[dict[str, Any]]:
         """Per (case, provider, model role): passes / runs, rate, Wilson 95% interval, cost."""
-        from harness.evals.aggregate import aggregate_rows  # it builds on this module
-
         summary = []
         for runs in aggregate_rows(self.rows).values():
             interval, per_run = runs.interval, runs.cost_per_run()

@@ -15,12 +15,13 @@ from harness.recording._errors import (
 )
 from harness.recording._guard import block_network
 from harness.recording._matching import normalize_body
-from harness.recording._metadata import CassetteMetadata
+from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
 from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
 
 __all__ = [
+    "SIMULATOR_HEADER",
     "VCRPY_MATCH_ON",
     "CassetteHandle",
     "CassetteMetadata",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,15 +36,16 @@ from harness.recording._filters import (
     stored_response,
 )
 from harness.recording._format import Interaction
-from harness.recording._matching import BodyNormalizer, MatchKey, parse_match_line
+from harness.recording._matching import MatchKey, parse_match_line
 from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata, describe_recording
 from harness.recording._miss import missing_cassette_error, unmatched_request_error
 from harness.recording._modes import RecordMode
+from harness.recording._options import CassetteOptions
 from harness.recording._playback import LazyInteractions
 from harness.recording._redact import redact_uri
 from harness.recording._storage import load_cassette, save_cassette
 
-__all__ = ["CassetteOptions", "HarnessCassette"]
+__all__ = ["HarnessCassette"]
 
 _VCR_MODES = {
     RecordMode.NONE: VcrRecordMode.NONE,
@@ -54,17 +54,6 @@ _VCR_MODES = {
     RecordMode.ALL: VcrRecordMode.ALL,
     RecordMode.REWRITE: VcrRecordMode.ALL,
 }
-
-
-@dataclass(frozen=True)
-class CassetteOptions:
-    """Everything harness adds to a vcrpy cassette."""
-
-    mode: RecordMode
-    normalizer: BodyNormalizer
-    rerecord_hint: str | None = None
-    save_error_responses: bool = False
-    metadata: dict[str, Any] | None = None
 
 
 def _filter_request(request: Any) -> Any:
@@ -89,6 +78,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         )
         self.options = options
         self.loaded_metadata: CassetteMetadata | None = None
+        self.saved_metadata: CassetteMetadata | None = None
         self.miss: CassetteError | None = None
         self.recorded = 0
         self.data = LazyInteractions()
@@ -295,7 +285,8 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             normalizer.ignore_query_params,
             hosts=self._hosts(chosen, simulated),
         )
-        save_cassette(Path(self._path), [self._stored(i) for i in chosen], metadata)
+        stored = [self._stored(i) for i in chosen]
+        self.saved_metadata = save_cassette(Path(self._path), stored, metadata)
         self.dirty = False
         return True
 

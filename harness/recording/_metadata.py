@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.version import __version__
+
 __all__ = ["METADATA_KEY", "SIMULATOR_HEADER", "CassetteMetadata", "describe_recording"]
 
 METADATA_KEY = "harness"
+# The simulator (``harness.simulator``) marks every answer with this header, so a
+# recording made against it says so in its metadata.
 SIMULATOR_HEADER = "x-harness-simulator"
 
 
@@ -40,14 +43,6 @@ class CassetteMetadata(BaseModel):
     interaction_count: int | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
     ignore_query_params: tuple[str, ...] = ()
-
-
-def _harness_version() -> str:
-    # Not ``harness.__version__``: the cassette layer must not import the runtime.
-    try:
-        return version("harness-toolkit")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _provider(path: str, host: str) -> str | None:
@@ -91,7 +86,7 @@ def describe_recording(
         model=extra.pop("model", None)
         or _joined([m if isinstance(m, str) else None for m in models]),
         recorded_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        harness_version=_harness_version(),
+        harness_version=__version__,
         recorded_against=against,
         ignore_body_fields=tuple(ignore_body_fields),
         extra=extra,

@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from harness.core.errors import CassetteError
 from harness.recording._diff import describe_difference, nearest
 from harness.recording._errors import UnmatchedRequestError
 from harness.recording._matching import MatchKey, canonical_json
+from harness.recording._options import CassetteOptions
 
-if TYPE_CHECKING:
-    from harness.recording._cassette import HarnessCassette
-
-__all__ = ["DEFAULT_HINT", "missing_cassette_error", "unmatched_request_error"]
+__all__ = ["DEFAULT_HINT", "MissedCassette", "missing_cassette_error", "unmatched_request_error"]
 
 DEFAULT_HINT = (
     "HARNESS_RECORD_MODE={mode} <your test command> (or pytest ... --record-mode={mode}), "
     "against the live API or `harness sim serve`"
 )
 _BODY_PREVIEW = 300
+
+
+class MissedCassette(Protocol):
+    """What the miss report reads of the cassette a request missed in.
+
+    ``HarnessCassette`` is the one implementation; the report names only what it
+    reads, so that the cassette can import the report and not the other way round.
+    """
+
+    options: CassetteOptions
+    play_counts: Any  # how often each interaction was played, by index
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def data(self) -> Iterable[tuple[Any, Any]]: ...
+
+    def verify_all(self) -> None: ...
+
+    def key_at(self, index: int) -> MatchKey: ...
 
 
 def _hint(rerecord_hint: str | None, mode: str) -> str:
@@ -46,7 +66,7 @@ def _preview(value: Any) -> str:
 
 
 def unmatched_request_error(
-    cassette: HarnessCassette, request: Any, key: MatchKey
+    cassette: MissedCassette, request: Any, key: MatchKey
 ) -> UnmatchedRequestError:
     """A replayed request matched nothing: what differs first, then what it was.
 

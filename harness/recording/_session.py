@@ -16,10 +16,11 @@ from harness.recording._logfilter import quiet_http_logs
 from harness.recording._matching import BodyNormalizer
 from harness.recording._metadata import CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
+from harness.recording._options import CassetteOptions
 
 if TYPE_CHECKING:
     # vcrpy is imported when a cassette is first used, not with harness.recording.
-    from harness.recording._cassette import CassetteOptions, HarnessCassette
+    from harness.recording._cassette import HarnessCassette
 
 __all__ = ["CassetteHandle", "CassetteReport", "use_cassette"]
 
@@ -74,8 +75,13 @@ class CassetteHandle:
 
     @property
     def metadata(self) -> CassetteMetadata | None:
-        """The ``harness:`` block of the loaded file, if it had one."""
-        return self._cassette.loaded_metadata
+        """The ``harness:`` block of the file: the one this session saved, else the loaded one.
+
+        None for a plain vcrpy file (or no file). Readers such as the eval source
+        use it instead of parsing the file again.
+        """
+        cassette = self._cassette
+        return cassette.saved_metadata or cassette.loaded_metadata
 
     @property
     def report(self) -> CassetteReport:
@@ -190,8 +196,6 @@ def use_cassette(
         SDKs. Connection errors from elsewhere still go through the SDK's
         ``max_retries``; set ``max_retries=0`` on replayed clients for speed.
     """
-    from harness.recording._cassette import CassetteOptions
-
     mode = parse_record_mode(record_mode)
     options = CassetteOptions(
         mode=mode,

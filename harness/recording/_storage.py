@@ -92,8 +92,8 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def save_cassette(
     path: Path, interactions: Sequence[Interaction], metadata: CassetteMetadata
-) -> None:
-    """Write a cassette after a secret scan, atomically.
+) -> CassetteMetadata:
+    """Write a cassette after a secret scan, atomically; return the block as written.
 
     Raises:
         CassetteError: a key-like string is in the data (nothing is written).
@@ -123,3 +123,4 @@ def save_cassette(
         )
     text = dump_document(path, data)
     _write_atomically(path, text if is_json(path) else stamp_checksums(text))
+    return counted

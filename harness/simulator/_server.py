@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from harness.core.errors import ConfigurationError
-from harness.recording._metadata import SIMULATOR_HEADER
+from harness.recording import SIMULATOR_HEADER
 from harness.simulator import _anthropic, _openai
 from harness.simulator._conversation import ApiError, Conversation
 from harness.simulator._runner import ScriptExhausted, ScriptRunner

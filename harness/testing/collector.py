@@ -78,7 +78,7 @@ class EvalCollector:
             self._outcomes[report.nodeid] = (Verdict.ERROR, _message(report))
 
     def report(self) -> EvalReport:
-        from harness import __version__
+        from harness.version import __version__
 
         return EvalReport(
             harness_version=__version__,

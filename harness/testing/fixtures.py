@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from harness.app import Application
     from harness.providers.protocol import LLMProvider
     from harness.providers.scripted import ScriptedProvider
+    from harness.recording import CassetteHandle
     from harness.simulator import SimulatorServer
 
 __all__ = [
@@ -131,7 +132,7 @@ def provider(
             raise
     # Read after the cassette closed: a recording run has saved it by now, and a
     # replay's source is where it was recorded, not "replay".
-    harness_run_log.source = _source_of(path)
+    harness_run_log.source = _source_of(path, node.stash.get(HANDLE_KEY, None))
     if ledger is not None:
         ledger.add(model, harness_run_log.usage())
 
@@ -180,10 +181,18 @@ def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: Harnes
     return " ".join(parts)
 
 
-def _source_of(path: Path) -> str:
-    from harness.core.errors import CassetteError
-    from harness.evals.provenance import cassette_source
+def _source_of(path: Path, handle: CassetteHandle | None = None) -> str:
+    """Where the cassette's answers came from.
 
+    After a session, the ``harness:`` block the cassette layer parsed (or saved)
+    decides; only a plain vcrpy file, which has none, is read for its hosts.
+    """
+    from harness.core.errors import CassetteError
+    from harness.evals.provenance import cassette_source, source_of_recording
+
+    metadata = handle.metadata if handle is not None else None
+    if metadata is not None:
+        return source_of_recording(metadata.recorded_against).value
     try:
         return cassette_source(path).value
     except CassetteError:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from harness.core import ConfigurationError
 from harness.tracing.spans import TraceSpan
 from harness.tracing.tree import TraceTree
+from harness.version import __version__
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -77,8 +78,6 @@ class OTelTraceRecorder:
     """
 
     def __init__(self, tracer_provider: TracerProvider) -> None:
-        from harness import __version__
-
         self.tracer_provider = tracer_provider
         self._tracer: OTelTracer = tracer_provider.get_tracer("harness", __version__)
 

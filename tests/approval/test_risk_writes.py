@@ -8,7 +8,7 @@ import pytest
 
 from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
 from harness.approval.risk_writes import CwdTracker, TreeTooBig, copied_tree_targets
-from harness.approval.shell_parse import resolve_commands
+from harness.shell import resolve_commands
 
 SENSITIVE = "shell command writes to sensitive file"
 

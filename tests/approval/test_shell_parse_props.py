@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from harness.approval.risk import DefaultRiskPolicy, RiskDecision, RiskVerdict
 from harness.approval.risk_env import CODE_VARIABLES
 from harness.approval.risk_sed import sed_runs_code
-from harness.approval.shell_parse import ShellParseError, resolve_commands
+from harness.shell import ShellParseError, resolve_commands
 
 POLICY = DefaultRiskPolicy()
 

@@ -25,7 +25,7 @@ from harness.providers.credentials import (
     is_loopback_url,
     loopback_placeholder_key,
 )
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 from harness.tools.protocol import ToolInput
 
 # -- the progress line -------------------------------------------------------------
@@ -214,7 +214,7 @@ def test_engine_stop_warning_is_dropped_only_where_the_cli_prints_it(
 ) -> None:
     import logging
 
-    from harness.cli.main import configure_logging, print_stops_once
+    from harness.cli.application import configure_logging, print_stops_once
 
     logger = logging.getLogger("harness")
     saved = list(logger.handlers)

@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
 PACKAGES = [
     "harness",
+    "harness.approval",
+    "harness.cli",
     "harness.core",
+    "harness.engine",
+    "harness.evals",
+    "harness.integrations",
+    "harness.integrations.feishu",
     "harness.providers",
+    "harness.recording",
+    "harness.session",
+    "harness.shell",
+    "harness.simulator",
+    "harness.subagent",
+    "harness.testing",
     "harness.tools",
     "harness.tools.builtin",
-    "harness.session",
+    "harness.tools.sandbox",
     "harness.tracing",
-    "harness.recording",
-    "harness.testing",
-    "harness.evals",
-    "harness.subagent",
-    "harness.integrations.feishu",
+    "harness.view",
 ]
 
 
@@ -28,6 +37,17 @@ def _isort_key(name: str) -> tuple[int, str]:
     if bare.isupper():
         return (0, name)
     return (1, name) if bare[:1].isupper() else (2, name)
+
+
+def test_every_sub_package_is_listed() -> None:
+    import harness
+
+    root = Path(harness.__file__).parent
+    found = {
+        ".".join(("harness", *init.parent.relative_to(root).parts))
+        for init in root.rglob("__init__.py")
+    }
+    assert found == set(PACKAGES), "a sub-package without a checked __all__ (add it here)"
 
 
 @pytest.mark.parametrize("name", PACKAGES)

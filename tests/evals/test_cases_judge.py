@@ -22,7 +22,7 @@ from harness.core import LLMResponse, Role, Usage
 from harness.evals import load_report
 from harness.evals.judge import JudgeFormatError, judge_request, parse_judge_answer, run_judge
 from harness.providers import FunctionProvider
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 PRELOADED = (openai, harness.app, harness.providers.openai_chat, harness.recording)
 PRELOADED_TOOLS = harness.tools.builtin

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from harness.evals import Verdict, load_report
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 ROOT = Path(__file__).resolve().parents[2]
 

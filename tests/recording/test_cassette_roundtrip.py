@@ -11,7 +11,7 @@ import pytest
 import vcr
 import yaml
 
-from harness.recording import NetworkBlockedError, use_cassette
+from harness.recording import CassetteMetadata, NetworkBlockedError, use_cassette
 from harness.recording._guard import network_blocked
 from harness.simulator import SimulatorServer
 
@@ -59,10 +59,13 @@ def test_cassette_metadata_says_simulator(sim: SimulatorServer, tmp_path: Path) 
     cassette = tmp_path / "meta.yaml"
     with (
         openai_client(sim.url) as client,
-        use_cassette(cassette, record_mode="once", metadata={"eval": "demo"}),
+        use_cassette(cassette, record_mode="once", metadata={"eval": "demo"}) as recording,
     ):
+        assert recording.metadata is None  # no file yet
         openai_conversation(client)
     meta = yaml.safe_load(cassette.read_text())["harness"]
+    # The handle holds the block it saved, so no reader has to parse the file again.
+    assert recording.metadata == CassetteMetadata.model_validate(meta)
     host = sim.url.removeprefix("http://")
     assert meta["provider"] == "openai"
     assert meta["model"] == "gpt-4o-mini"

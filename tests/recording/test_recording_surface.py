@@ -30,13 +30,6 @@ def test_import_does_not_load_vcrpy_or_the_sdks() -> None:
     assert output.stdout.strip() == "[]"
 
 
-def test_the_old_simulator_module_is_the_new_one() -> None:
-    import harness.recording.sim as old
-
-    assert old.__all__ == harness.simulator.__all__
-    assert all(getattr(old, n) is getattr(harness.simulator, n) for n in old.__all__)
-
-
 def test_cassette_metadata_does_not_import_the_runtime_package() -> None:
     import ast
     from pathlib import Path

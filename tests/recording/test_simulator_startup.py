@@ -71,7 +71,6 @@ def script(tmp_path: Path) -> Path:
     [
         ["-m", "harness.simulator"],
         ["-m", "harness", "sim", "serve"],
-        ["-m", "harness.recording.sim"],
     ],
 )
 def test_start_up_errors_are_one_line_with_exit_2(

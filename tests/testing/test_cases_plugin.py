@@ -18,7 +18,7 @@ import harness.recording
 import harness.testing.trace_assertions
 import harness.tools.builtin
 from harness.evals import load_report
-from harness.recording.sim import SimulatorServer
+from harness.simulator import SimulatorServer
 
 # Keep what a run imports loaded between pytester's in-process runs.
 PRELOADED = (

@@ -110,3 +110,25 @@ def test_a_cassette_from_a_local_server_that_is_not_the_simulator_is_unknown(
     pytester.runpytest("-k", "openai", "--harness-report", str(report)).assert_outcomes(passed=1)
     (row,) = load_report(report).rows
     assert (row.source, row.tokens_synthetic) == (Source.UNKNOWN, False)
+
+
+def test_a_rows_source_is_the_header_the_cassette_layer_parsed(
+    sim_server: Any, tmp_path: Path
+) -> None:
+    from harness.testing.fixtures import _source_of
+
+    server: SimulatorServer = sim_server({"version": 1, "turns": ["pong"]})
+    cassette = tmp_path / "ping.yaml"
+    with (
+        openai.OpenAI(api_key="sk-test", base_url=f"{server.url}/v1", max_retries=0) as client,
+        harness.recording.use_cassette(cassette, record_mode="once") as handle,
+    ):
+        client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "ping"}]
+        )
+    assert _source_of(cassette, handle) == "simulator"
+    cassette.unlink()
+    # Gone from disk: the block the session saved still says where it came from,
+    # while reading the file again has nothing to go on.
+    assert _source_of(cassette, handle) == "simulator"
+    assert _source_of(cassette) == "unknown"

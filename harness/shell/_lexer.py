@@ -1,22 +1,8 @@
-"""Shell syntax for the risk policy: lexing and parsing the bash an agent writes.
+"""The lexer: shell text into tokens, parsing nested command text as it goes.
 
-A substring search for ``rm`` both misses evasions (``/bin/rm``, ``\\rm``, ``r''m``,
-``bash -c "rm x"``) and trips on harmless text (``echo rm``, ``git commit -m "rm"``).
-So the command is lexed and parsed as the bash subset an agent realistically
-writes, in two layers:
-
-* ``parse_shell(source)`` gives structure: pipelines of simple commands, their
-  words with quotes removed, the files their redirections write, and the command
-  substitutions (``$( )``, backticks, ``<( )``, here-documents) nested inside.
-* ``resolve_commands(source)`` gives every program that will run, flat: keywords
-  and ``NAME=value`` prefixes are dropped, wrappers are peeled (``env``, ``nice``,
-  ``timeout 5``, ``xargs``, ``sudo``, ``uv run`` ...; the wrapper stays a command
-  of its own), and strings that run as shell code (``bash -c``, ``eval``,
-  ``trap``, ``env -S``, ``find -exec``) are analysed recursively.
-
-Input that cannot be read with confidence (unbalanced quotes or parentheses,
-``case`` statements, very deep nesting) raises ``ShellParseError`` so the caller
-can fail closed.
+``parse_shell`` lives here, not in ``_parser``: the lexer already hands every
+nested substitution to the parser as it meets it, so the whole parse of a text
+is the lexer's job with the parser as its helper (and no import circle forms).
 """
 
 from __future__ import annotations
@@ -24,36 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
-from harness.core.errors import HarnessError
+from harness.shell._parser import parse_tokens
+from harness.shell._syntax import ASSIGNMENT, MAX_DEPTH, Pipeline, ShellParseError, ShellWord
+from harness.shell._tokens import HeredocSlot, Operator, Redirect, Token, WordBuilder, WordToken
 
-__all__ = [
-    "ASSIGNMENT",
-    "MAX_DEPTH",
-    "Pipeline",
-    "ResolvedCommand",
-    "ShellParseError",
-    "ShellWord",
-    "SimpleCommand",
-    "StdinSource",
-    "parse_shell",
-    "program_name",
-]
+__all__ = ["parse_shell"]
 
-# Nesting of substitutions and ``bash -c`` strings together; beyond it, fail closed
-# rather than exhaust the Python stack.
-MAX_DEPTH = 32
 # Work allowed per input character; ``$((`` may be rescanned as a command, and a
 # budget keeps nested rescans from growing exponentially.
 _WORK_PER_CHAR = 64
 _METACHARS = frozenset(" \t\n;&|()<>")
 _CONTROL_OPERATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&", "\n", "(", ")")
 _REDIRECT_OPERATORS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
-_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _HEREDOC_BODY = "<<body"
 _HEREDOC_ESCAPE = re.compile(r"\\([$`\\])")
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _ANSI_C_ESCAPE = re.compile(
     r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S
@@ -69,169 +40,6 @@ _ARITHMETIC_CHARS = re.compile(r"[\w\s$+\-*/%<>=!&|^~?:,()\[\]#.{}@]*")
 _ADJACENT_OPERANDS = re.compile(r"[\w\])}]\s+[\w$]")
 
 
-class ShellParseError(HarnessError):
-    """The command text could not be analysed with confidence; judge it unknown."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShellWord:
-    """One word after quote removal.
-
-    Attributes:
-        value: the text bash passes on, with expansions (``$HOME``, ``$(...)``)
-            left as written.
-        dynamic: the word holds an expansion, glob or brace list, so its real
-            value is only known when the command runs.
-    """
-
-    value: str
-    dynamic: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class StdinSource:
-    """What an input redirection feeds a command.
-
-    Attributes:
-        kind: ``file`` (``< path``), ``heredoc`` (``<<EOF``) or ``herestring`` (``<<<``).
-        word: the path, the here-document body or the here-string; ``None`` for a
-            here-document whose body never came (the command cannot be judged).
-    """
-
-    kind: str
-    word: ShellWord | None
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """Words of one command plus what its redirections write, feed it and nest."""
-
-    words: tuple[ShellWord, ...]
-    write_targets: tuple[ShellWord, ...] = ()
-    substitutions: tuple[Pipeline, ...] = ()
-    stdin: tuple[StdinSource, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Pipeline:
-    """Commands joined by ``|``; parentheses are transparent to the grouping."""
-
-    commands: tuple[SimpleCommand, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedCommand:
-    """A program that will run, with wrappers, keywords and assignments peeled off.
-
-    Attributes:
-        argv: the words, ``argv[0]`` as written (``/bin/rm`` stays a path).
-        dynamic_name: the program name is computed at run time (``$CMD``, globs).
-        upstream: names of commands earlier in the same pipeline (they feed stdin).
-        fed_by: names of commands whose output lands in this command's words or
-            redirections (``bash <(curl ...)``, ``sh -c "$(wget ...)"``).
-        write_targets: files the command's redirections open for writing.
-        dynamic_write_targets: redirection targets only known at run time
-            (``> $F``, ``> *.toml``, ``> $(cmd)``).
-        stdin: what input redirections feed the command (here-documents,
-            here-strings, ``< file``).
-        assignments: ``NAME=value`` words that set the command's environment
-            (prefixes, ``env NAME=value``) or the shell's (a bare assignment).
-        wrapped_by: names of the wrappers around this command, outermost first
-            (``xargs sh -c ...`` gives ``sh`` wrapped by ``xargs``).
-        dynamic_args: per ``argv`` word, whether its value is only known at run time.
-    """
-
-    argv: tuple[str, ...]
-    dynamic_name: bool = False
-    upstream: tuple[str, ...] = ()
-    fed_by: tuple[str, ...] = ()
-    write_targets: tuple[str, ...] = ()
-    dynamic_write_targets: tuple[str, ...] = ()
-    stdin: tuple[StdinSource, ...] = ()
-    assignments: tuple[str, ...] = ()
-    wrapped_by: tuple[str, ...] = ()
-    dynamic_args: tuple[bool, ...] = ()
-
-    def is_dynamic(self, index: int) -> bool:
-        """Whether ``argv[index]`` is only known at run time."""
-        return index < len(self.dynamic_args) and self.dynamic_args[index]
-
-    @property
-    def name(self) -> str:
-        """Lower-case basename of the program (``/usr/bin/RM`` -> ``rm``)."""
-        return program_name(self.argv[0]) if self.argv else ""
-
-
-def program_name(word: str) -> str:
-    return word.rsplit("/", 1)[-1].lower()
-
-
-# --------------------------------------------------------------------- lexer
-
-
-@dataclass(frozen=True, slots=True)
-class _Operator:
-    op: str
-
-
-@dataclass(frozen=True, slots=True)
-class _WordToken:
-    word: ShellWord
-    substitutions: tuple[Pipeline, ...] = ()
-    quoted: bool = False
-
-
-@dataclass(slots=True)
-class _HeredocSlot:
-    """Filled with the body once the lexer reaches the line after ``<<EOF``."""
-
-    body: ShellWord | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Redirect:
-    op: str
-    target: ShellWord | None
-    substitutions: tuple[Pipeline, ...] = ()
-    slot: _HeredocSlot | None = None
-
-
-_Token = _Operator | _WordToken | _Redirect
-
-
-@dataclass(slots=True)
-class _WordBuilder:
-    value: list[str] = field(default_factory=list)
-    unquoted: list[str] = field(default_factory=list)
-    substitutions: list[Pipeline] = field(default_factory=list)
-    dynamic: bool = False
-    quoted: bool = False
-
-    def literal(self, text: str, *, quoted: bool) -> None:
-        self.value.append(text)
-        if quoted:
-            self.quoted = True
-        else:
-            self.unquoted.append(text)
-
-    def expansion(self, raw: str, substitutions: Sequence[Pipeline] = ()) -> None:
-        self.value.append(raw)
-        self.unquoted.append("0")  # stands for the expanded value, an operand in arithmetic
-        self.substitutions.extend(substitutions)
-        self.dynamic = True
-
-    def is_fd_number(self) -> bool:
-        text = "".join(self.value)
-        return not self.quoted and not self.dynamic and text.isdigit()
-
-    def token(self) -> _WordToken:
-        plain = "".join(self.unquoted)
-        globbing = any(c in plain for c in "*?") or re.search(r"\[.*\]", plain) is not None
-        braces = re.search(r"\{[^}]*(,|\.\.)[^}]*\}", plain) is not None
-        word = ShellWord("".join(self.value), self.dynamic or globbing or braces)
-        return _WordToken(word, tuple(self.substitutions), self.quoted)
-
-
 class _Lexer:
     """Turns shell text into tokens, parsing nested command text as it goes."""
 
@@ -242,7 +50,7 @@ class _Lexer:
         self._pos = 0
         self._depth = depth
         self._budget = _WORK_PER_CHAR * (len(source) + 16)
-        self._heredocs: list[tuple[str, bool, bool, _HeredocSlot]] = []
+        self._heredocs: list[tuple[str, bool, bool, HeredocSlot]] = []
 
     @contextmanager
     def _deeper(self) -> Iterator[None]:
@@ -259,15 +67,15 @@ class _Lexer:
         if self._budget < 0:
             raise ShellParseError("the command is too convoluted to judge")
 
-    def lex(self, *, closing: bool = False) -> list[_Token]:
+    def lex(self, *, closing: bool = False) -> list[Token]:
         """Tokens to the end, or to the ``)`` that closes a ``$(`` when ``closing``."""
         if not closing:
             return self._lex(closing=False)
         with self._deeper():
             return self._lex(closing=True)
 
-    def _lex(self, *, closing: bool) -> list[_Token]:
-        tokens: list[_Token] = []
+    def _lex(self, *, closing: bool) -> list[Token]:
+        tokens: list[Token] = []
         open_parens = 0
         while True:
             self._spend()
@@ -292,8 +100,8 @@ class _Lexer:
                 self._pos += len(op)
                 open_parens += {"(": 1, ")": -1}.get(op, 0)
                 if op == "\n" and self._heredocs:
-                    tokens.append(_Redirect(_HEREDOC_BODY, None, self._heredoc_bodies()))
-                tokens.append(_Operator(op))
+                    tokens.append(Redirect(_HEREDOC_BODY, None, self._heredoc_bodies()))
+                tokens.append(Operator(op))
             else:
                 tokens.append(self._word())
 
@@ -314,10 +122,10 @@ class _Lexer:
         self._pos = len(self._src) if end == -1 else end
 
     def _nested(self, source: str) -> tuple[Pipeline, ...]:
-        return _parse_tokens(_Lexer(source, self._depth + 1).lex())
+        return parse_tokens(_Lexer(source, self._depth + 1).lex())
 
-    def _word(self) -> _Token:
-        builder = _WordBuilder()
+    def _word(self) -> Token:
+        builder = WordBuilder()
         while self._pos < len(self._src):
             char = self._src[self._pos]
             if char == "(" and ASSIGNMENT.fullmatch("".join(builder.unquoted)):
@@ -332,7 +140,7 @@ class _Lexer:
                 self._word_part(builder, char)
         return builder.token()
 
-    def _word_part(self, builder: _WordBuilder, char: str) -> None:
+    def _word_part(self, builder: WordBuilder, char: str) -> None:
         self._spend()
         if char == "\\":
             self._backslash(builder)
@@ -358,14 +166,14 @@ class _Lexer:
             builder.literal(char, quoted=False)
             self._pos += 1
 
-    def _backslash(self, builder: _WordBuilder) -> None:
+    def _backslash(self, builder: WordBuilder) -> None:
         following = self._src[self._pos + 1 : self._pos + 2]
         self._pos += 2
         if following == "\n":
             return  # line continuation
         builder.literal(following or "\\", quoted=True)
 
-    def _double_quoted(self, builder: _WordBuilder, terminator: str | None) -> None:
+    def _double_quoted(self, builder: WordBuilder, terminator: str | None) -> None:
         """Read up to ``terminator`` (None: the end, as in a here-document body)."""
         builder.quoted = True
         while self._pos < len(self._src):
@@ -389,7 +197,7 @@ class _Lexer:
         if terminator is not None:
             raise ShellParseError("unterminated double quote")
 
-    def _ansi_c_quoted(self, builder: _WordBuilder) -> None:
+    def _ansi_c_quoted(self, builder: WordBuilder) -> None:
         start = self._pos + 2
         match = _ANSI_C_BODY.match(self._src, start)
         if match is None:
@@ -397,7 +205,7 @@ class _Lexer:
         builder.literal(_decode_ansi_c(self._src[start : match.end() - 1]), quoted=True)
         self._pos = match.end()
 
-    def _dollar(self, builder: _WordBuilder) -> None:
+    def _dollar(self, builder: WordBuilder) -> None:
         start = self._pos
         if self._src.startswith("$((", start):
             self._pos += 3
@@ -409,7 +217,7 @@ class _Lexer:
             self._pos = start
         if self._src.startswith("$(", start):
             self._pos += 2
-            inner = _parse_tokens(self.lex(closing=True))
+            inner = parse_tokens(self.lex(closing=True))
             builder.expansion(self._src[start : self._pos], inner)
         elif self._src.startswith("${", start):
             self._pos += 2
@@ -423,7 +231,7 @@ class _Lexer:
             self._pos += 1
 
     def _parameter_expansion(self, start: int) -> tuple[str, list[Pipeline]]:
-        inner = _WordBuilder()
+        inner = WordBuilder()
         depth = 1
         while self._pos < len(self._src):
             char = self._src[self._pos]
@@ -439,7 +247,7 @@ class _Lexer:
 
     def _try_arithmetic(self) -> list[Pipeline] | None:
         """Read ``...))`` after ``$((``/``((``; None when it is really a command."""
-        inner = _WordBuilder()
+        inner = WordBuilder()
         depth = 0
         while self._pos < len(self._src):
             char = self._src[self._pos]
@@ -460,7 +268,7 @@ class _Lexer:
                 self._word_part(inner, char)
         return None
 
-    def _arithmetic_command(self, tokens: Sequence[_Token]) -> _Token | None:
+    def _arithmetic_command(self, tokens: Sequence[Token]) -> Token | None:
         """``(( i++ ))`` where a command may start; None when it is not one."""
         if not self._src.startswith("((", self._pos) or not _at_command_start(tokens):
             return None
@@ -471,9 +279,9 @@ class _Lexer:
         if substitutions is None:
             self._pos = start
             return None
-        return _WordToken(ShellWord(self._src[start : self._pos]), tuple(substitutions))
+        return WordToken(ShellWord(self._src[start : self._pos]), tuple(substitutions))
 
-    def _backtick(self, builder: _WordBuilder) -> None:
+    def _backtick(self, builder: WordBuilder) -> None:
         start = self._pos
         match = _BACKTICK_BODY.match(self._src, start + 1)
         if match is None:
@@ -482,37 +290,37 @@ class _Lexer:
         self._pos = match.end()
         builder.expansion(self._src[start : self._pos], self._nested(inner))
 
-    def _process_substitution(self) -> _Token:
+    def _process_substitution(self) -> Token:
         start = self._pos
         self._pos += 2
-        inner = _parse_tokens(self.lex(closing=True))
-        return _WordToken(ShellWord(self._src[start : self._pos], dynamic=True), inner)
+        inner = parse_tokens(self.lex(closing=True))
+        return WordToken(ShellWord(self._src[start : self._pos], dynamic=True), inner)
 
-    def _array_literal(self, builder: _WordBuilder) -> None:
+    def _array_literal(self, builder: WordBuilder) -> None:
         start = self._pos
         self._pos += 1
         tokens = self.lex(closing=True)
-        nested = [p for t in tokens if isinstance(t, _WordToken) for p in t.substitutions]
+        nested = [p for t in tokens if isinstance(t, WordToken) for p in t.substitutions]
         builder.expansion(self._src[start : self._pos], nested)
 
-    def _redirect(self, op: str) -> _Redirect:
+    def _redirect(self, op: str) -> Redirect:
         self._pos += len(op)
         self._skip_blanks()
         if op in (">&", "<&"):
             fd = _FD_DUPLICATE.match(self._src, self._pos)
             if fd is not None and fd.end() > self._pos:
                 self._pos = fd.end()
-                return _Redirect(op, None)
+                return Redirect(op, None)
         if self._pos >= len(self._src) or self._src[self._pos] in _METACHARS:
             raise ShellParseError(f"redirection {op!r} has no target")
         token = self._word()
-        if not isinstance(token, _WordToken):
+        if not isinstance(token, WordToken):
             raise ShellParseError(f"redirection {op!r} has no target")
         if op in ("<<", "<<-"):
-            slot = _HeredocSlot()
+            slot = HeredocSlot()
             self._heredocs.append((token.word.value, op == "<<-", not token.quoted, slot))
-            return _Redirect(op, token.word, token.substitutions, slot)
-        return _Redirect(op, token.word, token.substitutions)
+            return Redirect(op, token.word, token.substitutions, slot)
+        return Redirect(op, token.word, token.substitutions)
 
     def _heredoc_bodies(self) -> tuple[Pipeline, ...]:
         found: list[Pipeline] = []
@@ -531,15 +339,15 @@ class _Lexer:
             read = _HEREDOC_ESCAPE.sub(r"\1", text.replace("\\\n", "")) if expands else text
             slot.body = ShellWord(read, dynamic=expands and any(c in text for c in "$`"))
             if expands:
-                body = _WordBuilder()
+                body = WordBuilder()
                 _Lexer(text, self._depth + 1)._double_quoted(body, terminator=None)
                 found.extend(body.substitutions)
         self._heredocs.clear()
         return tuple(found)
 
 
-def _at_command_start(tokens: Sequence[_Token]) -> bool:
-    return not tokens or (isinstance(tokens[-1], _Operator) and tokens[-1].op != ")")
+def _at_command_start(tokens: Sequence[Token]) -> bool:
+    return not tokens or (isinstance(tokens[-1], Operator) and tokens[-1].op != ")")
 
 
 def _decode_ansi_c(text: str) -> str:
@@ -556,80 +364,6 @@ def _decode_ansi_c(text: str) -> str:
     return _ANSI_C_ESCAPE.sub(decode, text)
 
 
-# -------------------------------------------------------------------- parser
-
-
-@dataclass(slots=True)
-class _CommandBuilder:
-    words: list[ShellWord] = field(default_factory=list)
-    targets: list[ShellWord] = field(default_factory=list)
-    substitutions: list[Pipeline] = field(default_factory=list)
-    stdin: list[StdinSource] = field(default_factory=list)
-
-    def build(self) -> SimpleCommand | None:
-        if not (self.words or self.targets or self.substitutions or self.stdin):
-            return None
-        return SimpleCommand(
-            tuple(self.words), tuple(self.targets), tuple(self.substitutions), tuple(self.stdin)
-        )
-
-    def redirect(self, token: _Redirect) -> None:
-        if token.op in _WRITE_REDIRECTS and token.target is not None:
-            self.targets.append(token.target)
-        elif token.op in ("<", "<>") and token.target is not None:
-            self.stdin.append(StdinSource("file", token.target))
-        elif token.op == "<<<" and token.target is not None:
-            self.stdin.append(StdinSource("herestring", token.target))
-        elif token.slot is not None:
-            self.stdin.append(StdinSource("heredoc", token.slot.body))
-        self.substitutions.extend(token.substitutions)
-
-
-def _parse_tokens(tokens: Sequence[_Token]) -> tuple[Pipeline, ...]:
-    pipelines: list[Pipeline] = []
-    stages: list[SimpleCommand] = []
-    current = _CommandBuilder()
-    depth = 0
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        index += 1
-        if isinstance(token, _WordToken):
-            current.words.append(token.word)
-            current.substitutions.extend(token.substitutions)
-            continue
-        if isinstance(token, _Redirect):
-            current.redirect(token)
-            continue
-        if (
-            token.op == "("
-            and len(current.words) == 1
-            and index < len(tokens)
-            and tokens[index] == _Operator(")")
-        ):
-            current = _CommandBuilder()  # ``name ()`` opens a function definition
-            index += 1
-            continue
-        if token.op in (";;", ";&", ";;&"):
-            raise ShellParseError("case statements are not supported")
-        depth += {"(": 1, ")": -1}.get(token.op, 0)
-        if depth < 0:
-            raise ShellParseError("unbalanced ')'")
-        if (command := current.build()) is not None:
-            stages.append(command)
-        current = _CommandBuilder()
-        if token.op not in ("|", "|&", "(", ")") and stages:
-            pipelines.append(Pipeline(tuple(stages)))
-            stages = []
-    if depth:
-        raise ShellParseError("unbalanced '('")
-    if (command := current.build()) is not None:
-        stages.append(command)
-    if stages:
-        pipelines.append(Pipeline(tuple(stages)))
-    return tuple(pipelines)
-
-
 def parse_shell(source: str, depth: int = 0) -> tuple[Pipeline, ...]:
     """Parse ``source`` into pipelines of simple commands.
 
@@ -639,4 +373,4 @@ def parse_shell(source: str, depth: int = 0) -> tuple[Pipeline, ...]:
         ShellParseError: the text is not something bash would run as written,
             or uses syntax this analyser does not follow.
     """
-    return _parse_tokens(_Lexer(source, depth).lex())
+    return parse_tokens(_Lexer(source, depth).lex())

@@ -1,0 +1,26 @@
+"""``CassetteOptions``: everything harness adds to a vcrpy cassette, in one value.
+
+Its own module so that what reads a cassette's options (the miss report, the
+session) needs neither vcrpy nor the cassette class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.recording._matching import BodyNormalizer
+from harness.recording._modes import RecordMode
+
+__all__ = ["CassetteOptions"]
+
+
+@dataclass(frozen=True)
+class CassetteOptions:
+    """Everything harness adds to a vcrpy cassette."""
+
+    mode: RecordMode
+    normalizer: BodyNormalizer
+    rerecord_hint: str | None = None
+    save_error_responses: bool = False
+    metadata: dict[str, Any] | None = None
