@@ -22,8 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from harness.core.text import without_surrogates
 from harness.jsonload import JsonTooDeepError, load_json
 
 __all__ = ["MemoryEntry", "SessionMemoryStore"]
@@ -48,6 +49,11 @@ class MemoryEntry(BaseModel):
     kind: str = "message"
     created_at: str = Field(default_factory=_now)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("content", "metadata")
+    @classmethod
+    def _encodable(cls, value: Any) -> Any:
+        return without_surrogates(value)
 
 
 class SessionMemoryStore:
