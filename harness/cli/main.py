@@ -16,6 +16,7 @@ from harness.cli.errors import (
     fail,
 )
 from harness.cli.progress import RunProgress
+from harness.cli.terminal import terminal_safe
 
 __all__ = [
     "app",
@@ -159,7 +160,7 @@ def print_result(result: Any, *, as_json: bool) -> None:
         typer.echo(result.model_dump_json(indent=2))
     else:
         if result.text:
-            typer.echo(result.text)
+            typer.echo(terminal_safe(result.text))
         typer.echo(f"[stop_reason: {result.stop_reason.value}, steps: {result.steps}]")
         if result.approval_id:
             typer.echo(
@@ -169,7 +170,7 @@ def print_result(result: Any, *, as_json: bool) -> None:
         if result.trace_path:
             typer.echo(f"[trace: {result.trace_path}]")
     if result.error:
-        typer.echo(f"error: {result.error}", err=True)
+        typer.echo(f"error: {terminal_safe(result.error)}", err=True)
 
 
 @app.command(help=_RUN_HELP)
