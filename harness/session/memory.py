@@ -25,6 +25,7 @@ from typing import IO, Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harness.core.text import without_surrogates
+from harness.files import PRIVATE_FILE_MODE, make_private_dirs
 from harness.jsonload import JsonTooDeepError, load_json
 
 __all__ = ["MemoryEntry", "SessionMemoryStore"]
@@ -78,9 +79,10 @@ class SessionMemoryStore:
         path = self.path_for(session_key)
         payload = "".join(entry.model_dump_json() + "\n" for entry in entries)
         with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)
             needs_newline = path.exists() and _ends_without_newline(path)
-            with path.open("a", encoding="utf-8") as handle:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(("\n" if needs_newline else "") + payload)
 
     def load(self, session_key: str, *, limit: int | None = None) -> list[MemoryEntry]:
