@@ -22,6 +22,7 @@ from harness.providers.protocol import LLMProvider
 from harness.providers.tracking import UsageTrackingProvider
 from harness.session.manager import SessionManager
 from harness.session.memory import SessionMemoryStore
+from harness.session.owner import check_state_dir_owner, mark_state_dir
 from harness.session.plan import SessionPlanStore
 from harness.session.ref import SessionRef
 from harness.settings import BUILTIN_TOOL_NAMES, Settings, check_tool_names
@@ -66,6 +67,8 @@ class Application:
         )
         self.observers: list[Callable[[RunResult], None]] = []
         signer = _approval_signer(settings, self.workdir, self.state_dir)
+        self._sign = signer.digest
+        self._needs_owner_mark = check_state_dir_owner(self.state_dir, self.workdir, self._sign)
         self.approvals = ApprovalStore(self.state_dir, signer)
         self.checkpoints = CheckpointStore(self.state_dir, signer)
         self.decisions = DecisionLedger(
@@ -102,8 +105,15 @@ class Application:
         if steps < 1:
             raise ConfigurationError(f"max_steps must be at least 1, got {steps}")
         ref = self.sessions.resolve(session)
+        self._own_state_dir()
         result = self.loop.run(prompt, session=ref, mode=run_mode, max_steps=steps, channel=channel)
         return self._notify(result)
+
+    def _own_state_dir(self) -> None:
+        # Before the first state write, so a later run knows this folder is harness's.
+        if self._needs_owner_mark:
+            mark_state_dir(self.state_dir, self._sign)
+            self._needs_owner_mark = False
 
     def resume_approval(
         self,
@@ -124,6 +134,7 @@ class Application:
         missing, corrupt, moved or tampered record or checkpoint.
         """
         ref = self.sessions.resolve(session)
+        self._own_state_dir()
         runner = ApprovalResumeRunner(self.loop, self.approvals, self.checkpoints, self.decisions)
         result = runner.resume(approval_id, decision, ref, reason, decided_by=decided_by)
         return self._notify(result)

@@ -82,6 +82,10 @@ class ApprovalSigner:
                 "nothing was executed, run the prompt again to get a new approval"
             )
 
+    def digest(self, label: str, text: str) -> str:
+        """The hex HMAC of ``text`` under ``label`` (other documents than approvals)."""
+        return self._digest(label, text)
+
     def _digest(self, label: str, text: str) -> str:
         message = f"harness/{label}\n{text}".encode()
         return hmac.new(self.key(), message, hashlib.sha256).hexdigest()

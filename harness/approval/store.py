@@ -29,7 +29,7 @@ from harness.approval.records import (
 )
 from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core.errors import ApprovalError
-from harness.files import atomic_write_text
+from harness.files import atomic_write_text, make_private_dirs
 from harness.session.ref import SESSION_KEY_PATTERN
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
@@ -91,7 +91,7 @@ class ApprovalStore:
         _check_session(record.session_key)
         signed = self.signer.sign(record)
         path = self.path_for(record.session_key, record.approval_id)
-        atomic_write_text(path, signed.model_dump_json(indent=2))
+        atomic_write_text(path, signed.model_dump_json(indent=2), private=True)
         return signed
 
     def locate(self, approval_id: str) -> Path:
@@ -161,7 +161,7 @@ class ApprovalStore:
     def locked(self, record: ApprovalRecord) -> Iterator[None]:
         """Hold the approval's exclusive lock (threads and processes alike)."""
         path = self.path_for(record.session_key, record.approval_id).with_suffix(".lock")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -187,7 +187,7 @@ class CheckpointStore:
         _check_session(checkpoint.session_key)
         signed = self.signer.sign(checkpoint)
         path = self.path_for(checkpoint.session_key, checkpoint.checkpoint_id)
-        atomic_write_text(path, signed.model_dump_json(indent=2))
+        atomic_write_text(path, signed.model_dump_json(indent=2), private=True)
         return signed
 
     def load(self, session_key: str, checkpoint_id: str) -> RunCheckpoint:

@@ -18,6 +18,7 @@ from harness.cli.errors import (
     explain_validation,
 )
 from harness.cli.progress import RunProgress
+from harness.cli.terminal import terminal_safe
 
 __all__ = [
     "check_session_key",
@@ -110,7 +111,7 @@ def print_result(result: Any, *, as_json: bool) -> None:
         typer.echo(result.model_dump_json(indent=2))
     else:
         if result.text:
-            typer.echo(result.text)
+            typer.echo(terminal_safe(result.text))
         typer.echo(f"[stop_reason: {result.stop_reason.value}, steps: {result.steps}]")
         if result.approval_id:
             typer.echo(
@@ -120,4 +121,4 @@ def print_result(result: Any, *, as_json: bool) -> None:
         if result.trace_path:
             typer.echo(f"[trace: {result.trace_path}]")
     if result.error:
-        typer.echo(f"error: {result.error}", err=True)
+        typer.echo(f"error: {terminal_safe(result.error)}", err=True)

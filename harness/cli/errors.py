@@ -32,6 +32,7 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
+from harness.cli.terminal import terminal_safe
 from harness.core.errors import ConfigurationError, HarnessError
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def _print_error(message: str) -> None:
             *lines[: _MAX_LINES - 1],
             f"... ({hidden} more line(s); HARNESS_DEBUG=1 shows all)",
         ]
-    typer.echo("error: " + "\n".join(lines), err=True)
+    typer.echo(terminal_safe("error: " + "\n".join(lines)), err=True)
 
 
 def _usage_message(exc: UsageError) -> str:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from harness.cli.terminal import terminal_safe
+
 if TYPE_CHECKING:
     from harness.tracing import TraceCatalog, TraceSummary
 
@@ -130,10 +132,10 @@ def show(
     except HarnessError as exc:
         fail(str(exc))
     if outline:
-        typer.echo(outline_text(tree.root))
+        typer.echo(terminal_safe(outline_text(tree.root)))
         return
     columns = shutil.get_terminal_size().columns if width is None else width
-    typer.echo(render_trace(tree, width=columns or None, content=content))
+    typer.echo(terminal_safe(render_trace(tree, width=columns or None, content=content)))
     note = content_note(tree) if content else None
     if note is not None:
         typer.echo(note)

@@ -10,7 +10,9 @@ import uuid
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.core.text import without_surrogates
 
 __all__ = [
     "RAW_ARGUMENTS_KEY",
@@ -60,6 +62,11 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("name", "arguments")
+    @classmethod
+    def _encodable(cls, value: Any) -> Any:
+        return without_surrogates(value)
+
 
 class Message(BaseModel):
     """One chat message; ``tool`` messages answer the call named by ``tool_call_id``."""
@@ -71,6 +78,11 @@ class Message(BaseModel):
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("content", "metadata")
+    @classmethod
+    def _encodable(cls, value: Any) -> Any:
+        return without_surrogates(value)
 
     @classmethod
     def system(cls, content: str) -> Message:
@@ -160,3 +172,8 @@ class LLMResponse(BaseModel):
     model: str | None = None
     stop_reason: str | None = None
     raw_id: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        return without_surrogates(value)  # type: ignore[no-any-return]

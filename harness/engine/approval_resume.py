@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+from pathlib import Path
 
 from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import APPROVED_CALL_HASH_KEY
@@ -124,6 +125,7 @@ class ApprovalResumeRunner:
                     f"approval {approval_id!r} expired at {record.expires_at.isoformat()}; "
                     "nothing was executed, run the task again"
                 )
+            self._check_workdir(record)
             checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
             self._verify(record, checkpoint)
             state = _state(checkpoint, session)  # before consuming: it may refuse
@@ -143,6 +145,17 @@ class ApprovalResumeRunner:
             )
         logger.info("approval %s %s", approval_id, final.value)
         return record, checkpoint, state
+
+    def _check_workdir(self, record: ApprovalRecord) -> None:
+        # A state dir shared by two workdirs must not run A's call in B: the
+        # human approved an effect on A's files.
+        here = Path(self.loop.workdir).resolve()
+        if record.workdir is None or Path(record.workdir).resolve() != here:
+            asked = record.workdir or "(no workdir recorded)"
+            raise ApprovalError(
+                f"approval {record.approval_id!r} was requested in workdir {asked}, not in "
+                f"{here}; decide it from that workdir (HARNESS_WORKDIR). Nothing was executed"
+            )
 
     @staticmethod
     def _verify(record: ApprovalRecord, checkpoint: RunCheckpoint) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from harness.approval.records import CheckpointDraft
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse, Message
+from harness.core.text import without_surrogates
 from harness.engine.context import ContextBuilder, ContextCompactor
 from harness.engine.executor import ToolExecutor
 from harness.engine.observations import append_tool_observations
@@ -88,6 +89,7 @@ class MainLoop:
         trace_kind: str = "agent.run",
     ) -> RunResult:
         """Run ``prompt`` to a final answer, a pause or a limit."""
+        prompt = without_surrogates(prompt)  # undecodable argv bytes must not lose the run
         state = self.new_state(prompt, session=session, mode=mode, max_steps=max_steps)
         state.channel = channel
         if self.record_memory:

@@ -56,6 +56,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.core.errors import ConfigurationError
+from harness.yamlload import DocumentBoundsError, load_yaml
 
 __all__ = [
     "ApprovalStep",
@@ -300,7 +301,9 @@ def load_case_file(path: Path, *, root: Path | None = None) -> list[Case]:
     """
     shown = _display(path, root)
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
+        data = load_yaml(path.read_text("utf-8"), source=shown)
+    except DocumentBoundsError as exc:
+        raise ConfigurationError(str(exc)) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigurationError(f"{shown}: cannot read the case file: {exc}") from exc
     try:

@@ -9,7 +9,6 @@ error status becomes the ``ProviderError`` the adapter raises for it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,11 +18,12 @@ import yaml
 from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import LLMRequest, Message, Role
 from harness.evals.mutations import Recorded
+from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
+from harness.yamlload import load_yaml
 
 __all__ = ["read_recorded_responses"]
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ENDPOINTS = {"openai": "/chat/completions", "anthropic": "/messages"}
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 _PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded response)"),))
@@ -32,7 +32,11 @@ _PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded respons
 def _load(path: Path) -> list[Any]:
     try:
         text = path.read_text("utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, _Loader)
+        source = f"cassette {path}"
+        if path.suffix.lower() == ".json":
+            data = load_json(text, source=source)
+        else:
+            data = load_yaml(text, source=source)
     except FileNotFoundError:
         raise CassetteError(
             f"cassette {path} does not exist; no mutants without a recording"

@@ -57,8 +57,12 @@ def _decode(path: Path, text: str) -> Any:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
+        from harness.yamlload import DocumentBoundsError, load_yaml
+
         try:
-            return yaml.safe_load(text)
+            return load_yaml(text, source=f"HARNESS_SCRIPT={str(path)!r}")
+        except DocumentBoundsError as exc:
+            raise ConfigurationError(str(exc)) from None
         except yaml.YAMLError as exc:
             raise ConfigurationError(
                 f"HARNESS_SCRIPT={str(path)!r} is not valid YAML: {exc}"

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.errors import ProviderError
+from harness.core.urls import redact_userinfo
 
 __all__ = ["anthropic_provider_error", "chainable_cause", "openai_provider_error"]
 
@@ -197,6 +198,7 @@ def _timeout_error(provider: _Provider, secrets: Iterable[str]) -> ProviderError
 
 
 def _connection_error(provider: _Provider, url: str, secrets: Iterable[str]) -> ProviderError:
+    url = redact_userinfo(url)
     message = (
         f"{provider.label} API connection to {url} failed: the request could not be sent or "
         "the response was cut off. Hint: check the network, proxy settings and the base URL "

@@ -15,22 +15,11 @@ alias indicator, so ordinary cassettes pay nothing for it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
-
-import yaml
 
 from harness.core.errors import CassetteError
+from harness.yamlload import MAX_DOCUMENT_BYTES, MAX_EXPANDED_NODES, document_bounds
 
 __all__ = ["MAX_DOCUMENT_BYTES", "MAX_EXPANDED_NODES", "check_bounds"]
-
-MAX_DOCUMENT_BYTES: Final = 64 * 1024 * 1024
-# A recorded 1,000-interaction cassette has about 40,000 nodes; 2 million leaves
-# room for very long conversations and still walks in about a second.
-MAX_EXPANDED_NODES: Final = 2_000_000
-
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
 def _refuse(path: Path, why: str) -> CassetteError:
@@ -52,32 +41,8 @@ def check_bounds(path: Path, text: str, *, aliases: bool = True) -> None:
         raise _refuse(path, f"it is {len(text)} characters, over {MAX_DOCUMENT_BYTES}")
     if not aliases or "*" not in text:
         return  # JSON, or no alias: the node count is bounded by the text size
-    sizes: dict[str, int] = {}
-    anchors: list[str | None] = [None]  # the open collections, outermost first
-    counts: list[int] = [0]  # nodes in each open collection so far
-    try:
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, _OPEN):
-                anchors.append(event.anchor)
-                counts.append(1)
-                continue
-            if isinstance(event, yaml.AliasEvent):
-                size = sizes.get(event.anchor or "", 1)
-            elif isinstance(event, yaml.ScalarEvent):
-                size = 1
-                if event.anchor:
-                    sizes[event.anchor] = 1
-            elif isinstance(event, _CLOSE) and len(counts) > 1:
-                anchor, size = anchors.pop(), counts.pop()
-                if anchor:
-                    sizes[anchor] = size
-            else:
-                continue
-            counts[-1] += size
-            if counts[-1] > MAX_EXPANDED_NODES:
-                raise _refuse(
-                    path,
-                    f"its YAML aliases expand to over {MAX_EXPANDED_NODES:,} nodes (an alias bomb)",
-                )
-    except yaml.YAMLError:
-        return  # the parse proper reports the syntax error with its position
+    # Depth is left to the cassette's own validation: bodies are strings, and
+    # a recorded file is never deep.
+    why = document_bounds(text, max_depth=None)
+    if why is not None:
+        raise _refuse(path, why)

@@ -27,6 +27,7 @@ from vcr.record_mode import RecordMode as VcrRecordMode
 from vcr.request import Request
 
 from harness.core.errors import CassetteError
+from harness.core.urls import strip_userinfo
 from harness.recording._canonical import canonical_uri
 from harness.recording._errors import passthrough
 from harness.recording._filters import (
@@ -300,7 +301,11 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         host, so its real host comes from the loaded metadata instead.
         """
         from_file = {i for i in simulated if i < self._loaded_count}
-        hosts = [urlsplit(self.data.request(i).uri).netloc for i in chosen if i not in from_file]
+        hosts = [
+            urlsplit(strip_userinfo(self.data.request(i).uri)).netloc
+            for i in chosen
+            if i not in from_file
+        ]
         against = self.loaded_metadata.recorded_against if self.loaded_metadata else None
         if from_file and against:
             hosts.extend(against.removesuffix(" (harness simulator)").split(", "))

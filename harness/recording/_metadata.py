@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.core.urls import strip_userinfo
 from harness.version import __version__
 
 __all__ = ["METADATA_KEY", "SIMULATOR_HEADER", "CassetteMetadata", "describe_recording"]
@@ -53,6 +54,11 @@ def _provider(path: str, host: str) -> str | None:
     return None
 
 
+def _without_login(netloc: str | None) -> str | None:
+    # A base URL's ``user:password@`` must never reach ``recorded_against``.
+    return netloc.rsplit("@", 1)[-1] if netloc else netloc
+
+
 def _joined(values: Sequence[str | None]) -> str | None:
     unique = sorted({value for value in values if value})
     return ", ".join(unique) or None
@@ -73,8 +79,9 @@ def describe_recording(
     went) defaults to the hosts of the URIs.
     """
     extra = dict(overrides or {})
-    parts = [urlsplit(uri) for uri, _ in requests]
-    joined = _joined([part.netloc for part in parts] if hosts is None else hosts)
+    parts = [urlsplit(strip_userinfo(uri)) for uri, _ in requests]
+    where = [part.netloc for part in parts] if hosts is None else hosts
+    joined = _joined([_without_login(host) for host in where])
     against = f"{joined} (harness simulator)" if joined and simulated else joined
     bodies = [body for _, body in requests]
     models = [body.get("model") if isinstance(body, dict) else None for body in bodies]

@@ -22,6 +22,8 @@ import re
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from harness.core.urls import strip_userinfo
+
 __all__ = [
     "FIELD_WORDS",
     "QUERY_WORDS",
@@ -110,7 +112,11 @@ def redact_query_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def redact_uri(uri: str) -> str:
-    """``uri`` with credential query values replaced (unchanged when there are none)."""
+    """``uri`` without its login and with credential query values replaced.
+
+    Unchanged when it has neither.
+    """
+    uri = strip_userinfo(uri)
     parts = urlsplit(uri)
     if not parts.query:
         return uri

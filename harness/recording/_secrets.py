@@ -25,6 +25,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
     ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    # A base URL's login (``http://user:password@host``); "[REDACTED]@" is already clean.
+    (
+        "login in a URL (user:password@)",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://(?!\[REDACTED\]@)[^/?#@\s\"'<>]+@"),
+    ),
 )
 # "token" must not be followed by "s" (max_tokens); a thinking block's "signature"
 # is high-entropy but no credential, so it is not a name here.
@@ -41,7 +46,8 @@ _NAMED_VALUE = re.compile(
 )
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
 _ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-_MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
+_MIN_ENV_SECRET = 8
+_HOSTS_FIELD = "recorded_against"  # shorter env values would flag ordinary words
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,9 @@ def _scan_value(
         for kind, pattern in patterns:
             for match in pattern.finditer(text):
                 yield Finding(path, interaction, field, kind, _redact(match.group(0)))
+        if field.endswith(_HOSTS_FIELD) and "@" in text:
+            # Hosts without a scheme: "user:password@127.0.0.1:8080".
+            yield Finding(path, interaction, field, "login in a host (user@)", "")
         for match in _NAMED_VALUE.finditer(text):
             value = match.group("value")
             if high_entropy(value) and not value.startswith("sk-"):  # sk- is reported above

@@ -22,8 +22,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from harness.core.text import without_surrogates
+from harness.files import PRIVATE_FILE_MODE, make_private_dirs
 from harness.jsonload import JsonTooDeepError, load_json
 
 __all__ = ["MemoryEntry", "SessionMemoryStore"]
@@ -49,6 +51,11 @@ class MemoryEntry(BaseModel):
     created_at: str = Field(default_factory=_now)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("content", "metadata")
+    @classmethod
+    def _encodable(cls, value: Any) -> Any:
+        return without_surrogates(value)
+
 
 class SessionMemoryStore:
     """Appends entries to ``state_dir/sessions/<key>/memory.jsonl`` and reads them back.
@@ -72,9 +79,10 @@ class SessionMemoryStore:
         path = self.path_for(session_key)
         payload = "".join(entry.model_dump_json() + "\n" for entry in entries)
         with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)
             needs_newline = path.exists() and _ends_without_newline(path)
-            with path.open("a", encoding="utf-8") as handle:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(("\n" if needs_newline else "") + payload)
 
     def load(self, session_key: str, *, limit: int | None = None) -> list[MemoryEntry]:

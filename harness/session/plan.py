@@ -44,7 +44,11 @@ class SessionPlanStore:
         return None
 
     def save(self, session_key: str, plan: str) -> None:
-        atomic_write_text(self.path_for(session_key), json.dumps({"version": 1, "plan": plan}))
+        atomic_write_text(
+            self.path_for(session_key),
+            json.dumps({"version": 1, "plan": plan}),
+            private=True,
+        )
 
     def clear(self, session_key: str) -> None:
         self.path_for(session_key).unlink(missing_ok=True)

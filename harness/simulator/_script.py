@@ -24,7 +24,6 @@ and ``{error: "message"}`` turns are accepted in any script's turns too.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -35,6 +34,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.core.errors import ConfigurationError
+from harness.jsonload import JsonTooDeepError, load_json
+from harness.yamlload import DocumentBoundsError, load_yaml
 
 __all__ = [
     "Condition",
@@ -256,8 +257,13 @@ def _read(path: Path) -> Any:
         raise ConfigurationError(
             f"cannot read simulator script {path}: {exc.strerror or exc}"
         ) from None
+    source = f"simulator script {path}"
     try:
-        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        if path.suffix.lower() == ".json":
+            return load_json(text, source=source)
+        return load_yaml(text, source=source)
+    except (JsonTooDeepError, DocumentBoundsError) as exc:
+        raise ConfigurationError(str(exc)) from None
     except (ValueError, yaml.YAMLError) as exc:
         kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
         raise ConfigurationError(

@@ -97,7 +97,7 @@ class FileTraceRecorder:
         target = self.path_for(tree)
         text = _file_text(tree)
         try:
-            atomic_write_text(target, text, durable=False)  # creates the folders too
+            atomic_write_text(target, text, durable=False, private=True)  # creates the folders too
         except OSError as exc:
             raise TraceRecordError(
                 f"cannot write trace {tree.trace_id} to {target}: {exc.strerror or exc}"

@@ -24,6 +24,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from harness.core.urls import redact_userinfo
+
 __all__ = [
     "REDACTED",
     "SECRET_KEY_PARTS",
@@ -81,10 +83,10 @@ def is_secret_key(key: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """Replace key-like substrings (API keys, bearer tokens, AWS key ids) in ``text``."""
+    """Replace key-like substrings (API keys, bearer tokens, AWS ids, URL logins) in ``text``."""
     for pattern, replacement in _SECRET_TEXT:
         text = pattern.sub(replacement, text)
-    return text
+    return redact_userinfo(text)
 
 
 def truncate(value: Any, max_chars: int) -> Any:

@@ -34,7 +34,7 @@ import harness
 # Lowest floor first. A room may import the rooms of the floors below its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core", "files", "version"),  # import nothing of harness
-    ("jsonload", "settings", "shell"),  # core's types and errors only
+    ("jsonload", "settings", "shell", "yamlload"),  # core's types and errors only
     ("documents", "recording", "session", "tracing"),
     ("providers", "tools"),
     ("approval", "simulator"),  # the risk rules read shell commands through harness.shell

@@ -66,10 +66,12 @@ def test_a_damaged_memory_file_still_runs_and_one_warning_names_the_lines(
 
 
 def test_the_cli_run_works_on_damaged_memory_and_says_which_lines(tmp_path: Path) -> None:
+    # Outside the workdir: damage written by hand inside it would be refused as planted.
     state = tmp_path / "state"
     _damaged_memory(state / "sessions" / "chat" / "memory.jsonl")
+    (tmp_path / "work").mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
-    env.update(HARNESS_STATE_DIR=str(state), HARNESS_WORKDIR=str(tmp_path))
+    env.update(HARNESS_STATE_DIR=str(state), HARNESS_WORKDIR=str(tmp_path / "work"))
     done = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--json", "--session", "chat", "hello"],
         env=env,

@@ -130,7 +130,7 @@ class EventDeduplicator:
             return
         document = _SeenEvents(events=dict(self._seen))
         try:
-            atomic_write_text(self.path, document.model_dump_json())
+            atomic_write_text(self.path, document.model_dump_json(), private=True)
         except OSError as exc:
             # Keep serving: the in-memory memory still de-duplicates until a restart.
             logger.error("could not persist seen event ids to %s: %s", self.path, exc)
