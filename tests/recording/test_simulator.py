@@ -12,6 +12,8 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from harness.core import ConfigurationError
 from harness.simulator import Script, SimulatorServer, load_script
@@ -294,6 +296,56 @@ def test_scripts_load_from_yaml_and_bad_ones_are_refused(tmp_path: Path) -> None
         load_script(path)
     with pytest.raises(ConfigurationError, match="cannot read"):
         load_script(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("script", "where"),
+    [
+        pytest.param(
+            {"rules": [{"when": {"nope": 1}, "reply": "x"}]}, "rules.0.when.nope", id="reply-when"
+        ),
+        pytest.param(
+            {"rules": [{"kind": "echo_sentinels", "when": {"bad": 1}}]},
+            "rules.0.when.bad",
+            id="echo-when",
+        ),
+        pytest.param(
+            {"rules": [{"reply": {"tool_calls": [{"nam": "read"}]}}]},
+            "rules.0.reply.tool_calls.0.name",
+            id="reply-reply",
+        ),
+        pytest.param({"rules": [{"kind": "judge", "judge": 1}]}, "rules.0.judge", id="judge-field"),
+        pytest.param({"turns": ["ok", {"texx": "a"}]}, "turns.1.texx", id="turn"),
+    ],
+)
+def test_schema_errors_name_the_field_as_the_script_spells_it(
+    script: dict[str, Any], where: str
+) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        load_script(script)
+    message = str(caught.value)
+    assert f": {where}: " in message, message
+    assert ".reply.when" not in message and ".echo_sentinels." not in message
+    assert "Value error" not in message
+
+
+@given(
+    kind=st.sampled_from(["reply", "echo_sentinels", "judge", None]),
+    field=st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True),
+    before=st.integers(min_value=0, max_value=3),
+)
+def test_an_unknown_rule_field_is_located_at_its_rule(
+    kind: str | None, field: str, before: int
+) -> None:
+    valid = {"kind": "echo_sentinels"}
+    rule: dict[str, Any] = {"reply": "ok"} if kind in ("reply", None) else {}
+    if kind is not None:
+        rule["kind"] = kind
+    assume(field not in {"kind", "when", "reply", "fill", "pattern", "template"})
+    rule[field] = 1
+    with pytest.raises(ConfigurationError) as caught:
+        load_script({"rules": [*([valid] * before), rule]})
+    assert f"(script): rules.{before}.{field}: " in str(caught.value)
 
 
 def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
