@@ -9,6 +9,7 @@ from harness.core.errors import ConfigurationError
 __all__ = [
     "LOOPBACK_PLACEHOLDER_KEY",
     "base_url_from_env",
+    "is_loopback_host",
     "is_loopback_url",
     "loopback_placeholder_key",
     "require_api_key",
@@ -36,25 +37,32 @@ def base_url_from_env(explicit: str | None, variable: str) -> str | None:
 LOOPBACK_PLACEHOLDER_KEY = "harness-loopback-placeholder"
 
 
-def is_loopback_url(url: str | None) -> bool:
-    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
-    if not url:
+def is_loopback_host(host: str | None) -> bool:
+    """Whether ``host`` (a name or an address) is this machine: 127.0.0.0/8, ::1, localhost."""
+    if not host:
         return False
     import ipaddress
-    from urllib.parse import urlsplit
 
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return False
-    if host is None:
-        return False
+    host = host.strip("[]").lower()
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_loopback_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
+    if not url:
+        return False
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return is_loopback_host(host)
 
 
 def loopback_placeholder_key(variable: str, base_url: str | None) -> str | None:
