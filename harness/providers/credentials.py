@@ -16,15 +16,23 @@ __all__ = [
 ]
 
 
-def require_api_key(explicit: str | None, variable: str, provider: str) -> str:
-    """``explicit``, else the environment ``variable``; missing is a ConfigurationError."""
+def require_api_key(
+    explicit: str | None, variable: str, provider: str, *, base_url: str | None = None
+) -> str:
+    """``explicit``, else the environment ``variable``, else a placeholder for a server
+    on this machine (``base_url`` on loopback); missing for any other host is a
+    ConfigurationError."""
     key = explicit or os.environ.get(variable)
-    if not key:
-        raise ConfigurationError(
-            f"{variable} is not set: the {provider} provider needs an API key; export "
-            f"{variable}, pass api_key=, or choose another provider (HARNESS_PROVIDER)"
-        )
-    return key
+    if key:
+        return key
+    if is_loopback_url(base_url):
+        return LOOPBACK_PLACEHOLDER_KEY
+    where = f" for {base_url}" if base_url else ""
+    raise ConfigurationError(
+        f"{variable} is not set: the {provider} provider needs an API key{where}; export "
+        f"{variable}, pass api_key=, or choose another provider (HARNESS_PROVIDER); "
+        "a base_url on this machine (127.0.0.1, localhost) needs none"
+    )
 
 
 def base_url_from_env(explicit: str | None, variable: str) -> str | None:
