@@ -18,6 +18,7 @@ from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
+    RUN_LOG_KEY,
     assert_trace_golden,
     harness_app,
     harness_options,
@@ -258,6 +259,10 @@ def pytest_runtest_makereport(
     report = yield
     if call.excinfo is not None and report.failed:
         misses.rewrite_miss_report(item, call, report)
+        log = item.stash.get(RUN_LOG_KEY, None)
+        stops = log.stop_errors() if log is not None and report.when == "call" else None
+        if stops:
+            report.sections.append(("harness runs that stopped with an error", stops))
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)

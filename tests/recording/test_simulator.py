@@ -369,3 +369,28 @@ def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+def test_a_refusal_reaches_the_run_as_the_simulators_own_reason(
+    provider_name: str, tmp_path: Path
+) -> None:
+    from harness import Settings, build_application
+    from harness.providers import AnthropicProvider, OpenAIProvider
+
+    with SimulatorServer({"turns": []}) as server:
+        # A dummy key as short as "x" must not be redacted out of the reason's words.
+        provider = (
+            OpenAIProvider("m", api_key="x", base_url=f"{server.url}/v1", max_retries=0)
+            if provider_name == "openai"
+            else AnthropicProvider("m", api_key="x", base_url=server.url, max_retries=0)
+        )
+        settings = Settings(workdir=tmp_path, state_dir=tmp_path / "state")
+        result = build_application(settings, provider=provider).run("hello")
+    assert result.stop_reason == "provider_error"
+    error = result.error or ""
+    label = "OpenAI" if provider_name == "openai" else "Anthropic"
+    assert error.startswith(f"The harness simulator (as the {label} API) returned HTTP 400")
+    assert "no scripted turn left for this request" in error
+    assert "when_exhausted: repeat_last" in error and "[redacted]" not in error
+    assert "change the script" in error and "check the model name" not in error
