@@ -133,9 +133,9 @@ def test_approval_flow_through_the_cli(tmp_path: Path) -> None:
     listed = _harness(tmp_path, "approvals", **extra)
     assert data["approval_id"] in listed.stdout and "tool=write" in listed.stdout
     # A fresh process resumes with the script's next turn (chosen by conversation).
-    approved = _harness(tmp_path, "approve", data["approval_id"], **extra)
+    approved = _harness(tmp_path, "approve", "--yes", data["approval_id"], **extra)
     assert approved.returncode == 0, approved.stderr
     assert "created the file" in approved.stdout
     assert (tmp_path / "approval-demo-key.txt").read_text() == "k"
-    again = _harness(tmp_path, "approve", data["approval_id"], **extra)
+    again = _harness(tmp_path, "approve", "--yes", data["approval_id"], **extra)
     assert again.returncode == 1 and "already consumed" in again.stderr
