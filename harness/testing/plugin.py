@@ -34,6 +34,7 @@ from harness.testing.fixtures import (
 )
 from harness.testing.naming import STREAM_PARAM, scenario_name
 from harness.testing.options import HarnessOptions, add_options
+from harness.testing.rootdir import check_rootdir
 from harness.testing.spend import LEDGER_KEY
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
+    check_rootdir(config)  # before any path is derived from the rootdir
     options = HarnessOptions.from_config(config)
     if options.mutants and options.update_shapes:
         raise pytest.UsageError(
