@@ -87,7 +87,7 @@ def _confirmed(approval_id: str, yes: bool) -> bool:
     Without a terminal on stdin (CI, a pipe, a test) nobody could answer, so the
     command goes ahead as before; ``--yes`` skips the question on a terminal too.
     """
-    if yes or not sys.stdin.isatty():
+    if yes or sys.stdin is None or not sys.stdin.isatty():
         return True
     if typer.confirm(f"Run {approval_id} as shown above?", default=False):
         return True

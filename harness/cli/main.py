@@ -193,6 +193,8 @@ def _read_prompt(prompt: str | None, prompt_file: Path | None) -> str:
                 "give a readable text file"
             ) from None
     elif prompt == "-":
+        if sys.stdin is None:
+            raise ConfigurationError("PROMPT - reads stdin, but there is none; pass the task")
         if sys.stdin.isatty():
             typer.echo("reading the task from stdin; end it with Ctrl-D", err=True)
         text = sys.stdin.read()
