@@ -173,12 +173,26 @@ def _status(tmp_path: Path, approval_id: str) -> str:
     return store.load(approval_id).status.value
 
 
+def _pause_here(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """Pause on RMTREE in this process (the approve subprocess is the point)."""
+    from harness.providers import ScriptedProvider, tool_call
+
+    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
+    (tmp_path / "work" / "precious").mkdir()
+    settings = Settings(
+        workdir=tmp_path / "work", state_dir=tmp_path / "state", enabled_tools=("bash",)
+    )
+    paused = build_application(
+        settings, provider=ScriptedProvider([tool_call("bash", command=RMTREE)])
+    ).run("clean up", session="demo")
+    assert paused.approval_id is not None, paused
+    return env, paused.approval_id
+
+
 def test_approve_on_a_terminal_asks_after_the_preview_and_no_runs_nothing(
     tmp_path: Path,
 ) -> None:
-    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
-    (tmp_path / "work" / "precious").mkdir()
-    approval_id = _pause(env)
+    env, approval_id = _pause_here(tmp_path)
 
     declined = _on_a_terminal(env, "approve", approval_id, answer="n\n")
     assert declined.returncode == 1, declined.stderr
@@ -196,9 +210,7 @@ def test_approve_on_a_terminal_asks_after_the_preview_and_no_runs_nothing(
 
 
 def test_approve_on_a_terminal_runs_when_the_human_says_yes(tmp_path: Path) -> None:
-    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
-    (tmp_path / "work" / "precious").mkdir()
-    approval_id = _pause(env)
+    env, approval_id = _pause_here(tmp_path)
     approved = _on_a_terminal(env, "approve", approval_id, answer="y\n")
     assert approved.returncode == 0, approved.stderr
     assert "as shown above? [y/N]" in approved.stdout and "cleaned" in approved.stdout
