@@ -76,16 +76,16 @@ def check_rootdir(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or config.option.rootdir or config.option.inifilename:
         return
     args = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *config.invocation_params.args]
-    pairs = _two_word_options(args)
+    # pytest's search looks only at words that name existing paths.
+    here = config.invocation_params.dir
+    pairs = [(o, v) for o, v in _two_word_options(args) if (here / v).exists()]
     if not pairs:
         return
     expected = _rootdir_without_stray_values(config)
     actual = Path(str(config.rootpath))
     if expected is None or expected == actual:
         return
-    option, value = next(
-        ((o, v) for o, v in pairs if (config.invocation_params.dir / v).exists()), pairs[0]
-    )
+    option, value = pairs[0]
     raise pytest.UsageError(
         f"write {option}={value} (with '='): given as two words, pytest took {value} for a "
         f"test path while finding the rootdir, so the rootdir became {actual} instead of "
