@@ -37,7 +37,13 @@ from harness.tracing import (
     TraceRecorder,
 )
 
-__all__ = ["Application", "build_application", "build_provider", "check_folders"]
+__all__ = [
+    "Application",
+    "build_application",
+    "build_provider",
+    "check_folders",
+    "open_approval_store",
+]
 
 
 class Application:
@@ -338,6 +344,14 @@ def _bash_is_sandboxed(settings: Settings, app: Application) -> bool:
     from harness.tools.sandbox import choose_sandbox
 
     return choose_sandbox(settings.bash_sandbox).bwrap is not None
+
+
+def open_approval_store(settings: Settings) -> ApprovalStore:
+    """The approval records under ``settings``' state dir, verified as the application
+    verifies them, without building a provider or tools (listing needs neither)."""
+    check_folders(settings)
+    workdir, state_dir = settings.workdir.resolve(), settings.resolved_state_dir
+    return ApprovalStore(state_dir, _approval_signer(settings, workdir, state_dir))
 
 
 def _approval_signer(settings: Settings, workdir: Path, state_dir: Path) -> ApprovalSigner:

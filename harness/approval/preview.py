@@ -27,6 +27,7 @@ __all__ = [
     "ApprovalPreview",
     "CallPreview",
     "build_approval_preview",
+    "count_lines",
     "escape_text",
     "preview_call",
     "render_preview",
@@ -112,6 +113,19 @@ def escape_text(text: str) -> tuple[str, int]:
     return "".join(out), count
 
 
+def count_lines(text: str) -> int:
+    """Lines as an editor numbers them: a final newline ends the last line, it starts none."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def _split_lines(text: str) -> tuple[list[str], bool]:
+    """The lines of ``text`` (``count_lines`` of them), and whether a newline ends it."""
+    if not text:
+        return [], False
+    ends_with_newline = text.endswith("\n")
+    return (text[:-1] if ends_with_newline else text).split("\n"), ends_with_newline
+
+
 def _cut_lines(lines: list[str], head: int, tail: int, noun: str) -> tuple[list[str], str | None]:
     if len(lines) <= head + tail:
         return lines, None
@@ -129,7 +143,9 @@ def _cut_line(line: str) -> tuple[str, bool]:
 
 def _bounded(text: str, head: int, tail: int, noun: str) -> tuple[str, str | None, int]:
     escaped, count = escape_text(text)
-    lines, note = _cut_lines(escaped.split("\n"), head, tail, noun)
+    # Cut and number the lines the summary counts; the final newline stays in the body.
+    pieces, ends_with_newline = _split_lines(escaped)
+    lines, note = _cut_lines(pieces, head, tail, noun)
     shown = [_cut_line(line) for line in lines]
     notes = [note] if note else []
     long_lines = sum(1 for _, cut in shown if cut)
@@ -137,7 +153,8 @@ def _bounded(text: str, head: int, tail: int, noun: str) -> tuple[str, str | Non
         notes.append(
             f"{long_lines} long line(s) cut at {MAX_LINE_CHARS} characters (each says how much)"
         )
-    return "\n".join(line for line, _ in shown), "; ".join(notes) or None, count
+    body = "\n".join(line for line, _ in shown) + ("\n" if ends_with_newline else "")
+    return body, "; ".join(notes) or None, count
 
 
 def _arguments_json(arguments: dict[str, Any]) -> str:
@@ -150,8 +167,7 @@ def _bash(call: ToolCall) -> CallPreview:
         return _generic(call)
     body, count = escape_text(command)
     others = {k: v for k, v in call.arguments.items() if k != "command"}
-    lines = command.count("\n") + 1
-    summary = f"bash: {lines} line(s), {len(command)} characters"
+    summary = f"bash: {count_lines(command)} line(s), {len(command)} characters"
     if others:
         summary += f"; other arguments {json.dumps(others, sort_keys=True, default=str)}"
     return CallPreview(
@@ -171,8 +187,8 @@ def _write(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
     mode = str(call.arguments.get("mode", "create"))
     data = content.encode("utf-8", errors="surrogatepass")
     digest = hashlib.sha256(data).hexdigest()
-    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     body, left_out, count = _bounded(content, HEAD_LINES, TAIL_LINES, "lines")
+    lines = count_lines(content)
     summary = (
         f"write {path}: mode {mode}, {len(data)} bytes, {lines} line(s), sha256 {digest}"
         f"{_existing(tool, tool_input, path)}"

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
 
 from harness.cli.application import (
     check_session_key,
+    configure_logging,
     exit_code_for,
     load_application,
     print_result,
     print_stops_once,
 )
+from harness.cli.errors import EXIT_FAILURE
 from harness.cli.root import app
 
 __all__ = ["approvals", "approve", "reject"]
@@ -53,13 +56,17 @@ def approvals(
         bool, typer.Option("--json", help="Print the records (with previews) as JSON.")
     ] = False,
 ) -> None:
-    """List pending approvals: id, session, tool, reasons, expiry and what would run."""
-    application = load_application()
-    try:
-        records = application.approvals.list(session)
-        refused = application.approvals.refused(session)
-    finally:
-        application.close()
+    """List pending approvals: id, session, tool, reasons, expiry and what would run.
+
+    Needs only the state dir: no provider is built (HARNESS_SCRIPT, keys)."""
+    from harness.app import open_approval_store
+    from harness.settings import Settings
+
+    settings = Settings.from_env()
+    configure_logging(settings.log_level)
+    store = open_approval_store(settings)
+    records = store.list(session)
+    refused = store.refused(session)
     shown = [r for r in records if show_all or r.status.value == "pending"]
     # Files that fail verification are never listed as decidable, but hiding them
     # would hide an attack: say so on stderr.
@@ -75,13 +82,35 @@ def approvals(
         typer.echo(_describe(record))
 
 
-def _decide(approval_id: str, decision: str, session: str | None, reason: str | None) -> None:
+def _confirmed(approval_id: str, yes: bool) -> bool:
+    """The human's last word after the preview: asked only of a terminal, never of a script.
+
+    Without a terminal on stdin (CI, a pipe, a test) nobody could answer, so the
+    command goes ahead as before; ``--yes`` skips the question on a terminal too.
+    """
+    if yes or sys.stdin is None or not sys.stdin.isatty():
+        return True
+    if typer.confirm(f"Run {approval_id} as shown above?", default=False):
+        return True
+    typer.echo(
+        f"not approved: {approval_id} is still pending (approve it later, or "
+        f"harness reject {approval_id} REASON)",
+        err=True,
+    )
+    return False
+
+
+def _decide(
+    approval_id: str, decision: str, session: str | None, reason: str | None, *, yes: bool = True
+) -> None:
     application = load_application()
     print_stops_once()
     try:
         record = application.approvals.load(approval_id)
         verb = "Approving" if decision == "approve" else "Rejecting"
         typer.echo(f"{verb}:\n{_describe(record)}")
+        if not _confirmed(approval_id, yes):
+            raise typer.Exit(EXIT_FAILURE)
         key = session or record.session_key
         result = application.resume_approval(
             approval_id, decision, session=key, reason=reason, decided_by="cli"
@@ -98,9 +127,18 @@ def _decide(approval_id: str, decision: str, session: str | None, reason: str | 
 def approve(
     approval_id: Annotated[str, typer.Argument(help="The approval id.")],
     session: SessionOption = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Do not ask before running (on a terminal it asks; without one it never does).",
+        ),
+    ] = False,
 ) -> None:
-    """Approve APPROVAL_ID: show what will run, run the frozen call and continue the run."""
-    _decide(approval_id, "approve", session, None)
+    """Approve APPROVAL_ID: show what will run, ask (on a terminal), run the frozen call
+    and continue the run."""
+    _decide(approval_id, "approve", session, None, yes=yes)
 
 
 @app.command()

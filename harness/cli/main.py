@@ -8,6 +8,7 @@ Only assembly happens here: the sub-command modules register on the root app
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -26,6 +27,9 @@ __all__ = ["app", "health", "main", "run"]
 
 _RUN_HELP = """Run PROMPT and print the answer and the stop reason.
 
+PROMPT `-` reads the task from stdin; --prompt-file FILE reads it from a file
+(for long prompts: no quoting, no argument length limit).
+
 \b
 Exit codes: 0 final answer, 3 paused for approval (approval_required),
 4 step limit reached (max_steps), 1 the provider or the run failed,
@@ -33,9 +37,49 @@ Exit codes: 0 final answer, 3 paused for approval (approval_required),
 """
 
 
+def _read_prompt(prompt: str | None, prompt_file: Path | None) -> str:
+    """The task from the argument, from stdin (``-``) or from ``--prompt-file``: one of them."""
+    import sys
+
+    from harness.core.errors import ConfigurationError
+
+    if prompt is not None and prompt_file is not None:
+        raise ConfigurationError("give the task once: as PROMPT or with --prompt-file, not both")
+    if prompt_file is not None:
+        try:
+            text = prompt_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot read --prompt-file {prompt_file}: {exc.strerror or exc}; "
+                "give a readable text file"
+            ) from None
+    elif prompt == "-":
+        if sys.stdin is None:
+            raise ConfigurationError("PROMPT - reads stdin, but there is none; pass the task")
+        if sys.stdin.isatty():
+            typer.echo("reading the task from stdin; end it with Ctrl-D", err=True)
+        text = sys.stdin.read()
+    elif prompt is None:
+        raise ConfigurationError(
+            "no task given: harness run 'TEXT', harness run - (read stdin), "
+            "or harness run --prompt-file FILE"
+        )
+    else:
+        return prompt
+    # `echo task | harness run -` is the same task as `harness run task`.
+    return text.rstrip("\r\n")
+
+
 @app.command(help=_RUN_HELP)
 def run(
-    prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
+    prompt: Annotated[
+        str | None,
+        typer.Argument(help="The task for the agent; - reads it from stdin."),
+    ] = None,
+    prompt_file: Annotated[
+        Path | None,
+        typer.Option("--prompt-file", help="Read the task from this UTF-8 text file."),
+    ] = None,
     mode: Annotated[str, typer.Option(help="act, plan, think or plan-act.")] = "act",
     session: Annotated[
         str,
@@ -47,13 +91,14 @@ def run(
     max_steps: Annotated[int | None, typer.Option(help="Step limit.", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full RunResult.")] = False,
 ) -> None:
+    task = _read_prompt(prompt, prompt_file)
     progress = RunProgress.for_terminal()
     # Built (and logging set up) before the live line takes over stderr.
     application = load_application(progress=progress)
     print_stops_once()
     try:
         with progress:
-            result = application.run(prompt, mode=mode, session=session, max_steps=max_steps)
+            result = application.run(task, mode=mode, session=session, max_steps=max_steps)
     finally:
         application.close()
     print_result(result, as_json=as_json)

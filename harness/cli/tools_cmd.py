@@ -72,11 +72,27 @@ def serve(
     port: Annotated[
         int, typer.Option(help="Port on 127.0.0.1 (0: any free port).", min=0, max=65535)
     ] = 8765,
-    host: Annotated[str, typer.Option(help="Bind address (loopback).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Bind address: loopback unless --allow-remote.")
+    ] = "127.0.0.1",
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow a --host other machines can reach (the simulator has no authentication).",
+        ),
+    ] = False,
 ) -> None:
-    """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted."""
+    """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted.
+
+    Each request is logged on stderr: the path, the status and what answered it."""
+    from harness.simulator import check_host, log_requests
     from harness.simulator import serve as run_server
 
+    warning = check_host(host, allow_remote=allow_remote)
+    if warning:
+        typer.echo(warning, err=True)
+    log_requests()
     # The simulator's own start-up errors are one line each (missing or invalid
     # script, schema, bad or busy port): ConfigurationError, shown by the CLI.
     run_server(script, host, port)

@@ -117,8 +117,13 @@ def show(
     from harness.core.errors import HarnessError
     from harness.tracing import TraceTree, content_note, outline_text, render_trace
 
-    if (path is None) == (not last):
-        fail("give a trace file or --last (not both)")
+    if path is None and not last:
+        fail(
+            "say which trace to show: give a trace file (RunResult.trace_path; "
+            "`harness trace list` shows them) or --last for the newest"
+        )
+    if path is not None and last:
+        fail("give either a trace file or --last, not both")
     if session is not None and not last:
         fail("--session selects a trace only with --last")
     if path is None:

@@ -55,7 +55,9 @@ class AnthropicProvider:
 
     Args:
         model: model name used when the request names none (e.g. ``"claude-sonnet-4-6"``).
-        api_key: API key; defaults to ``ANTHROPIC_API_KEY``. Ignored when ``client`` is given.
+        api_key: API key; defaults to ``ANTHROPIC_API_KEY``, which a ``base_url`` on this
+            machine (127.0.0.0/8, ::1, localhost) does not need. Ignored when ``client``
+            is given.
         base_url: server URL; defaults to ``ANTHROPIC_BASE_URL``, then the SDK's default.
         max_retries: retries the SDK makes on connection errors, 408/409/429 and 5xx.
         timeout: seconds to wait for a response.
@@ -97,13 +99,15 @@ class AnthropicProvider:
         self._secrets: tuple[str, ...] = ()
         self._owns_client = client is None
         if client is None:
-            key = require_api_key(api_key, "ANTHROPIC_API_KEY", "anthropic")
+            url = base_url_from_env(base_url, "ANTHROPIC_BASE_URL")
+            # A server on this machine (the simulator) needs no key: see the README.
+            key = require_api_key(api_key, "ANTHROPIC_API_KEY", "anthropic", base_url=url)
             import anthropic
 
             self._secrets = (key,)
             client = anthropic.Anthropic(
                 api_key=key,
-                base_url=base_url_from_env(base_url, "ANTHROPIC_BASE_URL"),
+                base_url=url,
                 max_retries=max_retries,
                 timeout=timeout,
             )

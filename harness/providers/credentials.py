@@ -9,21 +9,30 @@ from harness.core.errors import ConfigurationError
 __all__ = [
     "LOOPBACK_PLACEHOLDER_KEY",
     "base_url_from_env",
+    "is_loopback_host",
     "is_loopback_url",
     "loopback_placeholder_key",
     "require_api_key",
 ]
 
 
-def require_api_key(explicit: str | None, variable: str, provider: str) -> str:
-    """``explicit``, else the environment ``variable``; missing is a ConfigurationError."""
+def require_api_key(
+    explicit: str | None, variable: str, provider: str, *, base_url: str | None = None
+) -> str:
+    """``explicit``, else the environment ``variable``, else a placeholder for a server
+    on this machine (``base_url`` on loopback); missing for any other host is a
+    ConfigurationError."""
     key = explicit or os.environ.get(variable)
-    if not key:
-        raise ConfigurationError(
-            f"{variable} is not set: the {provider} provider needs an API key; export "
-            f"{variable}, pass api_key=, or choose another provider (HARNESS_PROVIDER)"
-        )
-    return key
+    if key:
+        return key
+    if is_loopback_url(base_url):
+        return LOOPBACK_PLACEHOLDER_KEY
+    where = f" for {base_url}" if base_url else ""
+    raise ConfigurationError(
+        f"{variable} is not set: the {provider} provider needs an API key{where}; export "
+        f"{variable}, pass api_key=, or choose another provider (HARNESS_PROVIDER); "
+        "a base_url on this machine (127.0.0.1, localhost) needs none"
+    )
 
 
 def base_url_from_env(explicit: str | None, variable: str) -> str | None:
@@ -36,25 +45,32 @@ def base_url_from_env(explicit: str | None, variable: str) -> str | None:
 LOOPBACK_PLACEHOLDER_KEY = "harness-loopback-placeholder"
 
 
-def is_loopback_url(url: str | None) -> bool:
-    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
-    if not url:
+def is_loopback_host(host: str | None) -> bool:
+    """Whether ``host`` (a name or an address) is this machine: 127.0.0.0/8, ::1, localhost."""
+    if not host:
         return False
     import ipaddress
-    from urllib.parse import urlsplit
 
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return False
-    if host is None:
-        return False
+    host = host.strip("[]").lower()
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_loopback_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
+    if not url:
+        return False
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return is_loopback_host(host)
 
 
 def loopback_placeholder_key(variable: str, base_url: str | None) -> str | None:

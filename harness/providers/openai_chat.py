@@ -78,7 +78,9 @@ class OpenAIProvider:
 
     Args:
         model: model name used when the request names none (e.g. ``"gpt-4o-mini"``).
-        api_key: API key; defaults to ``OPENAI_API_KEY``. Ignored when ``client`` is given.
+        api_key: API key; defaults to ``OPENAI_API_KEY``, which a ``base_url`` on this
+            machine (127.0.0.0/8, ::1, localhost) does not need. Ignored when ``client``
+            is given.
         base_url: server URL; defaults to ``OPENAI_BASE_URL``, then the SDK's default.
         max_retries: retries the SDK makes on connection errors, 408/409/429 and 5xx.
         timeout: seconds to wait for a response.
@@ -121,13 +123,15 @@ class OpenAIProvider:
         self._secrets: tuple[str, ...] = ()
         self._owns_client = client is None
         if client is None:
-            key = require_api_key(api_key, "OPENAI_API_KEY", "openai")
+            url = base_url_from_env(base_url, "OPENAI_BASE_URL")
+            # A server on this machine (the simulator) needs no key: see the README.
+            key = require_api_key(api_key, "OPENAI_API_KEY", "openai", base_url=url)
             import openai
 
             self._secrets = (key,)
             client = openai.OpenAI(
                 api_key=key,
-                base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+                base_url=url,
                 max_retries=max_retries,
                 timeout=timeout,
             )

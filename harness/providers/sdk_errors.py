@@ -17,6 +17,10 @@ httpx2.HTTPError (a transport failure while reading a stream, which the
 Anthropic SDK does not wrap)          -> treated like APIConnectionError
 ```
 
+An answer marked by the harness simulator (its ``x-harness-simulator`` header,
+also kept in cassettes recorded from it) says so, with the simulator's own
+reason and a hint to change the scenario script, not the model or the key.
+
 API keys never reach a message: the caller passes its key as a secret to be
 redacted, and anything shaped like an ``sk-...`` key is masked as well, since
 some servers echo the key they rejected. For the same reason the SDK exception
@@ -38,6 +42,16 @@ __all__ = ["anthropic_provider_error", "chainable_cause", "openai_provider_error
 
 _KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}")
 _MAX_BODY_CHARS = 500
+# The header every simulator answer carries (the wire's name, as in cassettes).
+_SIMULATOR_HEADER = "x-harness-simulator"
+# A "secret" this short is a test's dummy key ("x", "test"); replacing it would
+# garble the message (when_e[redacted]hausted) and hide nothing.
+_MIN_SECRET_CHARS = 8
+_SIMULATOR_HINT = (
+    "the harness simulator answered from its scenario script (a scripted error, no turn "
+    "or rule left, or a request the real API would refuse too); change the script or the "
+    "request as the reason says"
+)
 
 # An error event inside a 200 stream carries only its type; map it to the HTTP
 # status the same error gets when it arrives before the stream starts.
@@ -99,6 +113,7 @@ def openai_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) ->
             kind=kind,
             request_id=exc.request_id,
             secrets=secrets,
+            simulator=_from_simulator(exc),
         )
     if isinstance(exc, openai.APITimeoutError):
         return _timeout_error(_OPENAI, secrets)
@@ -131,6 +146,7 @@ def anthropic_provider_error(exc: BaseException, *, secrets: Iterable[str] = ())
             kind=error_type or "",
             request_id=exc.request_id or _body_request_id(exc.body),
             secrets=secrets,
+            simulator=_from_simulator(exc),
         )
     if isinstance(exc, anthropic.APITimeoutError):
         return _timeout_error(_ANTHROPIC, secrets)
@@ -150,6 +166,13 @@ def chainable_cause(exc: BaseException, *, secrets: Iterable[str] = ()) -> BaseE
     return exc
 
 
+def _from_simulator(exc: Any) -> bool:
+    """Whether the error response came from ``harness sim`` (or a cassette of it)."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    return headers is not None and headers.get(_SIMULATOR_HEADER) is not None
+
+
 def _status_error(
     provider: _Provider,
     status: int,
@@ -158,12 +181,15 @@ def _status_error(
     kind: str,
     request_id: str | None,
     secrets: Iterable[str],
+    simulator: bool = False,
 ) -> ProviderError:
     detail = f" ({kind})" if kind else ""
     request = f" [request id {request_id}]" if request_id else ""
+    who = f"The harness simulator (as the {provider.label} API)" if simulator else None
+    hint = _SIMULATOR_HINT if simulator else _hint(provider, status)
     message = (
-        f"{provider.label} API returned HTTP {status}{detail}: {api_message.rstrip('.')}."
-        f"{request} Hint: {_hint(provider, status)}."
+        f"{who or provider.label + ' API'} returned HTTP {status}{detail}: "
+        f"{api_message.rstrip('.')}.{request} Hint: {hint}."
     )
     return ProviderError(_redact(message, secrets), status_code=status, provider=provider.name)
 
@@ -251,6 +277,6 @@ def _body_request_id(body: object) -> str | None:
 
 def _redact(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
-        if secret:
+        if len(secret) >= _MIN_SECRET_CHARS:
             text = text.replace(secret, "[redacted]")
     return _KEY_SHAPE.sub("sk-[redacted]", text)

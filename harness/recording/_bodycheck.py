@@ -16,7 +16,7 @@ from typing import Any
 from harness.core.errors import CassetteError
 from harness.recording._encoding import DECODABLE, decode_body, encodings_of, looks_encoded
 from harness.recording._format import check_header, check_interaction
-from harness.recording._secrets import Finding
+from harness.recording._secrets import Finding, brief
 
 __all__ = ["check_bodies"]
 
@@ -46,13 +46,13 @@ def check_bodies(path: Path, data: Any) -> list[Finding]:
     try:
         check_header(path, data)
     except CassetteError as exc:
-        return [Finding(path, None, "(file)", "malformed", str(exc).splitlines()[0][:300])]
+        return [Finding(path, None, "(file)", "malformed", brief(str(exc)))]
     findings: list[Finding] = []
     for index, item in enumerate(data["interactions"]):
         try:
             interaction = check_interaction(path, index, item)
         except CassetteError as exc:
-            findings.append(Finding(path, index, "(layout)", "malformed", str(exc)[:300]))
+            findings.append(Finding(path, index, "(layout)", "malformed", brief(str(exc))))
             continue
         findings.extend(_body_findings(path, index, interaction.response))
     return findings

@@ -10,7 +10,7 @@ from pathlib import Path
 from harness.core.errors import CassetteError
 from harness.recording._bodycheck import check_bodies
 from harness.recording._format import parse_document
-from harness.recording._secrets import Finding, scan_data
+from harness.recording._secrets import Finding, brief, scan_data
 
 __all__ = ["CASSETTE_SUFFIXES", "check_cassettes", "scan_cassette_file"]
 
@@ -27,8 +27,7 @@ def scan_cassette_file(path: str | os.PathLike[str]) -> list[Finding]:
         text = file.read_text(encoding="utf-8")
         data = parse_document(file, text)
     except (OSError, UnicodeDecodeError, CassetteError) as exc:
-        reason = str(exc).splitlines()[0][:200]
-        return [Finding(file, None, "(file)", "unreadable", reason)]
+        return [Finding(file, None, "(file)", "unreadable", brief(str(exc)))]
     return scan_data(file, data) + check_bodies(file, data)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness.recording._encoding import decode_body
 
-__all__ = ["Finding", "high_entropy", "scan_data"]
+__all__ = ["Finding", "brief", "high_entropy", "scan_data"]
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
@@ -46,8 +46,29 @@ _NAMED_VALUE = re.compile(
 )
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
 _ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-_MIN_ENV_SECRET = 8
-_HOSTS_FIELD = "recorded_against"  # shorter env values would flag ordinary words
+_MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
+_HOSTS_FIELD = "recorded_against"
+_BRIEF_CHARS = 300
+_MORE = " [...]"
+# How a finding about a whole file reads (its ``kind`` stays the short name).
+_FILE_LABELS = {"unreadable": "cannot be read", "malformed": "not replayable"}
+# ``field`` values that say "no particular field": not worth printing.
+_NO_FIELD = ("(file)", "(layout)")
+
+
+def brief(text: str, width: int = _BRIEF_CHARS) -> str:
+    """``text`` on one line, at most ``width`` characters, cut between words.
+
+    A cut text ends with `` [...]``; only a single word longer than the line is cut
+    inside (a long path is still worth its start).
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    room = max(width - len(_MORE), 1)
+    head = flat[: room + 1]  # one character more: a space there is a word boundary
+    head = head[: head.rindex(" ")] if " " in head else flat[:room]
+    return head + _MORE
 
 
 @dataclass(frozen=True)
@@ -69,8 +90,15 @@ class Finding:
     excerpt: str
 
     def __str__(self) -> str:
-        where = f"interaction {self.interaction}" if self.interaction is not None else "file"
-        return f"{self.path}: {where}, {self.field}: {self.kind} {self.excerpt}".rstrip()
+        # A parenthesised excerpt is advice ("(re-record)"); anything else is what was found.
+        excerpt = self.excerpt
+        detail = f" {excerpt}" if excerpt.startswith("(") else f": {excerpt}" if excerpt else ""
+        if self.interaction is None and self.field in _NO_FIELD:
+            return f"{self.path}: {_FILE_LABELS.get(self.kind, self.kind)}{detail}"
+        where = "file" if self.interaction is None else f"interaction {self.interaction}"
+        if self.field not in _NO_FIELD:
+            where += f", {self.field}"
+        return f"{self.path}: {where}: {self.kind}{detail}"
 
 
 def high_entropy(value: str) -> bool:

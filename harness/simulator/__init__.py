@@ -15,7 +15,7 @@ from harness.simulator._script import (
     ScriptToolCall,
     load_script,
 )
-from harness.simulator._serve import serve, serve_or_exit
+from harness.simulator._serve import check_host, log_requests, serve, serve_or_exit
 from harness.simulator._server import ReceivedRequest, SimulatorServer
 
 __all__ = [
@@ -29,7 +29,9 @@ __all__ = [
     "ScriptExhausted",
     "ScriptToolCall",
     "SimulatorServer",
+    "check_host",
     "load_script",
+    "log_requests",
     "serve",
     "serve_or_exit",
 ]

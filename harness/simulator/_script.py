@@ -271,9 +271,34 @@ def _read(path: Path) -> Any:
         ) from None
 
 
+# The ``kind`` of each rule model: pydantic puts it into an error's location.
+_RULE_KINDS = frozenset(
+    str(model.model_fields["kind"].default) for model in (ReplyRule, EchoSentinelsRule, JudgeRule)
+)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """Where a problem is, as the script spells it: ``rules.0.when``, not ``rules.0.reply.when``.
+
+    A discriminated union adds the chosen member's tag after the list index; the
+    script has no such level, so it is dropped.
+    """
+    parts = [
+        part
+        for index, part in enumerate(loc)
+        if not (
+            index >= 2
+            and loc[index - 2] == "rules"
+            and isinstance(loc[index - 1], int)
+            and part in _RULE_KINDS
+        )
+    ]
+    return ".".join(str(part) for part in parts) or "(script)"
+
+
 def _summary(exc: ValidationError) -> str:
     problems = [
-        f"{'.'.join(str(part) for part in error['loc']) or '(script)'}: {error['msg']}"
+        f"{_location(error['loc'])}: {str(error['msg']).removeprefix('Value error, ')}"
         for error in exc.errors()
     ]
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""

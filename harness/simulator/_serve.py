@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from harness.core.errors import ConfigurationError
 from harness.simulator._server import SimulatorServer
 
-__all__ = ["SCRIPT_VARIABLE", "main", "serve", "serve_or_exit"]
+__all__ = ["SCRIPT_VARIABLE", "check_host", "log_requests", "main", "serve", "serve_or_exit"]
 
 SCRIPT_VARIABLE = "HARNESS_SCRIPT"
 
@@ -60,7 +60,33 @@ def serve(
         server.stop()
 
 
-def _log_requests() -> None:
+def check_host(host: str, *, allow_remote: bool = False) -> str | None:
+    """Refuse a ``host`` other machines can reach, unless ``allow_remote``; then warn.
+
+    The simulator has no authentication: on 0.0.0.0 anyone on the network can
+    drive it. Returns the warning to print for an allowed remote host, else None.
+
+    Raises:
+        ConfigurationError: ``host`` is not loopback and ``allow_remote`` is False.
+    """
+    from harness.providers.credentials import is_loopback_host
+
+    if is_loopback_host(host):
+        return None
+    if not allow_remote:
+        raise ConfigurationError(
+            f"--host {host} is not a loopback address: the simulator (no authentication) "
+            "would answer every machine that can reach this one; keep --host 127.0.0.1, "
+            "or pass --allow-remote if that is what you want"
+        )
+    return (
+        f"warning: the simulator listens on {host} with no authentication: every machine "
+        "that can reach this one can use it"
+    )
+
+
+def log_requests() -> None:
+    """Log each request (path, status, what answered) to stderr, as a foreground server does."""
     logger = logging.getLogger("harness.simulator")
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -70,11 +96,21 @@ def _log_requests() -> None:
 
 
 def serve_or_exit(
-    script_path: str | os.PathLike[str] | None, host: str = "127.0.0.1", port: int = 8765
+    script_path: str | os.PathLike[str] | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    allow_remote: bool = False,
 ) -> None:
-    """:func:`serve` for a command line: request log on stderr, errors as one line, exit 2."""
-    _log_requests()
+    """:func:`serve` for a command line: request log on stderr, errors as one line, exit 2.
+
+    A host other than loopback is refused unless ``allow_remote`` (see :func:`check_host`).
+    """
+    log_requests()
     try:
+        warning = check_host(host, allow_remote=allow_remote)
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
         serve(script_path, host, port)
     except ConfigurationError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
@@ -91,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--script", default=None, help=f"YAML or JSON scenario script (default: ${SCRIPT_VARIABLE})"
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host other machines can reach (the simulator has no authentication)",
+    )
     parser.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 = any)")
     args = parser.parse_args(argv)
-    serve_or_exit(args.script, args.host, args.port)
+    serve_or_exit(args.script, args.host, args.port, allow_remote=args.allow_remote)

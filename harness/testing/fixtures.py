@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 OPTIONS_KEY = pytest.StashKey[HarnessOptions]()
+# The test's RunLog, for its failure report (why each run stopped).
+RUN_LOG_KEY = pytest.StashKey[RunLog]()
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +83,7 @@ def provider_name(harness_options: HarnessOptions) -> str:
 def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     """Every run the test's applications made; eval tests report it as a row."""
     log = RunLog()
+    request.node.stash[RUN_LOG_KEY] = log
     yield log
     node = request.node
     if node.get_closest_marker("eval") is not None and mutant_id(node) is None:

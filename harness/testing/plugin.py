@@ -18,6 +18,7 @@ from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
+    RUN_LOG_KEY,
     assert_trace_golden,
     harness_app,
     harness_options,
@@ -33,6 +34,7 @@ from harness.testing.fixtures import (
 )
 from harness.testing.naming import STREAM_PARAM, scenario_name
 from harness.testing.options import HarnessOptions, add_options
+from harness.testing.rootdir import check_rootdir
 from harness.testing.spend import LEDGER_KEY
 
 if TYPE_CHECKING:
@@ -67,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
+    check_rootdir(config)  # before any path is derived from the rootdir
     options = HarnessOptions.from_config(config)
     if options.mutants and options.update_shapes:
         raise pytest.UsageError(
@@ -258,6 +261,10 @@ def pytest_runtest_makereport(
     report = yield
     if call.excinfo is not None and report.failed:
         misses.rewrite_miss_report(item, call, report)
+        log = item.stash.get(RUN_LOG_KEY, None)
+        stops = log.stop_errors() if log is not None and report.when == "call" else None
+        if stops:
+            report.sections.append(("harness runs that stopped with an error", stops))
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)

@@ -40,6 +40,20 @@ class RunLog:
             raise TraceAssertionError("no harness run happened in this test yet")
         return self.results[-1]
 
+    def stop_errors(self) -> str | None:
+        """Why each run that failed stopped, one line each (None when none failed).
+
+        A failed assertion on ``stop_reason`` shows only ``provider_error``; this is
+        the provider's (or the simulator's) own reason, for the failure report.
+        """
+        lines = [
+            f"run {number} (session {result.session_key or '-'}) stopped with "
+            f"{result.stop_reason.value}: {result.error}"
+            for number, result in enumerate(self.results, 1)
+            if result.error
+        ]
+        return "\n".join(lines) or None
+
     def traces(self) -> list[TraceTree]:
         from harness.testing.trace_assertions import load_trace
 

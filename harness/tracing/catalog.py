@@ -66,11 +66,19 @@ def list_traces(
         limit: at most this many readable traces (the newest).
 
     Raises:
-        TracingError: ``limit`` is below 1, or ``session`` is not a session key.
+        TracingError: ``limit`` is below 1, ``session`` is not a session key, or
+            ``state_dir`` (or its ``sessions``) exists but is not a folder.
     """
     if limit is not None and limit < 1:
         raise TracingError(f"limit must be at least 1, got {limit}")
     sessions = Path(state_dir) / "sessions"
+    # A file where the folder should be would otherwise list as "no traces".
+    for folder in (Path(state_dir), sessions):
+        if folder.exists() and not folder.is_dir():
+            raise TracingError(
+                f"the state dir must be a folder, but {folder} is a file; point "
+                "HARNESS_STATE_DIR at the harness state folder (the one holding sessions/)"
+            )
     if session is None:
         files = sessions.glob("*/traces/*.json")
     elif "/" in session or "\\" in session or session in ("", ".", ".."):

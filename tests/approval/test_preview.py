@@ -16,11 +16,15 @@ from harness.approval.preview import (
     HEAD_LINES,
     MAX_LINE_CHARS,
     TAIL_LINES,
+    count_lines,
     escape_text,
+    preview_call,
     render_preview,
 )
 from harness.approval.records import ApprovalRecord
 from harness.providers import ScriptedProvider, tool_call
+from harness.tools.builtin import WriteTool
+from harness.tools.protocol import ToolInput
 
 RMTREE = "rm -rf build && python3 -c \"import shutil; shutil.rmtree('precious')\""
 
@@ -113,10 +117,42 @@ def test_a_long_write_shows_head_and_tail_and_says_what_it_left_out(tmp_path: Pa
     call = record.preview.call
     shown = call.body.split("\n")
     assert shown[:HEAD_LINES] == lines[:HEAD_LINES]
-    assert shown[HEAD_LINES] == "[... 51 lines left out (lines 41-91 of 101) ...]"
-    assert shown[HEAD_LINES + 1 :] == [*lines[-(TAIL_LINES - 1) :], ""]
-    assert call.left_out == "51 lines left out (lines 41-91 of 101)"
-    assert "cut: 51 lines left out" in render_preview(record.preview)
+    assert shown[HEAD_LINES] == "[... 50 lines left out (lines 41-90 of 100) ...]"
+    assert shown[HEAD_LINES + 1 :] == [*lines[-TAIL_LINES:], ""]
+    assert call.left_out == "50 lines left out (lines 41-90 of 100)"
+    assert "100 line(s)" in call.summary
+    assert "cut: 50 lines left out" in render_preview(record.preview)
+
+
+_LINE = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8)
+
+
+@given(lines=st.lists(_LINE, max_size=HEAD_LINES + TAIL_LINES + 30), unterminated=_LINE)
+def test_a_write_preview_counts_and_numbers_the_lines_it_shows(
+    lines: list[str], unterminated: str
+) -> None:
+    # Every line of ``lines`` ends with a newline; ``unterminated`` (if any) is a last
+    # line without one, as in a file that does not end with a newline.
+    content = "".join(f"{line}\n" for line in lines) + unterminated
+    every = [*lines, unterminated] if unterminated else lines
+    total = len(every)
+    call = preview_call(
+        tool_call("write", path="f.txt", content=content),
+        WriteTool(),
+        ToolInput(arguments={"path": "f.txt", "content": content}, workdir=Path("/nonexistent")),
+    )
+    assert count_lines(content) == total
+    assert f", {total} line(s)," in call.summary
+    if total <= HEAD_LINES + TAIL_LINES:
+        assert call.left_out is None and call.body == escape_text(content)[0]
+        return
+    missing = total - HEAD_LINES - TAIL_LINES
+    note = f"{missing} lines left out (lines {HEAD_LINES + 1}-{HEAD_LINES + missing} of {total})"
+    assert call.left_out == note
+    # Escaping keeps every newline, so the escaped text has the same lines.
+    shown = escape_text(content)[0].split("\n")[:total]
+    kept = [*shown[:HEAD_LINES], f"[... {note} ...]", *shown[-TAIL_LINES:]]
+    assert call.body == "\n".join(kept) + ("" if unterminated else "\n")
 
 
 def test_a_very_long_line_is_cut_saying_how_much(tmp_path: Path) -> None:

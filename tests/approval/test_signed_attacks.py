@@ -324,7 +324,7 @@ def test_the_real_cli_refuses_a_consistent_rewrite(tmp_path: Path) -> None:
     checkpoint["pending_tool_calls"][0]["arguments"] = evil
     checkpoint_path.write_text(json.dumps(checkpoint, indent=2))
 
-    done = harness("approve", approval_id)
+    done = harness("approve", "--yes", approval_id)
     assert done.returncode == 1
     assert "invalid signature" in done.stderr and "nothing was executed" in done.stderr
     assert not (tmp_path / "work" / "approval-demo-key.txt").exists()

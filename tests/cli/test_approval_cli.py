@@ -34,9 +34,11 @@ def _env(tmp_path: Path, script: list[Any]) -> dict[str, str]:
 
 
 def _harness(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    # No terminal on stdin (even under `pytest -s`): `approve` asks nothing then.
     return subprocess.run(
         [sys.executable, "-m", "harness", *args],
         env=env,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
@@ -67,9 +69,10 @@ def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path
     assert as_json[0]["preview"]["call"]["body"] == RMTREE
     assert as_json[0]["decided_by"] is None
 
-    approved = _harness(env, "approve", approval_id)
+    approved = _harness(env, "approve", approval_id)  # no terminal, no --yes: no question
     assert approved.returncode == 0, approved.stderr
     out = approved.stdout
+    assert "as shown above?" not in out
     assert out.startswith(f"Approving:\n{approval_id}")
     assert out.index("shutil.rmtree('precious')") < out.index("cleaned")
     assert not (tmp_path / "work" / "precious").exists()  # what was shown is what ran
@@ -139,3 +142,109 @@ def test_long_risk_reasons_are_listed_whole(tmp_path: Path) -> None:
     listed = _harness(env, "approvals")
     assert f"reasons: {reason}\n" in listed.stdout and len(reason) > 300
     assert "(no preview was recorded for this approval)" in listed.stdout
+
+
+def _on_a_terminal(
+    env: dict[str, str], *args: str, answer: str
+) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` with a real terminal (a pty) on stdin, typing ``answer``."""
+    master, terminal = os.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harness", *args],
+            env=env,
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        os.close(terminal)
+        os.write(master, answer.encode())  # the terminal holds it until it is read
+        out, err = process.communicate(timeout=60)
+    finally:
+        os.close(master)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def _status(tmp_path: Path, approval_id: str) -> str:
+    from harness.app import open_approval_store
+
+    store = open_approval_store(Settings(workdir=tmp_path / "work", state_dir=tmp_path / "state"))
+    return store.load(approval_id).status.value
+
+
+def _pause_here(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """Pause on RMTREE in this process (the approve subprocess is the point)."""
+    from harness.providers import ScriptedProvider, tool_call
+
+    env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
+    (tmp_path / "work" / "precious").mkdir()
+    settings = Settings(
+        workdir=tmp_path / "work", state_dir=tmp_path / "state", enabled_tools=("bash",)
+    )
+    paused = build_application(
+        settings, provider=ScriptedProvider([tool_call("bash", command=RMTREE)])
+    ).run("clean up", session="demo")
+    assert paused.approval_id is not None, paused
+    return env, paused.approval_id
+
+
+def test_approve_on_a_terminal_asks_after_the_preview_and_no_runs_nothing(
+    tmp_path: Path,
+) -> None:
+    env, approval_id = _pause_here(tmp_path)
+
+    declined = _on_a_terminal(env, "approve", approval_id, answer="n\n")
+    assert declined.returncode == 1, declined.stderr
+    question = f"Run {approval_id} as shown above? [y/N]"
+    assert declined.stdout.index(RMTREE) < declined.stdout.index(question)
+    assert f"not approved: {approval_id} is still pending" in declined.stderr
+    assert (tmp_path / "work" / "precious").exists()
+    assert _status(tmp_path, approval_id) == "pending"
+
+    # --yes: no question even on a terminal (the typed "n" stays unread).
+    approved = _on_a_terminal(env, "approve", "-y", approval_id, answer="n\n")
+    assert approved.returncode == 0, approved.stderr
+    assert question not in approved.stdout and "cleaned" in approved.stdout
+    assert not (tmp_path / "work" / "precious").exists()
+
+
+def test_approve_on_a_terminal_runs_when_the_human_says_yes(tmp_path: Path) -> None:
+    env, approval_id = _pause_here(tmp_path)
+    approved = _on_a_terminal(env, "approve", approval_id, answer="y\n")
+    assert approved.returncode == 0, approved.stderr
+    assert "as shown above? [y/N]" in approved.stdout and "cleaned" in approved.stdout
+    assert not (tmp_path / "work" / "precious").exists()
+    assert _status(tmp_path, approval_id) == "consumed"
+
+
+@pytest.mark.parametrize(
+    "provider", [{"HARNESS_PROVIDER": "scripted"}, {"HARNESS_PROVIDER": "openai"}], ids=str
+)
+def test_listing_approvals_needs_no_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: dict[str, str]
+) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.providers import ScriptedProvider, tool_call
+
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = Settings(workdir=work, state_dir=tmp_path / "state", enabled_tools=("bash",))
+    paused = build_application(
+        settings, provider=ScriptedProvider([tool_call("bash", command="rm -rf build")])
+    ).run("clean up", session="demo")
+    assert paused.approval_id is not None
+    for name in [k for k in os.environ if k.startswith(("HARNESS_", "OPENAI_"))]:
+        monkeypatch.delenv(name)
+    # A provider that cannot be built: no HARNESS_SCRIPT, no OPENAI_API_KEY.
+    for name, value in {
+        "HARNESS_WORKDIR": str(work),
+        "HARNESS_STATE_DIR": str(tmp_path / "state"),
+        **provider,
+    }.items():
+        monkeypatch.setenv(name, value)
+    listed = CliRunner().invoke(app, ["approvals"])
+    assert listed.exit_code == 0, listed.output
+    assert paused.approval_id in listed.output and "rm -rf build" in listed.output

@@ -133,9 +133,51 @@ def test_approval_flow_through_the_cli(tmp_path: Path) -> None:
     listed = _harness(tmp_path, "approvals", **extra)
     assert data["approval_id"] in listed.stdout and "tool=write" in listed.stdout
     # A fresh process resumes with the script's next turn (chosen by conversation).
-    approved = _harness(tmp_path, "approve", data["approval_id"], **extra)
+    approved = _harness(tmp_path, "approve", "--yes", data["approval_id"], **extra)
     assert approved.returncode == 0, approved.stderr
     assert "created the file" in approved.stdout
     assert (tmp_path / "approval-demo-key.txt").read_text() == "k"
-    again = _harness(tmp_path, "approve", data["approval_id"], **extra)
+    again = _harness(tmp_path, "approve", "--yes", data["approval_id"], **extra)
     assert again.returncode == 1 and "already consumed" in again.stderr
+
+
+_LONG_TASK = "Refactor the parser.\nKeep the 'quotes' and $VARS as they are.\n" + "x " * 5000
+
+
+@pytest.mark.parametrize("source", ["stdin", "file"])
+def test_run_reads_a_long_task_from_stdin_or_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    for key, val in _env(tmp_path).items():
+        monkeypatch.setenv(key, val)
+    task = tmp_path / "task.txt"
+    task.write_text(_LONG_TASK + "\n")
+    args = ["run", "--json", "-"] if source == "stdin" else ["run", "--json", "--prompt-file"]
+    if source == "file":
+        args.append(str(task))
+    stdin = _LONG_TASK + "\n" if source == "stdin" else None
+    result = CliRunner().invoke(app, args, input=stdin)
+    assert result.exit_code == 0, result.output
+    # The echo provider answers with the task it was given: all of it, as typed.
+    assert json.loads(result.output)["text"] == _LONG_TASK
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run"], "no task given: harness run 'TEXT', harness run - (read stdin)"),
+        (["run", "hi", "--prompt-file", "{task}"], "not both"),
+        (["run", "--prompt-file", "{missing}"], "cannot read --prompt-file"),
+    ],
+    ids=["none", "both", "missing-file"],
+)
+def test_run_says_how_to_give_the_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    for key, val in _env(tmp_path).items():
+        monkeypatch.setenv(key, val)
+    (tmp_path / "task.txt").write_text("hi\n")
+    paths = {"task": str(tmp_path / "task.txt"), "missing": str(tmp_path / "nope.txt")}
+    result = CliRunner().invoke(app, [arg.format(**paths) for arg in args])
+    assert result.exit_code == 2
+    assert message in result.output

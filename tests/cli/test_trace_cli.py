@@ -117,9 +117,47 @@ def test_show_last_picks_the_newest_trace(tmp_path: Path, three_traces: list[Tra
     assert none.returncode == 2 and "no readable trace of session 'gamma'" in none.stderr
 
 
-def test_show_needs_a_file_or_last(tmp_path: Path) -> None:
-    done = _harness(tmp_path, "trace", "show")
-    assert done.returncode == 2 and "give a trace file or --last" in done.stderr
+def _in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str, state: Path | None = None
+) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(state or tmp_path / "state"))
+    monkeypatch.setenv("HARNESS_WORKDIR", str(tmp_path))
+    done = CliRunner().invoke(app, list(args))
+    return done.exit_code, done.output
+
+
+def test_show_without_a_trace_says_what_to_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, output = _in_process(tmp_path, monkeypatch, "trace", "show")
+    assert code == 2
+    assert "(not both)" not in output
+    assert "give a trace file" in output and "--last" in output
+    assert "harness trace list" in output
+
+
+def test_show_refuses_a_file_and_last_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, output = _in_process(tmp_path, monkeypatch, "trace", "show", "x.json", "--last")
+    assert code == 2 and "either a trace file or --last, not both" in output
+
+
+@pytest.mark.parametrize("command", ["list", "show --last"], ids=["list", "show-last"])
+def test_a_state_dir_that_is_a_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    state = tmp_path / "state.txt"
+    state.write_text("not a folder\n")
+    code, output = _in_process(tmp_path, monkeypatch, "trace", *command.split(), state=state)
+    assert code == 2
+    assert f"{state} is a file" in output and "HARNESS_STATE_DIR" in output
 
 
 def test_show_content_prints_redacted_payloads_of_a_replay_trace(tmp_path: Path) -> None:

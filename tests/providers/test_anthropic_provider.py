@@ -25,6 +25,7 @@ from harness.core import (
 from harness.core.messages import Role
 from harness.providers import LLMProvider
 from harness.providers.anthropic_messages import RAW_ARGUMENTS_KEY, AnthropicProvider
+from harness.providers.credentials import LOOPBACK_PLACEHOLDER_KEY
 
 READ = ToolDefinition(
     name="read",
@@ -434,6 +435,30 @@ def test_timeout_is_a_provider_error(loopback: Any, fake_key: str) -> None:
 def test_missing_key_names_the_variable() -> None:
     with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY"):
         AnthropicProvider("claude-test")
+
+
+def test_a_base_url_on_this_machine_needs_no_key(loopback: Any) -> None:
+    loopback.add_json(message())
+    with AnthropicProvider("claude-test", base_url=f"{loopback.url}", max_retries=0) as provider:
+        provider.complete(ask())
+    assert sent_key(loopback) == LOOPBACK_PLACEHOLDER_KEY
+
+
+@pytest.mark.parametrize(
+    "url", ["http://localhost:9/v1", "http://[::1]:9/v1", "http://127.8.0.1:9"], ids=str
+)
+def test_every_loopback_form_needs_no_key(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    AnthropicProvider("claude-test", base_url=url).close()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    AnthropicProvider("claude-test").close()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://api.example.com/v1", "http://10.0.0.1/v1", "http://127.0.0.1.example.com"]
+)
+def test_a_remote_base_url_still_needs_the_key(url: str) -> None:
+    with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY is not set"):
+        AnthropicProvider("claude-test", base_url=url)
 
 
 def test_key_and_base_url_come_from_the_environment(

@@ -24,6 +24,7 @@ from harness.core import (
 )
 from harness.core.messages import Role
 from harness.providers import LLMProvider
+from harness.providers.credentials import LOOPBACK_PLACEHOLDER_KEY
 from harness.providers.openai_chat import RAW_ARGUMENTS_KEY, OpenAIProvider
 
 READ = ToolDefinition(
@@ -435,6 +436,33 @@ def test_timeout_is_a_provider_error(loopback: Any, fake_key: str) -> None:
 def test_missing_key_names_the_variable() -> None:
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
         OpenAIProvider("gpt-test")
+
+
+def test_a_base_url_on_this_machine_needs_no_key(loopback: Any) -> None:
+    loopback.add_json(completion())
+    with OpenAIProvider("gpt-test", base_url=f"{loopback.url}/v1", max_retries=0) as provider:
+        provider.complete(ask())
+    assert (
+        loopback.requests[0].headers["authorization"].removeprefix("Bearer ")
+        == LOOPBACK_PLACEHOLDER_KEY
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["http://localhost:9/v1", "http://[::1]:9/v1", "http://127.8.0.1:9"], ids=str
+)
+def test_every_loopback_form_needs_no_key(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    OpenAIProvider("gpt-test", base_url=url).close()
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    OpenAIProvider("gpt-test").close()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://api.example.com/v1", "http://10.0.0.1/v1", "http://127.0.0.1.example.com"]
+)
+def test_a_remote_base_url_still_needs_the_key(url: str) -> None:
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY is not set"):
+        OpenAIProvider("gpt-test", base_url=url)
 
 
 def test_key_and_base_url_come_from_the_environment(

@@ -102,14 +102,14 @@ def test_run_then_approve_twice_reaches_final_across_three_processes(tmp_path: P
     assert first["stop_reason"] == "approval_required", paused.stderr
     assert not (work / "one").exists()
 
-    again = _harness(env, "approve", first["approval_id"])  # process 2: turn 2, not turn 1
+    again = _harness(env, "approve", "--yes", first["approval_id"])  # process 2: turn 2, not turn 1
     assert again.returncode == 3, again.stderr  # 3: the resumed run paused again
     assert (work / "one").read_text() == "1\n" and not (work / "two").exists()
     pending = json.loads(_harness(env, "approvals", "--json").stdout)
     assert len(pending) == 1 and "rm -rf dist" in json.dumps(pending[0]["arguments"])
     assert pending[0]["approval_id"] != first["approval_id"]
 
-    done = _harness(env, "approve", pending[0]["approval_id"])  # process 3: turn 3
+    done = _harness(env, "approve", "--yes", pending[0]["approval_id"])  # process 3: turn 3
     assert done.returncode == 0, done.stderr
     assert "cleaned both" in done.stdout and "final" in done.stdout
     assert (work / "two").read_text() == "2\n"

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.core import CassetteError
 from harness.recording import check_cassettes, scan_cassette_file, use_cassette
+from harness.recording._format import parse_document
+from harness.recording._secrets import brief
 from harness.simulator import SimulatorServer
 
 from .helpers import openai_client
@@ -88,3 +93,49 @@ def test_check_cassettes_walks_directories(tmp_path: Path) -> None:
         ("leak.json", "api key (sk-...)"),
     ]
     assert check_cassettes([tmp_path / "a" / "clean.yaml"]) == []
+
+
+_WORDS = st.lists(st.text(string.ascii_letters + "'(),.", min_size=1, max_size=12), max_size=60)
+
+
+@given(words=_WORDS, width=st.integers(min_value=20, max_value=200))
+def test_brief_cuts_between_words(words: list[str], width: int) -> None:
+    flat = " ".join(words)
+    shown = brief("\n  ".join(words), width)
+    assert len(shown) <= width and "\n" not in shown
+    if len(flat) <= width:
+        assert shown == flat
+        return
+    head = shown.removesuffix(" [...]")
+    assert head != shown and flat.startswith(head)
+    assert flat[len(head)] == " ", "the cut fell inside a word"
+
+
+def test_check_findings_read_as_sentences(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    (tmp_path / "bin.yaml").write_bytes(b"\xff\xfe")
+    (tmp_path / "broken.yaml").write_text("a: [unclosed\n" + "b: " + "word " * 80 + "\n")
+    (tmp_path / "other.yaml").write_text("interactions:\n- request: {method: POST}\n")
+    (tmp_path / "layout.yaml").write_text(
+        "version: 1\ninteractions:\n- request: {method: POST}\n  response: 5\n"
+    )
+    done = CliRunner().invoke(app, ["cassettes", "check", str(tmp_path)])
+    assert done.exit_code == 1
+    lines = {Path(line.split(":", 1)[0]).name: line for line in done.output.splitlines()}
+    assert lines["bin.yaml"].startswith(f"{tmp_path / 'bin.yaml'}: cannot be read: ")
+    assert f"{tmp_path / 'other.yaml'}: not replayable: " in lines["other.yaml"]
+    assert f"{tmp_path / 'layout.yaml'}: interaction 0: malformed: " in lines["layout.yaml"]
+    for line in lines.values():
+        assert "(file)" not in line and "(layout)" not in line and ", (" not in line
+    # A long reason is cut after a whole word, and says so.
+    broken = tmp_path / "broken.yaml"
+    with pytest.raises(CassetteError) as caught:
+        parse_document(broken, broken.read_text())
+    whole = " ".join(str(caught.value).split())
+    shown = lines["broken.yaml"].removeprefix(f"{broken}: cannot be read: ")
+    assert shown.endswith(" [...]") and len(shown) < len(whole)
+    head = shown.removesuffix(" [...]")
+    assert whole.startswith(head) and whole[len(head)] == " "

@@ -12,6 +12,8 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from harness.core import ConfigurationError
 from harness.simulator import Script, SimulatorServer, load_script
@@ -296,6 +298,56 @@ def test_scripts_load_from_yaml_and_bad_ones_are_refused(tmp_path: Path) -> None
         load_script(tmp_path / "missing.yaml")
 
 
+@pytest.mark.parametrize(
+    ("script", "where"),
+    [
+        pytest.param(
+            {"rules": [{"when": {"nope": 1}, "reply": "x"}]}, "rules.0.when.nope", id="reply-when"
+        ),
+        pytest.param(
+            {"rules": [{"kind": "echo_sentinels", "when": {"bad": 1}}]},
+            "rules.0.when.bad",
+            id="echo-when",
+        ),
+        pytest.param(
+            {"rules": [{"reply": {"tool_calls": [{"nam": "read"}]}}]},
+            "rules.0.reply.tool_calls.0.name",
+            id="reply-reply",
+        ),
+        pytest.param({"rules": [{"kind": "judge", "judge": 1}]}, "rules.0.judge", id="judge-field"),
+        pytest.param({"turns": ["ok", {"texx": "a"}]}, "turns.1.texx", id="turn"),
+    ],
+)
+def test_schema_errors_name_the_field_as_the_script_spells_it(
+    script: dict[str, Any], where: str
+) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        load_script(script)
+    message = str(caught.value)
+    assert f": {where}: " in message, message
+    assert ".reply.when" not in message and ".echo_sentinels." not in message
+    assert "Value error" not in message
+
+
+@given(
+    kind=st.sampled_from(["reply", "echo_sentinels", "judge", None]),
+    field=st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True),
+    before=st.integers(min_value=0, max_value=3),
+)
+def test_an_unknown_rule_field_is_located_at_its_rule(
+    kind: str | None, field: str, before: int
+) -> None:
+    valid = {"kind": "echo_sentinels"}
+    rule: dict[str, Any] = {"reply": "ok"} if kind in ("reply", None) else {}
+    if kind is not None:
+        rule["kind"] = kind
+    assume(field not in {"kind", "when", "reply", "fill", "pattern", "template"})
+    rule[field] = 1
+    with pytest.raises(ConfigurationError) as caught:
+        load_script({"rules": [*([valid] * before), rule]})
+    assert f"(script): rules.{before}.{field}: " in str(caught.value)
+
+
 def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
     path = tmp_path / "script.yaml"
     path.write_text("version: 1\nturns: [pong]\n")
@@ -317,3 +369,28 @@ def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+def test_a_refusal_reaches_the_run_as_the_simulators_own_reason(
+    provider_name: str, tmp_path: Path
+) -> None:
+    from harness import Settings, build_application
+    from harness.providers import AnthropicProvider, OpenAIProvider
+
+    with SimulatorServer({"turns": []}) as server:
+        # A dummy key as short as "x" must not be redacted out of the reason's words.
+        provider = (
+            OpenAIProvider("m", api_key="x", base_url=f"{server.url}/v1", max_retries=0)
+            if provider_name == "openai"
+            else AnthropicProvider("m", api_key="x", base_url=server.url, max_retries=0)
+        )
+        settings = Settings(workdir=tmp_path, state_dir=tmp_path / "state")
+        result = build_application(settings, provider=provider).run("hello")
+    assert result.stop_reason == "provider_error"
+    error = result.error or ""
+    label = "OpenAI" if provider_name == "openai" else "Anthropic"
+    assert error.startswith(f"The harness simulator (as the {label} API) returned HTTP 400")
+    assert "no scripted turn left for this request" in error
+    assert "when_exhausted: repeat_last" in error and "[redacted]" not in error
+    assert "change the script" in error and "check the model name" not in error

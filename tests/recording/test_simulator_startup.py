@@ -17,7 +17,7 @@ import pytest
 
 from harness.core.errors import ConfigurationError
 from harness.providers.script_file import load_script as load_turn_file
-from harness.simulator import SimulatorServer, load_script
+from harness.simulator import SimulatorServer, check_host, load_script
 
 TURN_FILE = """\
 - tool: read
@@ -209,3 +209,74 @@ def test_each_request_is_logged_with_the_rule_that_answered(
         "POST /v1/chat/completions -> 400, no rule applied and no turn left",
         "POST /v1/nowhere -> 404, not an API path the simulator serves",
     ]
+
+
+def test_harness_sim_serve_logs_each_request(script: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "sim", "serve", "--script", str(script), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        for _ in range(2):  # the second finds no turn left: the log says why it refused
+            _chat(url, [{"role": "user", "content": "ping"}])
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=10)
+    assert "harness.simulator POST /v1/chat/completions -> 200, answered by turn 1 of 1" in err
+    assert "harness.simulator POST /v1/chat/completions -> 400, no rule applied" in err
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
+def test_check_host_refuses_what_other_machines_can_reach(host: str, loopback: bool) -> None:
+    if loopback:
+        assert check_host(host) is None
+        return
+    with pytest.raises(ConfigurationError, match="--allow-remote"):
+        check_host(host)
+    warning = check_host(host, allow_remote=True)
+    assert warning is not None and host in warning and "no authentication" in warning
+
+
+def _sim_cli(*args: str) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    done = CliRunner().invoke(app, ["sim", "serve", *args])
+    return done.exit_code, done.output
+
+
+def test_sim_serve_refuses_every_interface_without_allow_remote(script: Path) -> None:
+    code, output = _sim_cli("--script", str(script), "--host", "0.0.0.0", "--port", "0")
+    assert code == 2
+    assert "0.0.0.0 is not a loopback address" in output and "--allow-remote" in output
+    assert "listening" not in output
+
+
+def test_sim_serve_with_allow_remote_warns_before_it_binds(script: Path) -> None:
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails after the
+    # warning, so nothing ever listens beyond loopback.
+    code, output = _sim_cli(
+        "--script", str(script), "--host", "192.0.2.1", "--port", "0", "--allow-remote"
+    )
+    lines = output.splitlines()
+    assert lines[0].startswith("warning: the simulator listens on 192.0.2.1")
+    assert code == 2 and "cannot listen on 192.0.2.1" in output

@@ -244,6 +244,34 @@ def test_sim_server_serves_during_the_test_and_stops_after(project: pytest.Pytes
     run(project).assert_outcomes(passed=2)
 
 
+def test_a_failed_test_shows_why_its_run_stopped(project: pytest.Pytester) -> None:
+    # The assertion only says provider_error; the report adds the simulator's reason.
+    project.makepyfile(
+        """
+        from harness.providers import OpenAIProvider
+
+
+        def test_refused(sim_server, make_harness_app):
+            server = sim_server({"rules": [{"when": {"last_user_contains": "x"}, "reply": "y"}]})
+            provider = OpenAIProvider("m", base_url=server.url + "/v1", max_retries=0)
+            result = make_harness_app(provider=provider).run("hello")
+            assert result.stop_reason == "final"
+
+
+        def test_passes_quietly(make_harness_app, scripted_provider):
+            scripted_provider.add("fine")
+            assert make_harness_app().run("hi").stop_reason == "final"
+        """
+    )
+    done = run(project, "-p", "no:logging")
+    done.assert_outcomes(failed=1, passed=1)
+    out = done.stdout.str()
+    assert "harness runs that stopped with an error" in out
+    assert "run 1 (session default) stopped with provider_error: The harness simulator" in out
+    assert "no scripted turn left for this request" in out
+    assert out.count("harness runs that stopped") == 1
+
+
 # --- golden trace shapes ----------------------------------------------------------------
 
 GOLDEN_TEST = """

@@ -144,3 +144,37 @@ def test_a_bad_stream_ini_value_is_a_usage_error(project: pytest.Pytester) -> No
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*harness_stream = 'sometimes'*use one of off, on, both*"])
+
+
+def _recorded(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.yaml"))
+
+
+def test_a_cassette_dir_as_two_words_finds_the_same_cassettes_or_says_how_to_write_it(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The test file sits in a package folder, so a moved rootdir would show in its path.
+    pytester.makepyfile(**{"tests/test_opts": TEST.replace(', "anthropic"', "")})
+    outside = tmp_path_factory.mktemp("outside") / "cassettes"
+    with SimulatorServer(SIM_SCRIPT) as server:
+        pytester.runpytest(
+            "--record-mode=once",
+            f"--harness-base-url={server.url}",
+            f"--harness-cassette-dir={outside}",
+        ).assert_outcomes(passed=1)
+    assert _recorded(outside) == ["openai/gpt-4.1-mini/tests/test_opts/test_reads.yaml"]
+
+    # Inside the project both forms find the recording made with the other one.
+    inside = pytester.path / "cass"
+    inside.mkdir()
+    (inside / "openai").symlink_to(outside / "openai", target_is_directory=True)
+    pytester.runpytest("--harness-cassette-dir", "cass").assert_outcomes(passed=1)
+    pytester.runpytest(f"--harness-cassette-dir={outside}").assert_outcomes(passed=1)
+
+    # Outside it, two words would move the rootdir (and the cassette paths): refused.
+    moved = pytester.runpytest("--harness-cassette-dir", str(outside))
+    assert moved.ret == pytest.ExitCode.USAGE_ERROR
+    error = moved.stderr.str()
+    assert f"write --harness-cassette-dir={outside} (with '=')" in error
+    assert f"instead of {pytester.path}" in error
+    assert _recorded(outside) == ["openai/gpt-4.1-mini/tests/test_opts/test_reads.yaml"]
