@@ -1,0 +1,295 @@
+"""The placed calls of a recording as a ``TraceTree`` with harness's span kinds and attributes.
+
+``agent.run`` > ``agent.step`` (one per model request) > ``llm.call`` then the
+``tool.call <name>`` spans that answer it: the levels of harness's own runs, so
+an outline written for one fits the other. A sub-agent's model and tool calls
+sit in a ``subagent.run`` inside its tool call, without ``agent.step`` levels,
+as harness records its own sub-agents. The attribute names are those of
+harness's own spans where they mean the same (``provider``, ``model``,
+``input_tokens``, ``stop_reason``, ``tool_call_id``, ``argument_hash``,
+``observation_chars``, ...), so outlines, queries and the viewer read both alike.
+
+Times are not measured (a cassette stores none): every model call is drawn
+1 ms wide, with 1 ms between one call and the next, so the waterfall shows the
+order and the nesting; the root says ``timing: "synthetic"``. Payload text
+(messages, answers, arguments, results) is kept only in ``replay`` mode,
+redacted and truncated as the Tracer does.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from harness.testing.traffic_threads import Call, Run, Step, Tool
+from harness.testing.traffic_wire import STABLE_JSON, digest
+from harness.tracing import TraceMode, TraceSpan, TraceTree, redact, redact_text, text_digest
+from harness.tracing import truncate as truncate_payload
+
+__all__ = ["SLOT_MS", "build_tree"]
+
+SLOT_MS = 2.0  # one model call (1 ms) and the agent's turn after it (1 ms)
+_ERROR_CHARS = 500
+
+
+def _arguments(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _arguments_json(text: str) -> str:
+    # As harness's executor hashes them: the parsed arguments as stable JSON.
+    value = _arguments(text)
+    return STABLE_JSON(value) if isinstance(value, dict) else text
+
+
+class _Builder:
+    def __init__(self, trace_id: str, origin: datetime, mode: TraceMode, limit: int) -> None:
+        self.trace_id = trace_id
+        self.origin = origin
+        self.replay = mode == "replay"
+        self.limit = limit
+        self.sequence = 0
+
+    def at(self, ms: float) -> str:
+        return (self.origin + timedelta(milliseconds=ms)).isoformat().replace("+00:00", "Z")
+
+    def span(
+        self, kind: str, name: str | None, parent: str | None, attributes: dict[str, Any]
+    ) -> TraceSpan:
+        sequence, self.sequence = self.sequence, self.sequence + 1
+        return TraceSpan(
+            span_id=f"{sequence:04x}",
+            parent_id=parent,
+            trace_id=self.trace_id,
+            kind=kind,
+            name=name or kind,
+            started_at=self.at(0),
+            sequence=sequence,
+            attributes=attributes,
+        )
+
+    def close(self, span: TraceSpan, start: float, end: float) -> None:
+        span.started_at, span.ended_at = self.at(start), self.at(end)
+        span.duration_ms = round(end - start, 3)
+
+    def payload(self, span: TraceSpan, key: str, value: Any) -> None:
+        if self.replay:
+            redacted = truncate_payload(redact(value), self.limit)
+            span.attributes.setdefault("payload", {})[key] = redacted
+
+    # -- spans ---------------------------------------------------------------------
+
+    def run(self, run: Run, span: TraceSpan, *, steps: bool = True) -> tuple[float, float]:
+        """Fill ``span`` with the run's items; return its (start, end) in ms.
+
+        Without ``steps`` (a sub-agent, as harness's own subagent runs record it)
+        the model and tool calls sit in ``span`` directly.
+        """
+        bounds: list[tuple[float, float]] = []
+        step_number = 0
+        for item in run.items:
+            if isinstance(item, Step):
+                step_number += 1
+                bounds.append(self.step(item, span, step_number, steps))
+            else:
+                at = item.answered_by * SLOT_MS if item.answered_by is not None else 0.0
+                bounds.append(self.tool(item, span, at, at))
+        if not bounds:
+            return 0.0, 0.0
+        return min(b[0] for b in bounds), max(b[1] for b in bounds)
+
+    def step(
+        self, step: Step, parent: TraceSpan, number: int, own_span: bool
+    ) -> tuple[float, float]:
+        call = step.call
+        span = parent
+        if own_span:
+            attributes = {
+                "step": number,
+                "conversation": step.conversation,
+                "message_count": len(call.request.messages),
+                "exchange_index": call.index,
+            }
+            span = self.span("agent.step", None, parent.span_id, attributes)
+            parent.children.append(span)
+        start = call.index * SLOT_MS
+        end = start + 1.0
+        span.children.append(self.llm(call, span, start, end))
+        for tool in step.tools:
+            if tool.result is None and not tool.runs:
+                continue  # asked, never answered: counted on the llm.call only
+            finish = tool.answered_by * SLOT_MS if tool.answered_by is not None else end
+            end = max(end, self.tool(tool, span, start + 1.0, finish)[1])
+        if own_span:
+            if call.response.failed:
+                span.status = "error"
+            self.close(span, start, end)
+        return start, end
+
+    def llm(self, call: Call, parent: TraceSpan, start: float, end: float) -> TraceSpan:
+        request, response = call.request, call.response
+        usage = response.usage
+        asks = []
+        for ask in response.asks:
+            encoded = _arguments_json(ask.arguments)
+            entry: dict[str, Any] = {
+                "id": ask.call_id,
+                "name": ask.name,
+                "argument_chars": len(encoded),
+            }
+            if self.replay:
+                entry["arguments"] = truncate_payload(redact(_arguments(ask.arguments)), self.limit)
+            asks.append(entry)
+        attributes: dict[str, Any] = {
+            "provider": request.wire,
+            "model": request.model or response.model,
+            "response_model": response.model,
+            "stream": request.stream,
+            "http_status": response.status,
+            "message_count": len(request.messages),
+            "tool_choice": request.tool_choice,
+            "visible_tools": list(request.tools),
+            "input_tokens": usage.input,
+            "output_tokens": usage.output,
+            "cached_input_tokens": usage.cached_input,
+            "cache_write_input_tokens": usage.cache_write_input,
+            "tool_call_count": len(response.asks),
+            "tool_calls": asks,
+            "text_chars": len(response.text),
+            "stop_reason": response.stop_reason,
+            "exchange_index": call.index,
+        }
+        if usage.reasoning is not None:
+            attributes["reasoning_tokens"] = usage.reasoning
+        if response.server_tool_calls:
+            attributes["server_tool_calls"] = response.server_tool_calls
+        span = self.span("llm.call", None, parent.span_id, attributes)
+        if response.failed:
+            span.status = "error"
+            message = redact_text(response.error_message or "")[:_ERROR_CHARS]
+            span.attributes.update(error_type=response.error_type, error_message=message)
+        self.payload(span, "messages", list(request.messages))
+        if response.text:
+            self.payload(span, "response_text", response.text)
+        self.close(span, start, end)
+        return span
+
+    def tool(self, tool: Tool, parent: TraceSpan, start: float, end: float) -> tuple[float, float]:
+        ask, result = tool.ask, tool.result
+        encoded = _arguments_json(ask.arguments)
+        arguments = _arguments(ask.arguments)
+        attributes: dict[str, Any] = {
+            "tool_call_id": ask.call_id,
+            "tool_name": ask.name,
+            "tool_call_index": tool.position,
+            "argument_hash": digest(encoded),
+            "argument_keys": sorted(arguments) if isinstance(arguments, dict) else [],
+            "argument_chars": len(encoded),
+            "answered": result is not None,
+        }
+        if not tool.asked:
+            attributes["asked_in_recording"] = False
+        if result is not None:
+            attributes["observation_hash"] = digest(result.output)
+            attributes["observation_chars"] = len(result.output)
+            attributes["answered_in"] = tool.answered_by
+            if result.is_error is not None:
+                attributes["is_error"] = result.is_error
+            attributes["status"] = "error" if result.is_error else "completed"
+        span = self.span("tool.call", ask.name, parent.span_id, attributes)
+        parent.children.append(span)
+        self.payload(span, "arguments", arguments)
+        if result is not None:
+            self.payload(span, "observation", result.output)
+            if result.is_error:
+                span.status = "error"
+        for run in tool.runs:
+            child = self.span(
+                "subagent.run", None, span.span_id, {"conversation": run.conversation}
+            )
+            _describe(child, "prompt", run.prompt)
+            span.children.append(child)
+            first, last = self.run(run, child, steps=False)
+            self.close(child, first, last)
+            end = max(end, last)
+        self.close(span, start, end)
+        return start, end
+
+
+def _describe(span: TraceSpan, key: str, text: str | None) -> None:
+    if text is not None:
+        span.attributes[f"{key}_hash"] = text_digest(text)
+        span.attributes[f"{key}_chars"] = len(text)
+
+
+def build_tree(
+    top: Run,
+    calls: list[Call],
+    *,
+    name: str,
+    trace_id: str,
+    origin: datetime,
+    mode: TraceMode,
+    max_payload_chars: int,
+    metadata: dict[str, Any],
+) -> TraceTree:
+    """The trace of ``top`` (from ``place_calls``) over ``calls``, as described above."""
+    builder = _Builder(trace_id, origin, mode, max_payload_chars)
+    root = builder.span("agent.run", name, None, {})
+    _, end = builder.run(top, root)
+    builder.close(root, 0.0, max(end, len(calls) * SLOT_MS - 1.0, 0.0))
+    root.attributes.update(_totals(calls, top))
+    _describe(root, "prompt", top.prompt)
+    answer = _last_answer(top)
+    _describe(root, "answer", answer)
+    if answer is not None:
+        builder.payload(root, "answer", answer)
+    return TraceTree(
+        capture_mode="replay" if mode == "replay" else "metadata",
+        trace_id=trace_id,
+        created_at=builder.at(0),
+        root=root,
+        metadata=metadata,
+    )
+
+
+def _totals(calls: list[Call], top: Run) -> dict[str, Any]:
+    responses = [call.response for call in calls]
+    steps = [item for item in top.items if isinstance(item, Step)]
+    last = steps[-1].call.response if steps else None
+    return {
+        "source": "traffic",
+        "timing": "synthetic",
+        "providers": sorted({call.request.wire for call in calls}),
+        "models": sorted({m for call in calls if (m := call.request.model or call.response.model)}),
+        "steps": len(steps),
+        "llm_calls": len(calls),
+        "tool_calls": _tool_count(top),
+        "input_tokens": sum(r.usage.input for r in responses),
+        "output_tokens": sum(r.usage.output for r in responses),
+        "cached_input_tokens": sum(r.usage.cached_input for r in responses),
+        "errors": sum(1 for r in responses if r.failed),
+        "stop_reason": None if last is None else ("error" if last.failed else last.stop_reason),
+    }
+
+
+def _tool_count(run: Run) -> int:
+    total = 0
+    for item in run.items:
+        tools = item.tools if isinstance(item, Step) else [item]
+        for tool in tools:
+            total += tool.result is not None
+            total += sum(_tool_count(child) for child in tool.runs)
+    return total
+
+
+def _last_answer(run: Run) -> str | None:
+    steps = [item for item in run.items if isinstance(item, Step)]
+    for step in reversed(steps):
+        if not step.call.response.failed:
+            return step.call.response.text
+    return None
