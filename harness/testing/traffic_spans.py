@@ -18,32 +18,23 @@ redacted and truncated as the Tracer does.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from harness.testing.traffic_attributes import (
+    arguments_value,
+    asked_calls,
+    payload_value,
+    tool_call_attributes,
+    usage_attributes,
+)
 from harness.testing.traffic_threads import Call, Run, Step, Tool
-from harness.testing.traffic_wire import STABLE_JSON, digest
-from harness.tracing import TraceMode, TraceSpan, TraceTree, redact, redact_text, text_digest
-from harness.tracing import truncate as truncate_payload
+from harness.tracing import TraceMode, TraceSpan, TraceTree, redact_text, text_digest
 
 __all__ = ["SLOT_MS", "build_tree"]
 
 SLOT_MS = 2.0  # one model call (1 ms) and the agent's turn after it (1 ms)
 _ERROR_CHARS = 500
-
-
-def _arguments(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _arguments_json(text: str) -> str:
-    # As harness's executor hashes them: the parsed arguments as stable JSON.
-    value = _arguments(text)
-    return STABLE_JSON(value) if isinstance(value, dict) else text
 
 
 class _Builder:
@@ -78,8 +69,7 @@ class _Builder:
 
     def payload(self, span: TraceSpan, key: str, value: Any) -> None:
         if self.replay:
-            redacted = truncate_payload(redact(value), self.limit)
-            span.attributes.setdefault("payload", {})[key] = redacted
+            span.attributes.setdefault("payload", {})[key] = payload_value(value, self.limit)
 
     # -- spans ---------------------------------------------------------------------
 
@@ -132,18 +122,6 @@ class _Builder:
 
     def llm(self, call: Call, parent: TraceSpan, start: float, end: float) -> TraceSpan:
         request, response = call.request, call.response
-        usage = response.usage
-        asks = []
-        for ask in response.asks:
-            encoded = _arguments_json(ask.arguments)
-            entry: dict[str, Any] = {
-                "id": ask.call_id,
-                "name": ask.name,
-                "argument_chars": len(encoded),
-            }
-            if self.replay:
-                entry["arguments"] = truncate_payload(redact(_arguments(ask.arguments)), self.limit)
-            asks.append(entry)
         attributes: dict[str, Any] = {
             "provider": request.wire,
             "model": request.model or response.model,
@@ -153,18 +131,13 @@ class _Builder:
             "message_count": len(request.messages),
             "tool_choice": request.tool_choice,
             "visible_tools": list(request.tools),
-            "input_tokens": usage.input,
-            "output_tokens": usage.output,
-            "cached_input_tokens": usage.cached_input,
-            "cache_write_input_tokens": usage.cache_write_input,
+            **usage_attributes(response.usage),
             "tool_call_count": len(response.asks),
-            "tool_calls": asks,
+            "tool_calls": asked_calls(response.asks, limit=self.limit if self.replay else None),
             "text_chars": len(response.text),
             "stop_reason": response.stop_reason,
             "exchange_index": call.index,
         }
-        if usage.reasoning is not None:
-            attributes["reasoning_tokens"] = usage.reasoning
         if response.server_tool_calls:
             attributes["server_tool_calls"] = response.server_tool_calls
         span = self.span("llm.call", None, parent.span_id, attributes)
@@ -180,29 +153,20 @@ class _Builder:
 
     def tool(self, tool: Tool, parent: TraceSpan, start: float, end: float) -> tuple[float, float]:
         ask, result = tool.ask, tool.result
-        encoded = _arguments_json(ask.arguments)
-        arguments = _arguments(ask.arguments)
-        attributes: dict[str, Any] = {
-            "tool_call_id": ask.call_id,
-            "tool_name": ask.name,
-            "tool_call_index": tool.position,
-            "argument_hash": digest(encoded),
-            "argument_keys": sorted(arguments) if isinstance(arguments, dict) else [],
-            "argument_chars": len(encoded),
-            "answered": result is not None,
-        }
+        attributes = tool_call_attributes(
+            ask,
+            tool.position,
+            None if result is None else result.output,
+            None if result is None else result.is_error,
+        )
+        attributes["answered"] = result is not None
+        if result is not None:
+            attributes["answered_in"] = tool.answered_by
         if not tool.asked:
             attributes["asked_in_recording"] = False
-        if result is not None:
-            attributes["observation_hash"] = digest(result.output)
-            attributes["observation_chars"] = len(result.output)
-            attributes["answered_in"] = tool.answered_by
-            if result.is_error is not None:
-                attributes["is_error"] = result.is_error
-            attributes["status"] = "error" if result.is_error else "completed"
         span = self.span("tool.call", ask.name, parent.span_id, attributes)
         parent.children.append(span)
-        self.payload(span, "arguments", arguments)
+        self.payload(span, "arguments", arguments_value(ask.arguments))
         if result is not None:
             self.payload(span, "observation", result.output)
             if result.is_error:
