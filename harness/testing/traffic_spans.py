@@ -222,9 +222,13 @@ def build_tree(
 
 
 def _totals(calls: list[Call], top: Run) -> dict[str, Any]:
+    """The root's figures. As on harness's own ``agent.run``, ``steps``, ``tool_calls``
+    and the tokens are the top-level run's (a sub-agent's are its own); ``llm_calls``
+    and the ``total_*`` tokens count every model call of the recording."""
     responses = [call.response for call in calls]
     steps = [item for item in top.items if isinstance(item, Step)]
-    last = steps[-1].call.response if steps else None
+    own = [step.call.response for step in steps]
+    last = own[-1] if own else None
     return {
         "source": "traffic",
         "timing": "synthetic",
@@ -232,22 +236,26 @@ def _totals(calls: list[Call], top: Run) -> dict[str, Any]:
         "models": sorted({m for call in calls if (m := call.request.model or call.response.model)}),
         "steps": len(steps),
         "llm_calls": len(calls),
-        "tool_calls": _tool_count(top),
-        "input_tokens": sum(r.usage.input for r in responses),
-        "output_tokens": sum(r.usage.output for r in responses),
-        "cached_input_tokens": sum(r.usage.cached_input for r in responses),
+        "tool_calls": _tool_count(top, nested=False),
+        "all_tool_calls": _tool_count(top, nested=True),
+        "input_tokens": sum(r.usage.input for r in own),
+        "output_tokens": sum(r.usage.output for r in own),
+        "cached_input_tokens": sum(r.usage.cached_input for r in own),
+        "total_input_tokens": sum(r.usage.input for r in responses),
+        "total_output_tokens": sum(r.usage.output for r in responses),
         "errors": sum(1 for r in responses if r.failed),
         "stop_reason": None if last is None else ("error" if last.failed else last.stop_reason),
     }
 
 
-def _tool_count(run: Run) -> int:
+def _tool_count(run: Run, *, nested: bool) -> int:
     total = 0
     for item in run.items:
         tools = item.tools if isinstance(item, Step) else [item]
         for tool in tools:
             total += tool.result is not None
-            total += sum(_tool_count(child) for child in tool.runs)
+            if nested:
+                total += sum(_tool_count(child, nested=True) for child in tool.runs)
     return total
 
 
