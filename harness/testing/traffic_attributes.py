@@ -58,14 +58,16 @@ def usage_attributes(usage: TokenUsage) -> dict[str, Any]:
 
 
 def asked_calls(asks: Sequence[ToolAsk], *, limit: int | None) -> list[dict[str, Any]]:
-    """The ``tool_calls`` attribute of an ``llm.call``: id, name, argument size (and the
-    arguments themselves when ``limit`` is given, i.e. in replay mode)."""
+    """The ``tool_calls`` attribute of an ``llm.call``: id, name, argument size and hash
+    (and the arguments themselves when ``limit`` is given, i.e. in replay mode)."""
     calls = []
     for ask in asks:
+        encoded = _encoded(ask.arguments)
         entry: dict[str, Any] = {
             "id": ask.call_id,
             "name": ask.name,
-            "argument_chars": len(_encoded(ask.arguments)),
+            "argument_chars": len(encoded),
+            "argument_hash": digest(encoded),
         }
         if limit is not None:
             entry["arguments"] = payload_value(arguments_value(ask.arguments), limit)
