@@ -7,8 +7,9 @@ An adapter turns each foreign span into a :class:`Node`: a harness kind
 :func:`build_tree` then shapes the nodes as harness records a run, so one
 outline fits harness's trace, the traffic trace and the framework's:
 
-- the outermost agent is the ``agent.run`` root; an agent started inside a tool
-  call is a ``subagent.run`` there; an agent inside an agent with no tool call
+- the outermost agent (or run) is the ``agent.run`` root; an agent started
+  inside a tool call is a ``subagent.run`` there (a run's own root inside it,
+  such as the Agents SDK's ``task`` of ``agent.as_tool()``, is no level); an agent inside an agent with no tool call
   between (the Agents SDK's run > agent, a handoff's next agent) is no level
   of its own: its steps carry its ``agent_name``;
 - the root's model calls are grouped in ``agent.step`` spans, one per model
@@ -85,6 +86,8 @@ def _resolve(node: Node, *, in_agent: bool, in_tool: bool, agent_name: str | Non
         if kind is None:
             return children
         return [_replace(node, kind, children)]
+    if node.kind == "agent.run" and (in_agent or in_tool):
+        node = _replace(node, None, node.children)  # a nested run's own root: its agent tells
     below_tool = in_tool or node.kind == "tool.call"
     children = _children(
         node, in_agent=in_agent or node.kind == "agent.run", in_tool=below_tool,
