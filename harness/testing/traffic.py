@@ -33,6 +33,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from harness.testing.traffic_attributes import capture_mode, payload_limit
 from harness.testing.traffic_chat import read_chat_request, read_chat_response, read_chat_stream
 from harness.testing.traffic_messages import (
     read_messages_request,
@@ -48,7 +49,7 @@ from harness.testing.traffic_spans import build_tree
 from harness.testing.traffic_sse import SseEvent, is_event_stream, parse_sse
 from harness.testing.traffic_threads import Call, place_calls
 from harness.testing.traffic_wire import ModelRequest, ModelResponse, Wire, json_object, wire_for
-from harness.tracing import DEFAULT_MAX_PAYLOAD_CHARS, TraceMode, TraceTree, parse_trace_mode
+from harness.tracing import TraceMode, TraceTree
 
 if TYPE_CHECKING:
     from harness.recording import StoredCassette
@@ -155,14 +156,15 @@ def trace_from_exchanges(
             ``off`` gives a metadata trace: a trace asked for is always built.
         max_payload_chars: payload truncation; default
             ``HARNESS_TRACE_MAX_PAYLOAD_CHARS``, else 4000.
+
+    Raises:
+        ConfigurationError: an unknown mode or a payload limit below 1.
         started_at: when the run began; default the first ``Date`` response
             header, else the Unix epoch.
         metadata: extra facts for the tree's ``metadata``.
     """
-    chosen = parse_trace_mode(mode or os.environ.get("HARNESS_TRACE_MODE") or "metadata")
-    limit = max_payload_chars or int(
-        os.environ.get("HARNESS_TRACE_MAX_PAYLOAD_CHARS") or DEFAULT_MAX_PAYLOAD_CHARS
-    )
+    chosen = capture_mode(mode)
+    limit = payload_limit(max_payload_chars)
     calls = [c for i, e in enumerate(exchanges) if (c := _read_call(i, e)) is not None]
     origin = started_at.astimezone(UTC) if started_at is not None else _origin(exchanges)
     tree = build_tree(
@@ -172,7 +174,7 @@ def trace_from_exchanges(
         trace_id=_trace_id(exchanges),
         origin=origin,
         mode=chosen,
-        max_payload_chars=max(1, limit),
+        max_payload_chars=limit,
         metadata={"source": "traffic", "exchanges": len(exchanges), **(metadata or {})},
     )
     tree.root.attributes["other_exchanges"] = len(exchanges) - len(calls)

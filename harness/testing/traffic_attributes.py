@@ -10,19 +10,62 @@ by hash and length; the text itself only goes into replay-mode payloads.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
+from harness.core import ConfigurationError
 from harness.testing.traffic_wire import STABLE_JSON, TokenUsage, ToolAsk, digest
-from harness.tracing import redact, truncate
+from harness.tracing import (
+    DEFAULT_MAX_PAYLOAD_CHARS,
+    TraceMode,
+    parse_trace_mode,
+    redact,
+    truncate,
+)
 
 __all__ = [
     "arguments_value",
     "asked_calls",
+    "capture_mode",
+    "payload_limit",
     "payload_value",
     "tool_call_attributes",
     "usage_attributes",
 ]
+
+
+def capture_mode(mode: TraceMode | None) -> TraceMode:
+    """``mode``, else ``HARNESS_TRACE_MODE``, else metadata (``off`` reads as metadata:
+    a trace asked for is always built).
+
+    Raises:
+        ConfigurationError: not one of off, metadata, replay.
+    """
+    chosen = parse_trace_mode(mode or os.environ.get("HARNESS_TRACE_MODE") or "metadata")
+    return "metadata" if chosen == "off" else chosen
+
+
+def payload_limit(given: int | None) -> int:
+    """``given``, else ``HARNESS_TRACE_MAX_PAYLOAD_CHARS``, else 4000.
+
+    Raises:
+        ConfigurationError: the limit is not a whole number of at least 1.
+    """
+    raw: Any = given if given is not None else os.environ.get("HARNESS_TRACE_MAX_PAYLOAD_CHARS")
+    if raw is None or raw == "":
+        return DEFAULT_MAX_PAYLOAD_CHARS
+    try:
+        limit = int(raw)
+    except (TypeError, ValueError):
+        limit = 0
+    if limit < 1:
+        raise ConfigurationError(
+            f"max payload chars must be a whole number of at least 1, got {raw!r} "
+            "(HARNESS_TRACE_MAX_PAYLOAD_CHARS); unset it for the default of "
+            f"{DEFAULT_MAX_PAYLOAD_CHARS}"
+        )
+    return limit
 
 
 def arguments_value(text: str) -> Any:

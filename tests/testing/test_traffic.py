@@ -51,7 +51,11 @@ KEY = "sk-test-simulator0000"
 
 
 def _openai_loop(url: str, stream: bool) -> list[str]:
-    client = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)
+    with openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0) as client:
+        return _openai_turns(client, stream)
+
+
+def _openai_turns(client: openai.OpenAI, stream: bool) -> list[str]:
     tools: Any = [{"type": "function", "function": {"name": "read_file", "parameters": PARAMETERS}}]
     messages: list[Any] = [{"role": "user", "content": PROMPT}]
     ids = []
@@ -73,7 +77,11 @@ def _openai_loop(url: str, stream: bool) -> list[str]:
 
 
 def _anthropic_loop(url: str, stream: bool, *, is_error: bool = False) -> list[str]:
-    client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+    with anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0) as client:
+        return _anthropic_turns(client, stream, is_error)
+
+
+def _anthropic_turns(client: anthropic.Anthropic, stream: bool, is_error: bool) -> list[str]:
     tools: Any = [{"name": "read_file", "input_schema": PARAMETERS}]
     messages: list[Any] = [{"role": "user", "content": PROMPT}]
     ids = []

@@ -21,7 +21,6 @@ imports it only when ``AgentsTraceProcessor`` is asked for.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,17 +40,17 @@ from agents.tracing import (
 )
 
 from harness.testing.adapters._nodes import AGENT, Node, build_tree, ns_of_iso
-from harness.testing.traffic_attributes import asked_calls, tool_call_attributes, usage_attributes
+from harness.testing.traffic_attributes import (
+    asked_calls,
+    capture_mode,
+    payload_limit,
+    tool_call_attributes,
+    usage_attributes,
+)
 from harness.testing.traffic_chat import read_chat_response
 from harness.testing.traffic_responses import read_responses_response
 from harness.testing.traffic_wire import STABLE_JSON, ModelResponse, TokenUsage, ToolAsk, mapping
-from harness.tracing import (
-    DEFAULT_MAX_PAYLOAD_CHARS,
-    TraceMode,
-    TraceTree,
-    TraceUsageError,
-    parse_trace_mode,
-)
+from harness.tracing import TraceMode, TraceTree, TraceUsageError
 
 __all__ = ["AgentsTraceProcessor"]
 
@@ -179,8 +178,8 @@ class AgentsTraceProcessor(TracingProcessor):
         max_payload_chars: int | None = None,
     ) -> None:
         self._name = name
-        self._mode = parse_trace_mode(mode or os.environ.get("HARNESS_TRACE_MODE") or "metadata")
-        self._limit = max(1, max_payload_chars or DEFAULT_MAX_PAYLOAD_CHARS)
+        self._mode = capture_mode(mode)
+        self._limit = payload_limit(max_payload_chars)
         self._lock = threading.Lock()
         self._traces: dict[str, _Trace] = {}
 

@@ -9,9 +9,10 @@ outline fits harness's trace, the traffic trace and the framework's:
 
 - the outermost agent (or run) is the ``agent.run`` root; an agent started
   inside a tool call is a ``subagent.run`` there (a run's own root inside it,
-  such as the Agents SDK's ``task`` of ``agent.as_tool()``, is no level); an agent inside an agent with no tool call
-  between (the Agents SDK's run > agent, a handoff's next agent) is no level
-  of its own: its steps carry its ``agent_name``;
+  such as the Agents SDK's ``task`` of ``agent.as_tool()``, is no level); an
+  agent inside an agent with no tool call between (the Agents SDK's run >
+  agent, a handoff's next agent) is no level of its own: its steps carry its
+  ``agent_name``;
 - the root's model calls are grouped in ``agent.step`` spans, one per model
   call with the tool calls after it (a framework's own turns are kept as
   steps); a sub-agent's calls sit in its ``subagent.run`` directly;
@@ -107,7 +108,7 @@ def _children(node: Node, **context: Any) -> list[Node]:
     return resolved
 
 
-def _replace(node: Node, kind: str, children: list[Node]) -> Node:
+def _replace(node: Node, kind: str | None, children: list[Node]) -> Node:
     return Node(
         kind, node.name, node.attributes, node.start_ns, node.end_ns, node.status,
         node.payload, children,

@@ -20,15 +20,20 @@ Spans are read by duck typing (``name``, ``context``, ``parent``, ``start_time``
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from harness.testing.adapters._nodes import AGENT, Node, build_tree
-from harness.testing.traffic_attributes import asked_calls, tool_call_attributes, usage_attributes
+from harness.testing.traffic_attributes import (
+    asked_calls,
+    capture_mode,
+    payload_limit,
+    tool_call_attributes,
+    usage_attributes,
+)
 from harness.testing.traffic_wire import STABLE_JSON, TokenUsage, ToolAsk
-from harness.tracing import DEFAULT_MAX_PAYLOAD_CHARS, TraceMode, TraceTree, parse_trace_mode
+from harness.tracing import TraceMode, TraceTree
 
 __all__ = ["from_otel_spans"]
 
@@ -235,8 +240,8 @@ def from_otel_spans(
             ``HARNESS_TRACE_MODE``, else metadata.
         max_payload_chars: payload truncation (default 4000).
     """
-    chosen = parse_trace_mode(mode or os.environ.get("HARNESS_TRACE_MODE") or "metadata")
-    limit = max(1, max_payload_chars or DEFAULT_MAX_PAYLOAD_CHARS)
+    chosen = capture_mode(mode)
+    limit = payload_limit(max_payload_chars)
     replay_limit = limit if chosen == "replay" else None
     nodes: dict[int, Node] = {}
     parents: dict[int, int | None] = {}
