@@ -35,11 +35,13 @@ from openai import AsyncOpenAI
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
+from harness.core import ConfigurationError
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import assert_trace_shape, trace_from_cassette
@@ -72,12 +74,20 @@ def read_file(path: str) -> str:
 
 
 @pytest.fixture
-def spans() -> Iterator[tuple[InstrumentationSettings, InMemorySpanExporter]]:
+def tracer_provider() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield InstrumentationSettings(tracer_provider=provider), exporter
+    yield provider, exporter
     provider.shutdown()
+
+
+@pytest.fixture
+def spans(
+    tracer_provider: tuple[TracerProvider, InMemorySpanExporter],
+) -> tuple[InstrumentationSettings, InMemorySpanExporter]:
+    provider, exporter = tracer_provider
+    return InstrumentationSettings(tracer_provider=provider), exporter
 
 
 def _valid(tree: TraceTree) -> TraceTree:
@@ -173,6 +183,64 @@ def test_an_agent_called_from_a_tool_is_a_subagent_run(spans: Any) -> None:
     )
     assert tree.one("subagent.run").attributes["agent_name"] == "researcher"
     assert tree.root.attributes["llm_calls"] == 3 and tree.root.attributes["steps"] == 2
+
+
+def test_openinference_spans_map_by_their_span_kind(
+    tracer_provider: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    provider, exporter = tracer_provider
+    tracer = provider.get_tracer("openinference-like")
+    prefix = "llm.output_messages.0.message.tool_calls.0.tool_call."
+    asked = {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "gpt-4o",
+        "llm.provider": "openai",
+        "llm.token_count.prompt": 12,
+        "llm.token_count.completion": 3,
+        "llm.token_count.prompt_details.cache_read": 4,
+        prefix + "id": "call_1",
+        prefix + "function.name": "lookup",
+        prefix + "function.arguments": '{"q": "x"}',
+    }
+    tool = {"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": '{"q": "x"}'}
+    with tracer.start_as_current_span("agent", attributes={"openinference.span.kind": "AGENT"}):
+        with tracer.start_as_current_span("ChatCompletion", attributes=asked):
+            pass
+        with tracer.start_as_current_span("lookup", attributes=tool) as span:
+            span.record_exception(LookupError("no such key"))
+            span.set_status(Status(StatusCode.ERROR))
+        with tracer.start_as_current_span("chain", attributes={"openinference.span.kind": "CHAIN"}):
+            answer = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o"}
+            with tracer.start_as_current_span("ChatCompletion", attributes=answer):
+                pass
+    tree = _valid(from_otel_spans(_finished(exporter)))
+    steps = (
+        "agent.run\n  agent.step\n    llm.call\n    tool.call lookup\n  agent.step\n    llm.call"
+    )
+    assert_trace_shape(tree, steps)
+    first = tree.find_all("llm.call")[0].attributes
+    assert (first["input_tokens"], first["output_tokens"], first["cached_input_tokens"]) == (
+        12,
+        3,
+        4,
+    )
+    assert first["provider"] == "openai" and first["tool_calls"][0]["id"] == "call_1"
+    failed = tree.one("tool.call", status="error")
+    assert failed.attributes["tool_call_id"] == "call_1"  # matched by name and arguments
+    assert failed.attributes["error_type"] == "LookupError"
+    assert "no such key" not in tree.to_json()  # the message only in replay mode
+    replay = from_otel_spans(_finished(exporter), mode="replay")
+    assert replay.one("tool.call").attributes["payload"]["error_message"] == "no such key"
+
+
+def test_a_bad_payload_limit_is_a_clear_error(
+    tracer_provider: tuple[TracerProvider, InMemorySpanExporter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARNESS_TRACE_MAX_PAYLOAD_CHARS", "lots")
+    with pytest.raises(ConfigurationError, match="HARNESS_TRACE_MAX_PAYLOAD_CHARS"):
+        from_otel_spans([])
+    with pytest.raises(ConfigurationError, match="trace mode 'verbose' is not valid"):
+        from_otel_spans([], mode="verbose")  # type: ignore[arg-type]
 
 
 def _pydantic_ai_model(provider: str, client: Any) -> Any:
