@@ -165,6 +165,7 @@ def trace_from_exchanges(
     """
     chosen = capture_mode(mode)
     limit = payload_limit(max_payload_chars)
+    exchanges = list(exchanges)  # read three times: a generator would be spent by the first
     calls = [c for i, e in enumerate(exchanges) if (c := _read_call(i, e)) is not None]
     origin = started_at.astimezone(UTC) if started_at is not None else _origin(exchanges)
     tree = build_tree(

@@ -18,6 +18,8 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.recording import read_cassette, use_cassette
 from harness.simulator import SimulatorServer
@@ -312,3 +314,40 @@ def test_the_viewer_shows_a_traffic_trace(record: Recorder, tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stderr
     assert tree.trace_id in output.read_text("utf-8")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    plan=st.lists(st.integers(min_value=1, max_value=3), max_size=4),
+    data=st.data(),
+)
+def test_any_tool_loop_places_each_result_in_the_step_that_asked(
+    plan: list[int], data: st.DataObject
+) -> None:
+    """A Chat Completions loop of ``plan`` tool-calling steps then an answer, the
+    results sent back in any order, telemetry in between: one step per request,
+    each answered call a tool.call of its asking step, in the order it was asked."""
+    messages: list[Any] = [{"role": "user", "content": "go"}]
+    exchanges, expected = [], ["agent.run"]
+    for step, count in enumerate(plan):
+        calls = [(f"c{step}-{i}", f"tool{i}") for i in range(count)]
+        answer = _asks(*calls)
+        exchanges.append(_chat(list(messages), answer))
+        expected += ["  agent.step", "    llm.call", *(f"    tool.call {n}" for _, n in calls)]
+        messages.append(answer["choices"][0]["message"])
+        for call_id, _ in data.draw(st.permutations(calls)):
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": call_id})
+        if data.draw(st.booleans()):
+            exchanges.append(
+                HttpExchange("POST", "https://x/v1/traces/ingest", {}, b"", 204, {}, b"")
+            )
+    done = {"model": "m", "choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]}
+    exchanges.append(_chat(messages, done))
+    expected += ["  agent.step", "    llm.call"]
+    tree = from_exchanges(exchanges)
+    assert outline_text(tree.root) == "\n".join(expected)
+    for tool in tree.find_all("tool.call"):
+        step, index = tool.attributes["tool_call_id"][1:].split("-")
+        assert tool.attributes["tool_call_index"] == int(index)
+        assert tree.parent(tool) is tree.find_all("agent.step")[int(step)]
+        assert tool.attributes["observation_chars"] == len(tool.attributes["tool_call_id"])
