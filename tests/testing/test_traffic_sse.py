@@ -73,7 +73,7 @@ def _cuts(data: bytes, sizes: list[int]) -> list[bytes]:
     return [*pieces, data[position:]]
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(
     events=_events,
     ends=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
@@ -165,7 +165,7 @@ def test_tool_arguments_split_across_chunks_join_back(arguments: str, sizes: lis
     assert response.stop_reason == "tool_calls"
 
 
-@settings(max_examples=100)
+@settings(max_examples=50)
 @given(
     partial=st.text(max_size=30),
     sizes=st.lists(st.integers(min_value=1, max_value=5), max_size=10),
