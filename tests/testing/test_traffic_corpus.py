@@ -16,7 +16,7 @@ import pytest
 
 from harness.testing import HttpExchange, assert_trace_shape, trace_from_cassette
 from harness.testing import trace_from_exchanges as from_exchanges
-from harness.tracing import TraceTree, validate_trace_document
+from harness.tracing import TraceTree, outline_text, validate_trace_document
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = next(
@@ -84,6 +84,9 @@ def test_every_whole_cassette_builds_a_valid_trace(path: Path) -> None:
     assert calls and tree.root.attributes["llm_calls"] == len(calls)
     assert all(call.attributes["model"] for call in calls)
     assert tree.root.attributes["other_exchanges"] == 0
+    replay = trace_from_cassette(path, mode="replay")
+    validate_trace_document(json.loads(replay.to_json()), source=str(path))
+    assert outline_text(replay.root) == outline_text(tree.root)
 
 
 @needs_corpus
