@@ -19,27 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import (
-    Agent as SdkAgent,
-)
-from agents import (
-    GuardrailFunctionOutput,
-    OpenAIChatCompletionsModel,
-    Runner,
-    function_tool,
-    input_guardrail,
-)
-from agents.tracing import set_trace_processors
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
-from pydantic_ai import Agent, ModelRetry
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from harness.core import ConfigurationError
 from harness.recording import use_cassette
@@ -48,6 +33,20 @@ from harness.testing import assert_trace_shape, trace_from_cassette
 from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans
 from harness.tracing import TraceTree, TraceUsageError, outline_text, validate_trace_document
 from harness.view import build_trace_page
+
+# The frameworks are a test extra: without them this module skips, saying so.
+_EXTRA = (
+    "needs the agent frameworks: pip install openai-agents 'pydantic-ai-slim[openai,anthropic]'"
+)
+sdk = pytest.importorskip("agents", reason=_EXTRA)
+sdk_tracing = pytest.importorskip("agents.tracing", reason=_EXTRA)
+pai = pytest.importorskip("pydantic_ai", reason=_EXTRA)
+pai_messages = pytest.importorskip("pydantic_ai.messages", reason=_EXTRA)
+pai_function = pytest.importorskip("pydantic_ai.models.function", reason=_EXTRA)
+pai_instrumented = pytest.importorskip("pydantic_ai.models.instrumented", reason=_EXTRA)
+Agent = pai.Agent
+ToolCallPart, TextPart = pai_messages.ToolCallPart, pai_messages.TextPart
+SdkAgent = sdk.Agent
 
 SENTINEL = "SENTINEL-ADAPTER-5150"
 ONE_TOOL = """
@@ -85,9 +84,9 @@ def tracer_provider() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
 @pytest.fixture
 def spans(
     tracer_provider: tuple[TracerProvider, InMemorySpanExporter],
-) -> tuple[InstrumentationSettings, InMemorySpanExporter]:
+) -> tuple[Any, InMemorySpanExporter]:
     provider, exporter = tracer_provider
-    return InstrumentationSettings(tracer_provider=provider), exporter
+    return pai_instrumented.InstrumentationSettings(tracer_provider=provider), exporter
 
 
 def _valid(tree: TraceTree) -> TraceTree:
@@ -96,14 +95,14 @@ def _valid(tree: TraceTree) -> TraceTree:
     return tree
 
 
-def _scripted(*answers: list[Any]) -> FunctionModel:
+def _scripted(*answers: list[Any]) -> Any:
     """A FunctionModel that answers with ``answers`` in turn (tool calls or text)."""
     queue = list(answers)
 
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=queue.pop(0))
+    def answer(messages: list[Any], info: Any) -> Any:
+        return pai_messages.ModelResponse(parts=queue.pop(0))
 
-    return FunctionModel(answer)
+    return pai_function.FunctionModel(answer)
 
 
 def _finished(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
@@ -145,7 +144,7 @@ def test_a_tool_asking_for_a_retry_is_an_error_span(spans: Any) -> None:
         """Read a file, failing once."""
         calls["n"] += 1
         if calls["n"] == 1:
-            raise ModelRetry("try again")
+            raise pai.ModelRetry("try again")
         return SENTINEL
 
     ask = [ToolCallPart("flaky", {"path": "a"}, tool_call_id="c1")]
@@ -300,21 +299,19 @@ def test_pydantic_ai_spans_and_its_traffic_tell_the_same_run(
 def processor() -> Iterator[AgentsTraceProcessor]:
     """The only trace processor for the test (no export to OpenAI), removed after it."""
     collected = AgentsTraceProcessor()
-    set_trace_processors([collected])
+    sdk_tracing.set_trace_processors([collected])
     yield collected
-    set_trace_processors([])
+    sdk_tracing.set_trace_processors([])
 
 
-def _sdk_run(
-    url: str, build: Callable[[OpenAIChatCompletionsModel], SdkAgent[Any]], *prompts: str
-) -> list[Any]:
+def _sdk_run(url: str, build: Callable[[Any], Any], *prompts: str) -> list[Any]:
     """Run the agent ``build`` makes on the simulator, once per prompt, in one event loop."""
 
     async def run() -> list[Any]:
         async with AsyncOpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0) as client:
-            model = OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
+            model = sdk.OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
             agent = build(model)
-            return [(await Runner.run(agent, prompt)).final_output for prompt in prompts]
+            return [(await sdk.Runner.run(agent, prompt)).final_output for prompt in prompts]
 
     return asyncio.run(run())
 
@@ -329,7 +326,7 @@ def test_an_agents_sdk_run_and_its_traffic_tell_the_same_run(
             lambda model: SdkAgent(
                 name="reader",
                 instructions="Answer from the files.",
-                tools=[function_tool(read_file)],
+                tools=[sdk.function_tool(read_file)],
                 model=model,
             ),
             "What is the marker in notes.txt?",
@@ -361,11 +358,11 @@ def test_handoffs_guardrails_and_agents_as_tools_keep_their_own_spans(
         ],
     }
 
-    @input_guardrail
-    def polite(context: Any, agent: Any, prompt: Any) -> GuardrailFunctionOutput:
-        return GuardrailFunctionOutput(output_info=None, tripwire_triggered=False)
+    @sdk.input_guardrail
+    def polite(context: Any, agent: Any, prompt: Any) -> Any:
+        return sdk.GuardrailFunctionOutput(output_info=None, tripwire_triggered=False)
 
-    def build(model: OpenAIChatCompletionsModel) -> SdkAgent[Any]:
+    def build(model: Any) -> Any:
         reader = SdkAgent(name="reader", instructions="Read.", model=model)
         ask = reader.as_tool(tool_name="ask_reader", tool_description="Ask the reader.")
         writer = SdkAgent(name="writer", instructions="Write.", model=model, tools=[ask])
