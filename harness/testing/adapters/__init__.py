@@ -24,8 +24,14 @@ __all__ = ["AgentsTraceProcessor", "from_otel_spans"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "AgentsTraceProcessor":
+    if name != "AgentsTraceProcessor":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
         from harness.testing.adapters._agents import AgentsTraceProcessor
-
-        return AgentsTraceProcessor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    except ModuleNotFoundError as exc:
+        if exc.name != "agents":
+            raise
+        raise ImportError(
+            "AgentsTraceProcessor needs the OpenAI Agents SDK: pip install openai-agents"
+        ) from exc
+    return AgentsTraceProcessor
