@@ -19,6 +19,12 @@ from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
 from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
+from harness.recording.stored import (
+    StoredCassette,
+    StoredInteraction,
+    decode_content,
+    read_cassette,
+)
 
 __all__ = [
     "SIMULATOR_HEADER",
@@ -29,11 +35,15 @@ __all__ = [
     "Finding",
     "NetworkBlockedError",
     "RecordMode",
+    "StoredCassette",
+    "StoredInteraction",
     "UnmatchedRequestError",
     "block_network",
     "check_cassettes",
+    "decode_content",
     "normalize_body",
     "parse_record_mode",
+    "read_cassette",
     "scan_cassette_file",
     "unwrap_cassette_error",
     "use_cassette",

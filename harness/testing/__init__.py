@@ -1,4 +1,7 @@
-"""The testing toolkit: trace assertions, fixtures and the pytest plugin."""
+"""The testing toolkit: trace assertions, traffic traces, fixtures and the pytest plugin.
+
+``adapters`` (imported on demand) turns other frameworks' traces into trace trees.
+"""
 
 from harness.testing.trace_assertions import (
     assert_trace_golden,
@@ -9,9 +12,11 @@ from harness.testing.trace_assertions import (
     render_trace,
 )
 from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
+from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
 from harness.tracing import OutlineNode
 
 __all__ = [
+    "HttpExchange",
     "MatchMode",
     "OutlineNode",
     "ShapeMismatch",
@@ -22,4 +27,6 @@ __all__ = [
     "normalize_trace",
     "parse_outline",
     "render_trace",
+    "trace_from_cassette",
+    "trace_from_exchanges",
 ]

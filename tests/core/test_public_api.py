@@ -23,6 +23,7 @@ PACKAGES = [
     "harness.simulator",
     "harness.subagent",
     "harness.testing",
+    "harness.testing.adapters",
     "harness.tools",
     "harness.tools.builtin",
     "harness.tools.sandbox",
@@ -85,6 +86,27 @@ def test_spec_entry_points() -> None:
     )
     for model in (LLMRequest, LLMResponse, Message, ToolCall, Usage, Settings):
         assert model.model_config.get("frozen") is True
+
+
+def test_spec_16_traffic_names() -> None:
+    import dataclasses
+
+    from harness.testing import HttpExchange, trace_from_cassette, trace_from_exchanges
+    from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans
+
+    assert all(callable(x) for x in (trace_from_cassette, trace_from_exchanges, from_otel_spans))
+    assert dataclasses.is_dataclass(HttpExchange)
+    assert HttpExchange.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert [f.name for f in dataclasses.fields(HttpExchange)] == [
+        "method",
+        "url",
+        "request_headers",
+        "request_body",
+        "status",
+        "response_headers",
+        "response_body",
+    ]
+    assert callable(AgentsTraceProcessor)
 
 
 def test_error_tree() -> None:
