@@ -35,7 +35,8 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     spend (token usage x price table) reaches USD.
 harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
              [--alpha 0.05] [--max-drop 0.5] [--json]
-    Cases pair by (case, provider, model role); epochs fold into pass rates.
+    Cases pair by (case, provider, model role, test file and function);
+    epochs fold into pass rates.
     Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower.
 harness eval merge REPORT... --output PATH
 
