@@ -96,6 +96,12 @@ def test_nothing(harness_app, workspace):
     _run(harness_app, workspace)
 
 
+@pytest.mark.eval("refusal-only")
+@recorded
+def test_refusal_only(harness_app, workspace):
+    assert _run(harness_app, workspace).text != "I can't help with that."
+
+
 @pytest.mark.eval("always-fails")
 @recorded
 def test_always_fails(harness_app, workspace, harness_options):
@@ -310,3 +316,31 @@ def test_fail_on_survivors_refuses_a_run_where_nothing_was_mutated(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "0 cannot fail, 0 control failed, 2 not mutated" in done.stdout
     assert "no eval was mutated, so none has shown it can fail" in done.stdout
+
+
+def test_an_eval_that_cannot_fail_or_is_weak_fails_harness_eval_mutants(
+    recorded_project: Path,
+) -> None:
+    done = _harness_eval(recorded_project, "--mutants", "-k", "nothing or refusal_only")
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    nothing = next(line for line in lines if line.startswith("nothing "))
+    assert nothing.split()[-3:] == ["0%", "CANNOT", "FAIL"]
+    # One kill in seven (the refusal) is 14%: weak, never ok.
+    weak = next(line for line in lines if line.startswith("refusal-only "))
+    assert weak.split()[-2:] == ["14%", "WEAK"]
+    assert "2 eval(s) cannot show they fail when the model misbehaves" in done.stdout
+    lenient = _harness_eval(
+        recorded_project, "--mutants", "-k", "refusal_only", "--min-kill-rate", "0.1"
+    )
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+    assert next(line for line in lenient.stdout.splitlines() if "refusal-only" in line).endswith(
+        " ok"
+    )
+
+
+def test_the_cli_default_kill_rate_is_the_toolkits() -> None:
+    from harness.cli.eval_cmd import DEFAULT_MIN_KILL_RATE
+    from harness.evals.mutant_results import DEFAULT_MIN_KILL_RATE as TOOLKIT
+
+    assert DEFAULT_MIN_KILL_RATE == TOOLKIT
