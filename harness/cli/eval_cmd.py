@@ -32,8 +32,9 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     --harness-provider openai, --harness-model MODEL, --record-mode once,
     --harness-base-url URL, ...  (put `--` before them to be explicit).
     --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
-    interval); replay serves epoch k its own <test>[epoch-k].yaml cassette when
-    one was recorded, else the single recording; recording records each epoch.
+    interval); epochs count from 1: replay serves epoch k >= 2 its own
+    <test>[epochk].yaml cassette when one was recorded, else the single
+    recording; recording records each epoch.
     --max-cost USD: when recording, skip the remaining evals once the estimated
     spend (token usage x price table) reaches USD.
 harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
@@ -244,9 +245,17 @@ def _run(
         if epochs > 1:
             typer.echo(render_pass_rates(run.report))
     elif run.exit_code in (0, _PYTEST_NO_TESTS):
-        typer.echo("no eval ran (is anything marked @pytest.mark.eval under the evals folder?)")
+        fail(
+            f"no eval ran under {evals_dir}: nothing there is marked @pytest.mark.eval, or "
+            "-k/-m deselected every eval; point --evals-dir at your evals (no report written)",
+            code=EXIT_USAGE,
+        )
     else:
-        typer.echo(f"pytest stopped with exit code {run.exit_code} before any eval ran")
+        fail(
+            f"pytest stopped with exit code {run.exit_code} before any eval ran (see its "
+            "output above; no report written)",
+            code=1,
+        )
     _echo_paths(run.paths)
     regressed = False
     if old is not None:

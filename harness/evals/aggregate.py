@@ -116,10 +116,13 @@ class CaseRuns:
 
         Rows of older reports carry no cost: ``prices`` prices them now.
         """
-        if self.synthetic or not self.counted:
-            return None
+        if self.synthetic or not any(row.tokens for row in self.counted):
+            return None  # nothing was priced: `–`, never $0.0000
         costs: list[float] = []
         for row in self.counted:
+            if not row.tokens:
+                costs.append(0.0)  # no model call: it adds nothing to the mean's sum
+                continue
             cost = row.cost_usd
             if cost is None and prices is not None:
                 cost = model_cost(_usage(row), row.model, prices)

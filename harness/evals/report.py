@@ -59,7 +59,8 @@ class EvalRow(BaseModel):
     shape: str | None = None
     shape_ok: bool | None = None
     source: Source = Source.UNKNOWN
-    # Which repetition (``--epochs``) this run was, from 0; None: run once.
+    # Which repetition (``--epochs``) this run was, as an index from 0 (the table,
+    # test ids, cassette names and the page count from 1: index 0 is epoch 1).
     epoch: int | None = None
     # The cassette file the answers were replayed from or recorded to (its name),
     # so a row says whether an epoch had its own recording or shared one.

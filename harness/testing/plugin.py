@@ -31,7 +31,7 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
-from harness.testing.naming import STREAM_PARAM, scenario_name
+from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.spend import LEDGER_KEY
 
@@ -125,7 +125,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     is_eval = metafunc.definition.get_closest_marker("eval") is not None
     if options.epochs > 1 and is_eval:
         metafunc.fixturenames.append("harness_epoch")
-        metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
+        # Numbered from 1, as the table, the page and the cassette names count them.
+        epochs = range(1, options.epochs + 1)
+        metafunc.parametrize("harness_epoch", epochs, ids=lambda n: f"epoch{n}")
     if options.stream != "off" and is_eval and "provider_name" in metafunc.fixturenames:
         # Every recorded provider eval gets a streaming run (its own -stream cassette).
         values = [True] if options.stream == "on" else [False, True]
@@ -168,8 +170,8 @@ def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -
 
 @pytest.fixture(name="harness_epoch")
 def _harness_epoch(request: pytest.FixtureRequest) -> int:
-    """Which repetition of an eval this is (``--harness-epochs``)."""
-    return int(getattr(request, "param", 0))
+    """Which repetition of an eval this is (``--harness-epochs``), from 1."""
+    return int(getattr(request, "param", 1))
 
 
 @pytest.fixture(name=STREAM_PARAM)
@@ -269,7 +271,9 @@ def pytest_runtest_makereport(
     # ran) still gets a row, so the report lists every eval.
     is_eval = item.get_closest_marker("eval") is not None
     if report.when == "teardown" and is_eval and not _has_row(report):
-        report.user_properties.append((ROW_PROPERTY, json.dumps({"scenario": scenario_name(item)})))
+        epoch = epoch_of(item)
+        row = {"scenario": scenario_name(item), "epoch": None if epoch is None else epoch - 1}
+        report.user_properties.append((ROW_PROPERTY, json.dumps(row)))
     return report
 
 
