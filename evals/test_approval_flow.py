@@ -84,6 +84,8 @@ def test_approval_flow(
     reason = f"{REJECT_SENTINEL}: the demo key must not be created today"
     _assert_tampering_is_refused(app, paused, decision, reason)
     assert not workspace.exists(TARGET), "verdict: a tampered checkpoint wrote the file"
+    _assert_a_re_signed_checkpoint_is_refused(app, paused, decision, reason)
+    assert not workspace.exists(TARGET), "verdict: a re-signed checkpoint wrote the file"
 
     resumed = app.resume_approval(
         paused.approval_id,
@@ -146,6 +148,36 @@ def _assert_tampering_is_refused(
     try:
         with pytest.raises(ApprovalError):
             app.resume_approval(paused.approval_id, decision, session=SESSION, reason=reason)
+    finally:
+        stored.write_bytes(original)
+
+
+def _assert_a_re_signed_checkpoint_is_refused(
+    app: Application, paused: RunResult, decision: str, reason: str
+) -> None:
+    """A checkpoint validly signed but not the one signed with the approval is refused.
+
+    The forgery keeps the pending write (so the call's hash still matches) and
+    gives the run no steps left, so a resume that wrongly goes ahead runs the
+    write and stops without asking the model anything.
+    """
+    assert paused.checkpoint_id is not None and paused.approval_id is not None
+    stored = app.checkpoints.path_for(SESSION, paused.checkpoint_id)
+    original = stored.read_bytes()
+    checkpoint = app.checkpoints.load(SESSION, paused.checkpoint_id)
+    app.checkpoints.save(checkpoint.model_copy(update={"max_steps": checkpoint.step}))
+    try:
+        try:
+            app.resume_approval(paused.approval_id, decision, session=SESSION, reason=reason)
+        except ApprovalError as refused:
+            assert "not the one written with the approval" in str(refused), (
+                f"verdict: the re-signed checkpoint was refused for another reason: {refused}"
+            )
+        else:
+            raise AssertionError(
+                "verdict: a checkpoint re-signed after the approval was resumed (the "
+                "approval's checkpoint signature was not checked)"
+            )
     finally:
         stored.write_bytes(original)
 

@@ -208,6 +208,15 @@ if ApprovalSigner is not None:
     monkeypatch.setattr(ApprovalSigner, "verify", lambda self, *args, **kwargs: None)
 """)
 
+CHECKPOINT_SIGNATURE_UNCHECKED = _autouse("""
+import harness.engine.approval_resume as resume
+class AnyDigest:
+    @staticmethod
+    def compare_digest(a, b):
+        return True  # the resumed checkpoint is never matched to the approval's signature
+monkeypatch.setattr(resume, "hmac", AnyDigest)
+""")
+
 DENYLIST_IGNORED = _autouse("""
 from harness.tools.policy import ToolPolicyMiddleware
 monkeypatch.setattr(ToolPolicyMiddleware, "__call__", lambda self, ctx, nxt: nxt(ctx))
@@ -299,6 +308,7 @@ def _table(*rows: tuple[str, tuple[str, ...], tuple[str, ...], str, str]) -> tup
         "child-gets-write",
         "edit-writes-nothing",
         "approval-off",
+        "checkpoint-signature-unchecked",
         "reject-reason-dropped",
         "denylist-ignored",
         "concurrent-swapped-contents",
@@ -417,6 +427,13 @@ BREAKAGES = _table(
         APPROVAL_NOT_CONSUMED,
     ),
     ("approval-off", APPROVAL, BOTH, "the write was not paused for approval", APPROVAL_OFF),
+    (
+        "checkpoint-signature-unchecked",
+        APPROVAL,
+        BOTH,
+        "a checkpoint re-signed after the approval was resumed",
+        CHECKPOINT_SIGNATURE_UNCHECKED,
+    ),
     ("pause-span-dropped", APPROVAL, BOTH, "approval.pause", PAUSE_SPAN_DROPPED),
     ("tamper-checks-skipped", APPROVAL, BOTH, "DID NOT RAISE", TAMPER_CHECKS_SKIPPED),
     (
