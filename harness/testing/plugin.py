@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.evals.mutant_results import CONTROL
 from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
@@ -135,22 +134,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(
             STREAM_PARAM, values, ids=lambda stream: "stream" if stream else "plain"
         )
-    if options.mutants and is_eval:
-        ids = [CONTROL]
-        if mutant_mode.qualifies(metafunc.fixturenames):
-            name, path = metafunc.function.__name__, metafunc.definition.path
-            ids = mutant_mode.candidate_ids(name, path, options)
-        metafunc.fixturenames.append(mutant_mode.MUTANT_PARAM)
-        metafunc.parametrize(mutant_mode.MUTANT_PARAM, ids, ids=ids)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _deselect_other_providers(config, items)
     options = config.stash[OPTIONS_KEY]
     if options.mutants:
-        dropped = mutant_mode.select_items(items, options)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
+        mutant_mode.expand_items(items, config, options)
 
 
 def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -178,13 +168,6 @@ def _harness_epoch(request: pytest.FixtureRequest) -> int:
 def _harness_stream(request: pytest.FixtureRequest) -> bool:
     """Whether recorded providers stream in this run (``--harness-stream``)."""
     return bool(getattr(request, "param", False))
-
-
-@pytest.fixture(name="harness_mutant")
-def _harness_mutant(request: pytest.FixtureRequest) -> str | None:
-    """Which mutant this run serves (``--harness-mutants``), or None."""
-    value = getattr(request, "param", None)
-    return None if value is None else str(value)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -253,6 +236,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(render_mutants(collector.report()))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    mutant_mode.name_report(report)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -263,6 +251,7 @@ def pytest_runtest_makereport(
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
+        mutant_mode.judge_report(item, call, report)
         if report.when == "teardown":
             options = item.config.stash[OPTIONS_KEY]
             report.user_properties.append(mutant_outcome.result_property(item, options))
