@@ -217,6 +217,15 @@ class AnyDigest:
 monkeypatch.setattr(resume, "hmac", AnyDigest)
 """)
 
+CONCURRENT_RESUMES_BOTH_RUN = _autouse("""
+import contextlib
+from harness.approval.ledger import DecisionLedger
+from harness.approval.store import ApprovalStore
+# The claim is no longer atomic: no lock around read-check-save, no ledger refusal.
+monkeypatch.setattr(ApprovalStore, "locked", lambda self, record: contextlib.nullcontext())
+monkeypatch.setattr(DecisionLedger, "claim", lambda self, approval_id, decision: None)
+""")
+
 DENYLIST_IGNORED = _autouse("""
 from harness.tools.policy import ToolPolicyMiddleware
 monkeypatch.setattr(ToolPolicyMiddleware, "__call__", lambda self, ctx, nxt: nxt(ctx))
@@ -309,6 +318,7 @@ def _table(*rows: tuple[str, tuple[str, ...], tuple[str, ...], str, str]) -> tup
         "edit-writes-nothing",
         "approval-off",
         "checkpoint-signature-unchecked",
+        "concurrent-resumes-both-run",
         "reject-reason-dropped",
         "denylist-ignored",
         "concurrent-swapped-contents",
@@ -427,6 +437,13 @@ BREAKAGES = _table(
         APPROVAL_NOT_CONSUMED,
     ),
     ("approval-off", APPROVAL, BOTH, "the write was not paused for approval", APPROVAL_OFF),
+    (
+        "concurrent-resumes-both-run",
+        APPROVAL,
+        BOTH,
+        "two concurrent resumes of one approval both ran",
+        CONCURRENT_RESUMES_BOTH_RUN,
+    ),
     (
         "checkpoint-signature-unchecked",
         APPROVAL,
