@@ -106,8 +106,14 @@ def test_approval_flow(
         app, rival, paused.approval_id, decision, reason if decision == "reject" else None
     )
     assert resumed.stop_reason == "final", f"resumed run stopped with {resumed.stop_reason}"
-    with pytest.raises(ApprovalError):  # consumed: a decided approval never runs again
-        app.resume_approval(paused.approval_id, "approve", session=SESSION)
+    try:  # consumed: a decided approval never runs again
+        again = app.resume_approval(paused.approval_id, "approve", session=SESSION)
+    except ApprovalError:
+        pass
+    else:
+        raise AssertionError(
+            f"verdict: a decided approval ran again (a second resume stopped {again.stop_reason})"
+        )
     assert resumed.trace_path is not None
     resumed_tree = TraceTree.load(resumed.trace_path)
     resume = resumed_tree.one(kind="approval.resume")
@@ -252,7 +258,8 @@ def _resume_against_a_rival(
         rival.close()
     assert thread.ident is not None, "verdict: the resume never loaded its checkpoint"
     assert outcome and isinstance(outcome[0], ApprovalError), (
-        "verdict: two concurrent resumes of one approval both ran (the rival got "
+        "verdict: two concurrent resumes of one approval both ran, so a decided approval ran "
+        "again (the rival got "
         f"{outcome[0] if outcome else 'nothing'!r})"
     )
     return resumed
