@@ -10,15 +10,21 @@ match a golden shape, and take exactly the steps and calls they need.
 
 from __future__ import annotations
 
+import inspect
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness import RunResult
+from harness import RunResult, Settings, build_application
 from harness.app import Application
+from harness.approval.store import ApprovalStore
 from harness.core import ApprovalError, Role
+from harness.providers import ScriptedProvider
 from harness.testing import naming
 from harness.testing.workspace import Workspace
 from harness.tracing import TraceTree
@@ -26,6 +32,9 @@ from harness.tracing import TraceTree
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "approval"
 SENTINEL = (FIXTURE / "approval-content.txt").read_text("utf-8").strip()
 REJECT_SENTINEL = "SENTINEL-REJECT-9D14A6F0B3"
+# The claim's lock as the runtime defines it (read before any test patches it): a
+# rival resume waiting there is held off, as it must be.
+_CLAIM_LOCK = inspect.unwrap(ApprovalStore.locked).__code__
 TARGET = "approval-demo-key.txt"
 SESSION = "eval-approval"
 PROMPT = (
@@ -41,6 +50,7 @@ def test_approval_flow(
     request: pytest.FixtureRequest,
     workspace: Workspace,
     make_harness_app: Callable[..., Application],
+    harness_settings: dict[str, Any],
     assert_trace_golden: Callable[..., None],
     evidence: Callable[[Application], Any],
     decision: str,
@@ -84,16 +94,26 @@ def test_approval_flow(
     reason = f"{REJECT_SENTINEL}: the demo key must not be created today"
     _assert_tampering_is_refused(app, paused, decision, reason)
     assert not workspace.exists(TARGET), "verdict: a tampered checkpoint wrote the file"
+    _assert_a_re_signed_checkpoint_is_refused(app, paused, decision, reason)
+    assert not workspace.exists(TARGET), "verdict: a re-signed checkpoint wrote the file"
 
-    resumed = app.resume_approval(
-        paused.approval_id,
-        decision,
-        session=SESSION,
-        reason=reason if decision == "reject" else None,
+    # A second process resumes the same approval at the same moment: only one may run it.
+    rival = build_application(
+        Settings(**{**harness_settings, "enabled_tools": ("read", "write")}),
+        provider=ScriptedProvider(["rival done"] * 3),
+    )
+    resumed = _resume_against_a_rival(
+        app, rival, paused.approval_id, decision, reason if decision == "reject" else None
     )
     assert resumed.stop_reason == "final", f"resumed run stopped with {resumed.stop_reason}"
-    with pytest.raises(ApprovalError):  # consumed: a decided approval never runs again
-        app.resume_approval(paused.approval_id, "approve", session=SESSION)
+    try:  # consumed: a decided approval never runs again
+        again = app.resume_approval(paused.approval_id, "approve", session=SESSION)
+    except ApprovalError:
+        pass
+    else:
+        raise AssertionError(
+            f"verdict: a decided approval ran again (a second resume stopped {again.stop_reason})"
+        )
     assert resumed.trace_path is not None
     resumed_tree = TraceTree.load(resumed.trace_path)
     resume = resumed_tree.one(kind="approval.resume")
@@ -148,6 +168,101 @@ def _assert_tampering_is_refused(
             app.resume_approval(paused.approval_id, decision, session=SESSION, reason=reason)
     finally:
         stored.write_bytes(original)
+
+
+def _assert_a_re_signed_checkpoint_is_refused(
+    app: Application, paused: RunResult, decision: str, reason: str
+) -> None:
+    """A checkpoint validly signed but not the one signed with the approval is refused.
+
+    The forgery keeps the pending write (so the call's hash still matches) and
+    gives the run no steps left, so a resume that wrongly goes ahead runs the
+    write and stops without asking the model anything.
+    """
+    assert paused.checkpoint_id is not None and paused.approval_id is not None
+    stored = app.checkpoints.path_for(SESSION, paused.checkpoint_id)
+    original = stored.read_bytes()
+    checkpoint = app.checkpoints.load(SESSION, paused.checkpoint_id)
+    app.checkpoints.save(checkpoint.model_copy(update={"max_steps": checkpoint.step}))
+    try:
+        try:
+            app.resume_approval(paused.approval_id, decision, session=SESSION, reason=reason)
+        except ApprovalError as refused:
+            assert "not the one written with the approval" in str(refused), (
+                f"verdict: the re-signed checkpoint was refused for another reason: {refused}"
+            )
+        else:
+            raise AssertionError(
+                "verdict: a checkpoint re-signed after the approval was resumed (the "
+                "approval's checkpoint signature was not checked)"
+            )
+    finally:
+        stored.write_bytes(original)
+
+
+def _waiting_for_the_claim(thread: threading.Thread) -> bool:
+    frame = sys._current_frames().get(thread.ident or -1)
+    while frame is not None:
+        if frame.f_code is _CLAIM_LOCK:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _resume_against_a_rival(
+    app: Application, rival: Application, approval_id: str, decision: str, reason: str | None
+) -> RunResult:
+    """Resume while ``rival`` (another process's app) resumes the same approval.
+
+    The rival starts once this resume holds its claim, and this resume goes on
+    once the rival either waits for that claim or got past it. A rival past it
+    then waits until this resume is done, so the two never interleave: the
+    verdict is about whether it ran, not about a mixed-up session.
+    """
+    outcome: list[object] = []
+    past_the_claim, done = threading.Event(), threading.Event()
+    rival_load = rival.checkpoints.load
+
+    def rival_loads(session_key: str, checkpoint_id: str) -> Any:
+        past_the_claim.set()  # it read the approval as pending and is about to run it
+        done.wait(timeout=120)
+        return rival_load(session_key, checkpoint_id)
+
+    def run_rival() -> None:
+        try:
+            outcome.append(rival.resume_approval(approval_id, decision, SESSION, reason))
+        except Exception as exc:  # the verdict below names what it was
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run_rival, name="rival-resume", daemon=True)
+    own_load = app.checkpoints.load
+
+    def loads(session_key: str, checkpoint_id: str) -> Any:
+        if thread.ident is None:  # inside this resume's claim: the rival starts now
+            thread.start()
+            while not past_the_claim.is_set() and thread.is_alive():
+                if _waiting_for_the_claim(thread):
+                    break
+                time.sleep(0.001)
+        return own_load(session_key, checkpoint_id)
+
+    rival.checkpoints.load = rival_loads  # type: ignore[method-assign]
+    app.checkpoints.load = loads  # type: ignore[method-assign]
+    try:
+        resumed = app.resume_approval(approval_id, decision, session=SESSION, reason=reason)
+    finally:
+        del app.checkpoints.load
+        done.set()
+        if thread.ident is not None:
+            thread.join(timeout=120)
+        rival.close()
+    assert thread.ident is not None, "verdict: the resume never loaded its checkpoint"
+    assert outcome and isinstance(outcome[0], ApprovalError), (
+        "verdict: two concurrent resumes of one approval both ran, so a decided approval ran "
+        "again (the rival got "
+        f"{outcome[0] if outcome else 'nothing'!r})"
+    )
+    return resumed
 
 
 def _observation_of_write(seen: Any) -> str:

@@ -12,6 +12,9 @@ from typer.core import TyperGroup
 
 from harness.cli.errors import EXIT_USAGE, fail
 
+# harness.evals.DEFAULT_MIN_KILL_RATE, spelled here so `harness --help` imports no evals.
+DEFAULT_MIN_KILL_RATE = 0.5
+
 if TYPE_CHECKING:
     from harness.evals import EvalReport
 
@@ -29,14 +32,20 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     --harness-provider openai, --harness-model MODEL, --record-mode once,
     --harness-base-url URL, ...  (put `--` before them to be explicit).
     --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
-    interval); replay serves epoch k its own <test>[epoch-k].yaml cassette when
-    one was recorded, else the single recording; recording records each epoch.
+    interval); epochs count from 1: replay serves epoch k >= 2 its own
+    <test>[epochk].yaml cassette when one was recorded, else the single
+    recording; recording records each epoch.
     --max-cost USD: when recording, skip the remaining evals once the estimated
     spend (token usage x price table) reaches USD.
 harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
              [--alpha 0.05] [--max-drop 0.5] [--json]
-    Cases pair by (case, provider, model role); epochs fold into pass rates.
+    Cases pair by (case, provider, model role, test file and function);
+    epochs fold into pass rates.
     Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower.
+harness eval --mutants [--fail-on weak|survivors|never] [--min-kill-rate 0.5]
+    Exit 1 when an eval cannot fail, fails its control or kills fewer of its
+    mutants than --min-kill-rate (weak, the default gate); survivors: also
+    when any mutant survives.
 harness eval merge REPORT... --output PATH
 
 \b
@@ -46,9 +55,14 @@ Exit codes: 0 every eval passed, 1 an eval failed or regressed,
 
 
 class FailOnMutants(StrEnum):
-    """When ``harness eval --mutants`` exits 1."""
+    """When ``harness eval --mutants`` exits 1.
+
+    ``weak`` (the default): an eval that cannot fail, kills fewer mutants than
+    ``--min-kill-rate`` or fails its control; ``survivors``: also any survivor.
+    """
 
     SURVIVORS = "survivors"
+    WEAK = "weak"
     NEVER = "never"
 
 
@@ -122,7 +136,19 @@ def eval_command(
     ] = False,
     fail_on: Annotated[
         FailOnMutants | None,
-        typer.Option(help="With --mutants: exit 1 when an eval lets mutants survive."),
+        typer.Option(
+            help="With --mutants: exit 1 on an eval that cannot fail, is weak or fails its "
+            "control (weak, the default), also on any survivor (survivors), or never."
+        ),
+    ] = None,
+    min_kill_rate: Annotated[
+        float | None,
+        typer.Option(
+            help="With --mutants: an eval that kills fewer of its mutants than this share "
+            "(default 0.5) is weak.",
+            min=0.0,
+            max=1.0,
+        ),
     ] = None,
     max_cost: Annotated[
         float | None,
@@ -146,7 +172,11 @@ def eval_command(
     if mutants and baseline is not None:
         fail("--baseline compares eval rows; run it without --mutants")
     if fail_on is not None and not mutants:
-        fail("--fail-on survivors applies to --mutants; use `harness eval compare` otherwise")
+        fail(
+            f"--fail-on {fail_on.value} applies to --mutants; use `harness eval compare` otherwise"
+        )
+    if min_kill_rate is not None and not mutants:
+        fail("--min-kill-rate applies to --mutants; add --mutants")
     if report is not None:
         _check_report_target(report)
     _run(
@@ -156,7 +186,8 @@ def eval_command(
         evals_dir=evals_dir,
         baseline=baseline,
         mutants=mutants,
-        fail_on=fail_on or FailOnMutants.NEVER,
+        fail_on=fail_on or FailOnMutants.WEAK,
+        min_kill_rate=DEFAULT_MIN_KILL_RATE if min_kill_rate is None else min_kill_rate,
         max_cost=max_cost,
     )
 
@@ -179,6 +210,7 @@ def _run(
     baseline: Path | None,
     mutants: bool,
     fail_on: FailOnMutants,
+    min_kill_rate: float,
     max_cost: float | None,
 ) -> None:
     from harness.evals import (
@@ -204,16 +236,26 @@ def _run(
         )
     typer.echo("")
     if mutants:
-        _show_mutants(run.report, run.paths, ok=run.ok, fail_on=fail_on)
+        _show_mutants(
+            run.report, run.paths, ok=run.ok, fail_on=fail_on, min_kill_rate=min_kill_rate
+        )
         return
     if run.report.rows:
         typer.echo(render_table(run.report))
         if epochs > 1:
             typer.echo(render_pass_rates(run.report))
     elif run.exit_code in (0, _PYTEST_NO_TESTS):
-        typer.echo("no eval ran (is anything marked @pytest.mark.eval under the evals folder?)")
+        fail(
+            f"no eval ran under {evals_dir}: nothing there is marked @pytest.mark.eval, or "
+            "-k/-m deselected every eval; point --evals-dir at your evals (no report written)",
+            code=EXIT_USAGE,
+        )
     else:
-        typer.echo(f"pytest stopped with exit code {run.exit_code} before any eval ran")
+        fail(
+            f"pytest stopped with exit code {run.exit_code} before any eval ran (see its "
+            "output above; no report written)",
+            code=1,
+        )
     _echo_paths(run.paths)
     regressed = False
     if old is not None:
@@ -230,23 +272,36 @@ def _echo_paths(paths: tuple[Path, ...]) -> None:
 
 
 def _show_mutants(
-    report: EvalReport, paths: tuple[Path, ...], *, ok: bool, fail_on: FailOnMutants
+    report: EvalReport,
+    paths: tuple[Path, ...],
+    *,
+    ok: bool,
+    fail_on: FailOnMutants,
+    min_kill_rate: float,
 ) -> None:
     from harness.evals import MutantStatus, render_mutants, summarize_mutants
 
-    typer.echo(render_mutants(report))
+    typer.echo(render_mutants(report, min_kill_rate))
     _echo_paths(paths)
-    summaries = summarize_mutants(report.mutants)
+    summaries = summarize_mutants(report.mutants, min_kill_rate)
     failing = [s for s in summaries if s.failing]
     if not ok:
         raise typer.Exit(1)  # pytest could not run the mutants (see its output above)
-    gate = fail_on is FailOnMutants.SURVIVORS
-    if gate and all(s.status is MutantStatus.NOT_MUTATED for s in summaries):
-        typer.echo("--fail-on survivors: no eval was mutated, so none has shown it can fail")
-        raise typer.Exit(1)
-    if gate and failing:
-        names = ", ".join(f"{s.scenario} [{s.target}]" for s in failing)
-        typer.echo(f"--fail-on survivors: {len(failing)} eval(s) let mutants through: {names}")
+    if fail_on is FailOnMutants.SURVIVORS:
+        if all(s.status is MutantStatus.NOT_MUTATED for s in summaries):
+            typer.echo("--fail-on survivors: no eval was mutated, so none has shown it can fail")
+            raise typer.Exit(1)
+        if failing:
+            names = ", ".join(f"{s.scenario} [{s.target}]" for s in failing)
+            typer.echo(f"--fail-on survivors: {len(failing)} eval(s) let mutants through: {names}")
+            raise typer.Exit(1)
+    little = [s for s in summaries if s.proves_little]
+    if fail_on is FailOnMutants.WEAK and little:
+        names = ", ".join(f"{s.scenario} [{s.target}] {s.status.value}" for s in little)
+        typer.echo(
+            f"{len(little)} eval(s) cannot show they fail when the model misbehaves: {names} "
+            f"(minimum kill rate {min_kill_rate:.0%}; --fail-on never only reports)"
+        )
         raise typer.Exit(1)
 
 

@@ -1,7 +1,8 @@
 """Epochs of one case folded into one line: passes out of runs, and what they cost.
 
 A row of the report is one run. Rows of the same case, provider and model role
-(whatever the model's name: that is what an upgrade changes) are one
+(whatever the model's name: that is what an upgrade changes) and the same test
+(its file and function: two files may hold evals of one name) are one
 ``CaseRuns``. Skipped runs are no evidence either way and are left out of the
 rate; a case whose every run was skipped counts as not run.
 """
@@ -19,9 +20,11 @@ from harness.evals.provenance import Source
 from harness.evals.rows import EvalRow, Verdict
 from harness.evals.stats import Interval, wilson_interval
 
-__all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "render_rate"]
+__all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "identity_of", "render_rate"]
 
-CaseKey = tuple[str, str, str]  # (case, provider, model role)
+# (case, provider, model role, test): the test (``file::function`` of the node
+# id, parameters cut) keeps same-named evals of two files apart.
+CaseKey = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,10 @@ class CaseRuns:
     @property
     def role(self) -> str:
         return self.key[2]
+
+    @property
+    def test(self) -> str:
+        return self.key[3]
 
     @property
     def counted(self) -> tuple[EvalRow, ...]:
@@ -109,10 +116,13 @@ class CaseRuns:
 
         Rows of older reports carry no cost: ``prices`` prices them now.
         """
-        if self.synthetic or not self.counted:
-            return None
+        if self.synthetic or not any(row.tokens for row in self.counted):
+            return None  # nothing was priced: `–`, never $0.0000
         costs: list[float] = []
         for row in self.counted:
+            if not row.tokens:
+                costs.append(0.0)  # no model call: it adds nothing to the mean's sum
+                continue
             cost = row.cost_usd
             if cost is None and prices is not None:
                 cost = model_cost(_usage(row), row.model, prices)
@@ -138,9 +148,19 @@ def _usage(row: EvalRow) -> TokenUsage:
     )
 
 
+def identity_of(nodeid: str) -> str:
+    """``evals/test_a.py::test_flow`` of ``evals/test_a.py::test_flow[openai-approve]``.
+
+    The parameters are cut: they hold the provider and epoch, which the key has
+    on its own (or, for an epoch, folds), and the scenario's own parameters,
+    which its name already carries.
+    """
+    return nodeid.partition("[")[0]
+
+
 def aggregate_rows(rows: Iterable[EvalRow]) -> dict[CaseKey, CaseRuns]:
-    """Group rows into ``CaseRuns`` by (case, provider, model role)."""
+    """Group rows into ``CaseRuns`` by (case, provider, model role, test)."""
     groups: defaultdict[CaseKey, list[EvalRow]] = defaultdict(list)
     for row in rows:
-        groups[(row.scenario, row.provider, row.model_role)].append(row)
+        groups[(row.scenario, row.provider, row.model_role, identity_of(row.nodeid))].append(row)
     return {key: CaseRuns(key, tuple(found)) for key, found in sorted(groups.items())}

@@ -1,7 +1,8 @@
 """Comparing two eval reports: the model-upgrade diff, as a statistical gate.
 
-Rows pair by (case, provider, model role), so a baseline recorded with one model
-compares with a run of another; epochs fold into pass rates (``aggregate``) and
+Rows pair by (case, provider, model role, test), so a baseline recorded with one
+model compares with a run of another and two files' evals of one name stay two
+cases; epochs fold into pass rates (``aggregate``) and
 ``gate`` decides what a drop means.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
@@ -40,10 +41,21 @@ class Change:
     shape_diff: tuple[str, ...] = ()
     old_cost: float | None = None
     new_cost: float | None = None
+    # The case's name is shared by another test: the text names the test too.
+    collides: bool = False
 
     @property
     def scenario(self) -> str:
         return self.key[0]
+
+    @property
+    def test(self) -> str:
+        return self.key[3]
+
+    @property
+    def case(self) -> str:
+        """The case as the text shows it: its name, and its test where names collide."""
+        return f"{self.scenario} ({self.test})" if self.collides else self.scenario
 
     @property
     def provider(self) -> str:
@@ -52,7 +64,7 @@ class Change:
     @property
     def label(self) -> str:
         role = "" if self.key[2] == AGENT_ROLE else f", {self.key[2]}"
-        return f"{self.scenario} [{self.provider}{role}]"
+        return f"{self.case} [{self.provider}{role}]"
 
     @property
     def regression(self) -> bool:
@@ -76,14 +88,14 @@ class Change:
             return f"{runs.mean('input_tokens') + runs.mean('output_tokens'):.0f}{mark}"
 
         def steps(runs: CaseRuns | None) -> str:
-            return "–" if runs is None or not runs.runs else f"{runs.mean('steps'):g}"
+            return "–" if runs is None or not runs.runs else _number(runs.mean("steps"))
 
         def cost(runs: CaseRuns | None, value: float | None) -> str:
             return "–" if runs is None else render_cost(value, synthetic=runs.synthetic)
 
         p = "–" if self.rate is None else f"{self.rate.p_value:.3g}"
         return (
-            self.scenario,
+            self.case,
             f"{self.provider}/{self.key[2]}",
             rate(self.old),
             rate(self.new),
@@ -114,6 +126,7 @@ class Change:
 
         return {
             "case": self.scenario,
+            "test": self.test,
             "provider": self.provider,
             "model_role": self.key[2],
             "status": self.status.value,
@@ -125,7 +138,7 @@ class Change:
         }
 
 
-_HEADERS = ("case", "provider/role", "old", "new", "p", "tokens/run", "cost/run", "steps", "")
+_HEADERS = ("case", "provider/role", "old", "new", "p", "tokens/run", "cost/run", "steps", "status")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +194,7 @@ class Comparison:
         ):
             lines.append("* synthetic tokens: counted by no real model, and not priced")
         for change in self.changes:
-            if change.status is Status.SAME:
+            if change.status in (Status.SAME, Status.NOT_RUN):
                 continue
             tag = {Status.REGRESSION: "REGRESSION", Status.WEAKER: "WEAKER"}.get(
                 change.status, change.status.value
@@ -189,6 +202,7 @@ class Comparison:
             lines.append(f"{tag}: {change.label}")
             lines.extend(f"  {note}" for note in change.notes)
             lines.extend(f"    {line}" for line in change.shape_diff)
+        lines.extend(_not_run_lines(self.with_status(Status.NOT_RUN)))
         both = len(self.changes) - len(self.with_status(Status.NOT_RUN))
         lines.append(
             f"cost of one run of the {both} case(s) both reports ran: old "
@@ -233,15 +247,20 @@ def compare_reports(
     *,
     prices: PriceTable | None = None,
 ) -> Comparison:
-    """Pair cases by (case, provider, model role) and judge each pass-rate move.
+    """Pair cases by (case, provider, model role, test) and judge each pass-rate move.
 
     ``prices`` prices rows of reports written before rows carried a cost.
     """
     settings = settings or GateSettings()
     old_cases, new_cases = aggregate_rows(old.rows), aggregate_rows(new.rows)
+    keys = sorted(set(old_cases) | set(new_cases))
+    tests = Counter(name for name, _ in {(key[0], key[3]) for key in keys})
     changes = [
-        _change(key, old_cases.get(key), new_cases.get(key), settings, prices)
-        for key in sorted(set(old_cases) | set(new_cases))
+        replace(
+            _change(key, old_cases.get(key), new_cases.get(key), settings, prices),
+            collides=tests[key[0]] > 1,
+        )
+        for key in keys
     ]
     return Comparison(
         tuple(changes),
@@ -256,6 +275,30 @@ def compare_reports(
 
 def _total(costs: list[float | None]) -> float | None:
     return None if not costs or any(c is None for c in costs) else sum(c for c in costs if c)
+
+
+def _number(value: float) -> str:
+    """A mean as a reader wants it: ``2``, ``1.67``, never ``1.66667``."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") or "0"
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """A failure message on one line (a repr may span many), cut at ``limit``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _not_run_lines(changes: tuple[Change, ...]) -> list[str]:
+    """One line per side that lacks cases (a per-provider baseline lacks many), not one each."""
+    lines = []
+    for where in ("the old report", "the new report"):
+        missing = [c for c in changes if f"not run in {where}" in " ".join(c.notes)]
+        if not missing:
+            continue
+        shown = ", ".join(c.label for c in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        lines.append(f"NOT RUN in {where} ({len(missing)} case(s), not compared): {shown}{more}")
+    return lines
 
 
 def _names(sources: tuple[Source, ...]) -> str:
@@ -293,7 +336,7 @@ def _change(
         notes.append(f"pass rate: {old.render_rate()} -> {new.render_rate()}")
         if rate.reason:
             notes.append(rate.reason)
-        failures = Counter(new.failures)
+        failures = Counter(_one_line(failure) for failure in new.failures)
         notes.extend(
             f"new {line}" + (f" ({count}x)" if count > 1 else "")
             for line, count in failures.most_common(3)
@@ -310,7 +353,8 @@ def _change(
             before += old.mean("output_tokens")
             after += new.mean("output_tokens")
         if before != after:
-            notes.append(f"{label}: {before:g} -> {after:g} ({after - before:+g}) per run")
+            change = ("+" if after >= before else "-") + _number(abs(after - before))
+            notes.append(f"{label}: {_number(before)} -> {_number(after)} ({change}) per run")
             counted = True
     if old_cost is not None and new_cost is not None and old_cost != new_cost:
         notes.append(f"cost per run: ${old_cost:.4f} -> ${new_cost:.4f}")

@@ -11,6 +11,8 @@ Every eval also runs its unmutated sequence (the ``original`` control) through
 the same positional replay. If the control fails, the eval fails for a reason
 that is not a mutation (it depends on request matching, or the replay order of
 concurrent calls is not stable), so its kills prove nothing: ``control failed``.
+An eval that kills some mutants but fewer than ``min_kill_rate`` of them (0.5 by
+default) is ``weak``: it fails on a few perturbations and misses most.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from harness.evals.provenance import Source
 
 __all__ = [
     "CONTROL",
+    "DEFAULT_MIN_KILL_RATE",
     "EvalMutants",
     "MutantOutcome",
     "MutantResult",
@@ -34,6 +37,7 @@ __all__ = [
 ]
 
 CONTROL = "original"
+DEFAULT_MIN_KILL_RATE = 0.5
 
 
 class MutantOutcome(StrEnum):
@@ -48,6 +52,7 @@ class MutantOutcome(StrEnum):
 
 class MutantStatus(StrEnum):
     OK = "ok"
+    WEAK = "weak"
     CANNOT_FAIL = "cannot fail"
     CONTROL_FAILED = "control failed"
     NOT_MUTATED = "not mutated"
@@ -94,26 +99,39 @@ class EvalMutants:
         return self.killed / self.total if self.total else 0.0
 
     @property
-    def failing(self) -> bool:
-        """What ``--fail-on survivors`` refuses: survivors, or an eval that proves nothing."""
-        return bool(self.survivors) or self.status in (
+    def proves_little(self) -> bool:
+        """What every ``--mutants`` run refuses: an eval that cannot fail, barely fails or
+        fails anyway."""
+        return self.status in (
             MutantStatus.CANNOT_FAIL,
             MutantStatus.CONTROL_FAILED,
+            MutantStatus.WEAK,
         )
 
+    @property
+    def failing(self) -> bool:
+        """What ``--fail-on survivors`` refuses: survivors, or an eval that proves little."""
+        return bool(self.survivors) or self.proves_little
 
-def _status(control: MutantResult | None, mutants: list[MutantResult], killed: int) -> MutantStatus:
+
+def _status(
+    control: MutantResult | None, mutants: list[MutantResult], killed: int, min_kill_rate: float
+) -> MutantStatus:
     if control is not None and control.outcome is MutantOutcome.NOT_MUTATED:
         return MutantStatus.NOT_MUTATED
     if control is None or control.outcome is not MutantOutcome.PASS:
         return MutantStatus.CONTROL_FAILED
     if killed == 0:
         return MutantStatus.CANNOT_FAIL  # also when no mutant applied: nothing shows it can fail
+    if killed < min_kill_rate * len(mutants):
+        return MutantStatus.WEAK
     return MutantStatus.OK
 
 
-def summarize_mutants(results: Iterable[MutantResult]) -> list[EvalMutants]:
-    """Group results by eval, in node id order."""
+def summarize_mutants(
+    results: Iterable[MutantResult], min_kill_rate: float = DEFAULT_MIN_KILL_RATE
+) -> list[EvalMutants]:
+    """Group results by eval, in node id order; below ``min_kill_rate`` an eval is weak."""
     groups: defaultdict[str, list[MutantResult]] = defaultdict(list)
     for result in results:
         groups[result.eval_nodeid].append(result)
@@ -130,7 +148,7 @@ def summarize_mutants(results: Iterable[MutantResult]) -> list[EvalMutants]:
                 scenario=first.scenario,
                 target=f"{first.provider}/{first.model}",
                 source=first.source,
-                status=_status(control, mutants, killed),
+                status=_status(control, mutants, killed, min_kill_rate),
                 total=len(mutants),
                 killed=killed,
                 exhausted=sum(1 for r in mutants if r.outcome is MutantOutcome.EXHAUSTED),

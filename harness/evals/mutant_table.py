@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from harness.evals.grid import grid_lines
-from harness.evals.mutant_results import EvalMutants, MutantStatus, summarize_mutants
+from harness.evals.mutant_results import (
+    DEFAULT_MIN_KILL_RATE,
+    EvalMutants,
+    MutantStatus,
+    summarize_mutants,
+)
 from harness.evals.report import EvalReport
 
 __all__ = ["MUTANT_LEGEND", "render_mutants"]
@@ -11,7 +16,8 @@ __all__ = ["MUTANT_LEGEND", "render_mutants"]
 MUTANT_LEGEND = (
     "killed: the eval failed an assertion; exhausted: killed after the run asked for more "
     "responses than the mutant held; error: the eval crashed instead of failing an assertion; "
-    "cannot fail: no mutant was killed; control failed: the eval fails on its unmutated "
+    "cannot fail: no mutant was killed; weak: fewer killed than the minimum kill rate; "
+    "control failed: the eval fails on its unmutated "
     "responses served in order, so its kills prove nothing"
 )
 _HEADERS = (
@@ -67,9 +73,9 @@ def _details(summary: EvalMutants) -> list[str]:
     return lines
 
 
-def render_mutants(report: EvalReport) -> str:
+def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_RATE) -> str:
     """One line per eval (kills, survivors, status), survivors listed under it."""
-    summaries = summarize_mutants(report.mutants)
+    summaries = summarize_mutants(report.mutants, min_kill_rate)
     if not summaries:
         return "no eval was mutated (is anything marked @pytest.mark.eval under the evals folder?)"
     rows = [_cells(s) for s in summaries]
@@ -86,6 +92,7 @@ def render_mutants(report: EvalReport) -> str:
         f"({sum(s.exhausted for s in summaries)} exhausted), "
         f"{sum(len(s.survivors) for s in summaries)} survived, "
         f"{sum(len(s.errors) for s in summaries)} error(s); "
+        f"{counts[MutantStatus.WEAK]} weak (below {min_kill_rate:.0%} killed), "
         f"{counts[MutantStatus.CANNOT_FAIL]} cannot fail, "
         f"{counts[MutantStatus.CONTROL_FAILED]} control failed, "
         f"{counts[MutantStatus.NOT_MUTATED]} not mutated"

@@ -6,9 +6,11 @@ cassette's ``harness:`` block says so (``recorded_against`` ends with
 no such block, so its recorded hosts and responses decide:
 
 - every response carries the simulator's ``x-harness-simulator`` header -> simulator;
-- every request went to a host off this machine (api.openai.com, a proxy) -> live;
-- anything else (a loopback server that is not ``harness sim``: a local model or
-  a mock, harness cannot tell which; a mix; no interactions) -> unknown.
+- every request went to a known provider API host (api.openai.com, ...) or a
+  gateway declared in ``HARNESS_LIVE_HOSTS`` (``live_hosts``) -> live;
+- anything else (a server on this machine or network that is not ``harness sim``,
+  in whatever spelling of its address: a local model or a mock, harness cannot
+  tell which; an undeclared host; a mix; no interactions) -> unknown.
 
 The same host rule guards the metadata: a file marked simulated whose hosts
 include a remote one mixes simulator and live answers (re-recorded in mode
@@ -20,7 +22,6 @@ YAML itself instead of reaching into the recording layer's private loader.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from harness.core.errors import CassetteError
+from harness.evals.live_hosts import is_live_host, is_local_host
 
 __all__ = [
     "SIMULATOR_MARK",
@@ -43,7 +45,6 @@ SIMULATOR_MARK = "(harness simulator)"
 _SIMULATOR_HEADER = "x-harness-simulator"
 _METADATA_KEY = "harness"
 _INTERACTIONS = "\ninteractions:\n"
-_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -61,16 +62,6 @@ class Source(StrEnum):
         return self in (Source.SIMULATOR, Source.SCRIPTED)
 
 
-def _is_loopback(host: str) -> bool:
-    name = host.strip("[]").split("%", 1)[0].lower().rstrip(".")
-    if name in _LOCAL_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 def _host(netloc: str) -> str:
     """``host`` of ``host:port`` or ``[v6]:port``."""
     if netloc.startswith("["):
@@ -86,12 +77,11 @@ def source_of_recording(recorded_against: str | None) -> Source:
     simulated = text.endswith(SIMULATOR_MARK)
     text = text.removesuffix(SIMULATOR_MARK)
     hosts = [_host(part.strip()) for part in text.split(",") if part.strip()]
-    local = [_is_loopback(host) for host in hosts]
     if simulated:
         # harness marks a file simulated when *any* answer came from the simulator;
         # a remote host beside it means live answers were mixed in (mode all).
-        return Source.SIMULATOR if all(local) else Source.UNKNOWN
-    if hosts and not any(local):
+        return Source.SIMULATOR if all(is_local_host(h) for h in hosts) else Source.UNKNOWN
+    if hosts and all(is_live_host(h) for h in hosts):
         return Source.LIVE
     return Source.UNKNOWN
 
@@ -116,10 +106,11 @@ def _source_of_interactions(interactions: list[Any]) -> Source:
     marked = [
         isinstance(r, dict) and _header(r.get("headers"), _SIMULATOR_HEADER) for r in responses
     ]
-    if all(marked):
-        return Source.SIMULATOR
     hosts = [_request_host(r) for r in requests]
-    if any(marked) or not all(hosts) or any(_is_loopback(h) for h in hosts):
+    if all(marked):
+        # The header alone is no proof: a remote server may send it too.
+        return Source.SIMULATOR if all(is_local_host(h) for h in hosts) else Source.UNKNOWN
+    if any(marked) or not all(is_live_host(h) for h in hosts):
         return Source.UNKNOWN
     return Source.LIVE
 

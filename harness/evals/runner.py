@@ -57,9 +57,11 @@ def run_evals(
     root = cwd or Path.cwd()
     if epochs < 1:
         raise ConfigurationError(f"epochs must be at least 1, got {epochs}")
-    if not (root / evals_dir).exists():
+    if not (root / evals_dir).is_dir():
+        what = "is not a folder" if (root / evals_dir).exists() else "does not exist"
         raise ConfigurationError(
-            f"no evals folder at {root / evals_dir}; run from the project root or pass --evals-dir"
+            f"no evals folder at {root / evals_dir} (it {what}); run from the project root or "
+            "pass --evals-dir"
         )
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     with tempfile.TemporaryDirectory(prefix="harness-eval-") as tmp:
@@ -88,6 +90,9 @@ def run_evals(
             # argument): an empty report on disk would read as "every eval vanished".
             return EvalRun(exit_code, EvalReport(), (), mutants)
         report = load_report(raw)
+        if not report.rows and not report.mutants:
+            # No eval ran: a report of nothing would read as a suite that passed.
+            return EvalRun(exit_code, report, (), mutants)
         if report_path is None:
             report_path = root / reports_dir / f"eval-{stamp}.json"
         # The runs' traces live in this temporary folder: keep them beside the report.

@@ -27,13 +27,15 @@ _HEADERS = (
 )
 
 
-# The pytest id --harness-epochs gives each repetition: test_x[epoch0-...].
+# Rows of reports older than schema 3 carry no epoch; their ids did: test_x[epoch0-...].
 _EPOCH = re.compile(r"[\[-]epoch(\d+)[\]-]")
 _REASON_CHARS = 60
 
 
 def epoch_of(row: EvalRow) -> int | None:
     """The 1-based repetition of ``row`` (``--epochs``), or None when not repeated."""
+    if row.epoch is not None:
+        return row.epoch + 1  # stored as an index from 0
     found = _EPOCH.search(row.nodeid)
     return int(found.group(1)) + 1 if found else None
 
@@ -97,7 +99,9 @@ def render_table(report: EvalReport) -> str:
 
 def _cost_line(report: EvalReport) -> str:
     synthetic = sum(1 for row in report.rows if row.tokens_synthetic)
-    unpriced = sum(1 for row in report.rows if row.cost_usd is None and not row.tokens_synthetic)
+    unpriced = sum(
+        1 for row in report.rows if row.cost_usd is None and not row.tokens_synthetic and row.tokens
+    )
     why = [
         *([f"{synthetic} synthetic row(s), not priced"] if synthetic else []),
         *([f"{unpriced} row(s) without a price"] if unpriced else []),

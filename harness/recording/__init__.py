@@ -15,7 +15,7 @@ from harness.recording._errors import (
 )
 from harness.recording._guard import block_network
 from harness.recording._matching import normalize_body
-from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata
+from harness.recording._metadata import METADATA_KEY, SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
 from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
@@ -27,6 +27,7 @@ from harness.recording.stored import (
 )
 
 __all__ = [
+    "METADATA_KEY",
     "SIMULATOR_HEADER",
     "VCRPY_MATCH_ON",
     "CassetteHandle",

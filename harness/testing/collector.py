@@ -52,7 +52,9 @@ class EvalCollector:
 
     def _priced(self, row: EvalRow) -> EvalRow:
         # Synthetic tokens have no price: a cost for them would read as real spend.
-        if self.prices is None or row.tokens_synthetic:
+        # A run that used no tokens (it errored before any model call) cost nothing
+        # harness can show: `–`, not a made-up $0.0000.
+        if self.prices is None or row.tokens_synthetic or not row.tokens:
             return row
         usage = TokenUsage(
             row.input_tokens,

@@ -16,6 +16,7 @@ from harness.testing.naming import (
     epoch_cassette,
     epoch_of,
     is_streaming,
+    legacy_epoch_cassette,
     scenario_name,
     test_name,
 )
@@ -87,7 +88,10 @@ def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     yield log
     node = request.node
     if node.get_closest_marker("eval") is not None and mutant_id(node) is None:
-        row = {"scenario": scenario_name(node), **log.summary(), "epoch": epoch_of(node)}
+        epoch = epoch_of(node)
+        # The report stores the repetition's index (from 0, as schema 3 defined it).
+        index = None if epoch is None else epoch - 1
+        row = {"scenario": scenario_name(node), **log.summary(), "epoch": index}
         node.user_properties.append((ROW_PROPERTY, json.dumps(row)))
 
 
@@ -119,8 +123,11 @@ def provider(
     # Recording writes every epoch its own cassette; a replay serves an epoch its
     # own when one was recorded, else the single recording (the row names which).
     own = epoch_cassette(path, epoch_of(node))
+    legacy = legacy_epoch_cassette(path, epoch_of(node))
     if harness_options.record_mode != "none" or own.exists():
         path = own
+    elif legacy is not None and legacy.exists():
+        path = legacy  # recorded before epochs counted from 1
     harness_run_log.cassette = path.name
     harness_run_log.provider, harness_run_log.model = provider_name, model
     ledger = request.config.stash.get(LEDGER_KEY, None)
@@ -177,11 +184,35 @@ def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: Harnes
     if options.base_url:
         parts.append(f"--harness-base-url={options.base_url}")
     elif _source_of(path) == "simulator":
+        # The address it was recorded against, not a guess: the re-record must reach
+        # a simulator on that port (8765 only when nothing says otherwise).
+        where = _recorded_address(path) or "127.0.0.1:8765"
+        port = where.rpartition(":")[2] if ":" in where else "8765"
         parts.append(
-            "--harness-base-url=http://127.0.0.1:8765 (it was recorded against the harness "
-            "simulator: run `harness sim serve --script <its script> --port 8765` first)"
+            f"--harness-base-url=http://{where} (it was recorded against the harness "
+            f"simulator: run `harness sim serve --script <its script> --port {port}` first)"
         )
     return " ".join(parts)
+
+
+def _recorded_address(path: Path) -> str | None:
+    """``host:port`` of the cassette's ``recorded_against`` (its first host), or None."""
+    import yaml
+
+    from harness.recording import METADATA_KEY
+
+    try:
+        text = path.read_text("utf-8")
+        head = text.partition("\ninteractions:")[0]
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(head)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+        return None
+    header = data.get(METADATA_KEY) if isinstance(data, dict) else None
+    against = header.get("recorded_against") if isinstance(header, dict) else None
+    if not isinstance(against, str):
+        return None
+    first = against.removesuffix("(harness simulator)").split(",")[0].strip()
+    return first or None
 
 
 def _source_of(path: Path, handle: CassetteHandle | None = None) -> str:

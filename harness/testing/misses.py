@@ -7,6 +7,10 @@ never pass. Left alone, pytest would show a FAILED test plus a teardown ERROR,
 each inside some 200 lines of openai/httpx/vcr frames. Here the call's report
 gets the miss text in place of the traceback (diff first, then where the test
 was), and the fixture skips the second raise of a miss already reported.
+
+A cassette that cannot be opened at all (missing in replay mode, corrupt) fails
+the test's setup inside the same SDK and vcr frames: that report is the error's
+own text and the test's place too, as short as a miss.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ def rewrite_miss_report(
         return
     miss = _miss_of(item, call)
     if miss is None:
+        _rewrite_setup_error(item, call, report)
         return
     if item.stash.get(REPORTED_KEY, None) is miss and report.when == "teardown":
         return  # the fixture let it through for another reason; keep pytest's report
@@ -66,6 +71,25 @@ def rewrite_miss_report(
         lines.append(f"(the test saw it as {call.excinfo.typename}: {call.excinfo.value})")
     report.longrepr = "\n".join(lines)
     item.stash[REPORTED_KEY] = miss
+
+
+def _rewrite_setup_error(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> None:
+    """A cassette error at setup (the provider fixture opening it): its text, not frames."""
+    from harness.core.errors import CassetteError
+    from harness.recording import unwrap_cassette_error
+
+    if report.when != "setup" or call.excinfo is None:
+        return
+    error = unwrap_cassette_error(call.excinfo.value)
+    if not isinstance(error, CassetteError):
+        return
+    path, line, name = item.location
+    where = f"{path}:{(line or 0) + 1}: {name}"
+    report.longrepr = (
+        f"{type(error).__name__}: {error}\n\nin the test: {where} (while setting up its provider)"
+    )
 
 
 def already_reported(item: pytest.Item, error: BaseException) -> bool:

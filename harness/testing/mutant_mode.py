@@ -1,10 +1,20 @@
 """``--harness-mutants``: every recorded eval runs once per mutant of its cassette.
 
-How it stays robust under pytest-xdist: mutants are ordinary parametrised items
-(``test_x[openai-drop_call.2]``). Collection reads the cassettes, which every
-worker sees alike, so all workers collect the same items. Each item builds its
-own ``PositionalProvider`` from the cassette, and its outcome rides to the
-controller in ``user_properties``, like eval rows do.
+A mutant run cannot be told from its control by the eval. Every run of an eval
+is a copy of the same item: the same name and node id (``PYTEST_CURRENT_TEST``
+too), parameters, markers, fixtures and environment; its provider is a
+``PositionalProvider`` over the control's or the mutant's responses alike. Which
+run serves which mutant lives only in the plugin's stash, and the copies of one
+eval run in a shuffled order, so even the number pytest gives a copy's
+``tmp_path`` says nothing about which copy is the control. Only the reports,
+made after each phase, carry the mutant in their node id
+(``test_x[openai-drop_call.2]``), so the terminal and the collector tell them
+apart; a mutant that must fail is judged there, as a strict xfail would be.
+
+Under pytest-xdist the workers collect the same copies in the same order: the
+cassettes are the same for all, and the shuffle is seeded with the run's id.
+Each copy builds its own ``PositionalProvider`` from the cassette, and its
+outcome rides to the controller in ``user_properties``, like eval rows do.
 
 An eval qualifies when it is marked ``eval`` and reaches the ``provider``
 fixture (directly or through ``harness_app`` / ``make_harness_app``). Every
@@ -15,6 +25,9 @@ and is reported ``not mutated``.
 
 from __future__ import annotations
 
+import os
+import random
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,26 +46,30 @@ if TYPE_CHECKING:
     from harness.evals.mutants import PositionalProvider
 
 __all__ = [
-    "MUTANT_PARAM",
     "PHASES_KEY",
+    "RUN_KEY",
     "SKIP_KEY",
     "STATE_KEY",
     "MutantState",
     "base_nodeid",
-    "candidate_ids",
     "cassette_for",
+    "expand_items",
+    "judge_report",
     "mutant_id",
+    "name_report",
     "qualifies",
-    "select_items",
+    "report_nodeid",
     "serve_mutant",
 ]
 
-MUTANT_PARAM = "harness_mutant"
 RECORDED_PROVIDERS = ("openai", "anthropic")
 _PROVIDER_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
 STATE_KEY = pytest.StashKey["MutantState"]()
 SKIP_KEY = pytest.StashKey[str]()
 PHASES_KEY = pytest.StashKey[dict[str, tuple[str, str]]]()
+RUN_KEY = pytest.StashKey[str]()  # the mutant id a copy serves (CONTROL for the control)
+_NODEID_PROPERTY = "harness_mutant_nodeid"
+_SEED_KEY = pytest.StashKey[str]()
 
 
 @dataclass(slots=True)
@@ -74,23 +91,23 @@ def qualifies(fixturenames: list[str] | tuple[str, ...]) -> bool:
 
 
 def mutant_id(item: pytest.Item) -> str | None:
-    callspec = getattr(item, "callspec", None)
-    value = callspec.params.get(MUTANT_PARAM) if callspec is not None else None
-    return str(value) if value is not None else None
+    """The mutant this copy serves (``original`` for the control), None outside mutant runs."""
+    return item.stash.get(RUN_KEY, None)
 
 
 def base_nodeid(item: pytest.Item) -> str:
-    """The item's node id without the mutant id (mutant ids hold no ``-``)."""
+    """The eval's node id, the same for every copy."""
+    return item.nodeid
+
+
+def report_nodeid(item: pytest.Item) -> str:
+    """The node id a copy's reports carry: the eval's, with the mutant id as a parameter."""
     nodeid, mid = item.nodeid, mutant_id(item)
-    if mid is None or not nodeid.endswith("]"):
+    if mid is None:
         return nodeid
-    head, _, inside = nodeid[:-1].rpartition("[")
-    parts = inside.split("-")
-    if mid in parts:
-        parts.reverse()
-        parts.remove(mid)
-        parts.reverse()
-    return f"{head}[{'-'.join(parts)}]" if parts else head
+    if nodeid.endswith("]"):
+        return f"{nodeid[:-1]}-{mid}]"
+    return f"{nodeid}[{mid}]"
 
 
 def _relative_file(path: Path, options: HarnessOptions) -> Path:
@@ -98,29 +115,6 @@ def _relative_file(path: Path, options: HarnessOptions) -> Path:
         return path.relative_to(options.rootdir)
     except ValueError:
         return Path(path.name)
-
-
-def candidate_ids(function_name: str, path: Path, options: HarnessOptions) -> list[str]:
-    """The control plus every mutant id of any cassette this test function may use."""
-    from harness.core.errors import HarnessError
-    from harness.evals.mutants import cassette_mutants
-
-    folder = _relative_file(path, options).with_suffix("")
-    ids = [CONTROL]
-    for provider in RECORDED_PROVIDERS:
-        for cassette in sorted((options.cassette_dir / provider).glob(f"*/{folder}/*")):
-            if not cassette.name.startswith(function_name) or cassette.suffix not in (
-                ".yaml",
-                ".yml",
-                ".json",
-            ):
-                continue
-            try:
-                mutants = cassette_mutants(cassette, provider)
-            except HarnessError:
-                continue  # reported on the item itself, where the path is exact
-            ids += [m.id for m in mutants if m.id not in ids]
-    return ids
 
 
 def cassette_for(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, Path] | None:
@@ -138,58 +132,114 @@ def cassette_for(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, 
     return name, model, cassette_path(options.cassette_dir, name, model, test_file, stem)
 
 
-def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[set[str], str]:
-    """The mutant ids this item's cassette has, or an empty set and why none."""
+def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[list[str], str]:
+    """The mutant ids this item's cassette has, in order, or none and why."""
     from harness.core.errors import HarnessError
     from harness.evals.mutants import cassette_mutants
 
     if not qualifies(getattr(item, "fixturenames", ())):
-        return set(), "the eval does not use the provider fixture, so no mutant can reach it"
+        return [], "the eval does not use the provider fixture, so no mutant can reach it"
     found = cassette_for(item, options)
     if found is None:
-        return set(), "scripted provider: no cassette to derive mutants from"
+        return [], "scripted provider: no cassette to derive mutants from"
     provider, _, path = found
     if not path.is_file():
-        return set(), f"no cassette at {path}; record it first"
+        return [], f"no cassette at {path}; record it first"
     try:
-        return {m.id for m in cassette_mutants(path, provider)}, ""
+        return [m.id for m in cassette_mutants(path, provider)], ""
     except HarnessError as exc:
-        return set(), str(exc)
+        return [], str(exc)
 
 
-def select_items(items: list[pytest.Item], options: HarnessOptions) -> list[pytest.Item]:
-    """Keep the items whose mutant exists for their cassette; return the others.
+def _seed(config: pytest.Config) -> str:
+    """One value per run, the same on every xdist worker (they must collect alike)."""
+    if _SEED_KEY not in config.stash:
+        workerinput = getattr(config, "workerinput", None)
+        shared = workerinput.get("testrunuid") if isinstance(workerinput, dict) else None
+        config.stash[_SEED_KEY] = str(shared or secrets.token_hex(16))
+    return config.stash[_SEED_KEY]
 
-    Kept mutants are expected to fail (strict xfail on an assertion), so pytest's
-    own summary reads killed as ``xfailed`` and a survivor as ``XPASS(strict)``.
+
+def _copy(item: pytest.Function) -> pytest.Function:
+    """Another run of ``item``: the same name, node id, parameters and markers."""
+    callspec = getattr(item, "callspec", None)
+    return pytest.Function.from_parent(
+        item.parent,
+        name=item.name,
+        callspec=callspec,
+        callobj=item.obj,
+        fixtureinfo=item._fixtureinfo,
+        keywords={k: v for k, v in item.keywords.items() if k != item.name},
+        originalname=item.originalname,
+    )
+
+
+def expand_items(items: list[pytest.Item], config: pytest.Config, options: HarnessOptions) -> None:
+    """Give every eval one copy per mutant of its cassette beside its control, shuffled.
+
+    An eval no mutant can reach keeps only its control, which skips and is
+    reported ``not mutated``.
+    """
+    rng = random.Random(_seed(config))
+    expanded: list[pytest.Item] = []
+    for item in items:
+        if item.get_closest_marker("eval") is None or not isinstance(item, pytest.Function):
+            expanded.append(item)
+            continue
+        ids, why = _applicable(item, options)
+        item.stash[RUN_KEY] = CONTROL
+        if why:
+            item.stash[SKIP_KEY] = why
+        group: list[pytest.Item] = [item]
+        for mid in ids:
+            copy = _copy(item)
+            copy.stash[RUN_KEY] = mid
+            group.append(copy)
+        rng.shuffle(group)
+        expanded.extend(group)
+    items[:] = expanded
+
+
+def name_report(report: pytest.TestReport) -> None:
+    """Give a copy's report the node id that names its mutant, before anyone reads it.
+
+    On an xdist worker the report travels with the eval's node id; the controller
+    renames it.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for name, value in report.user_properties:
+        if name == _NODEID_PROPERTY:
+            report.nodeid = str(value)
+            return
+
+
+def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """Name the copy in its report; a mutant's call must fail, as a strict xfail.
+
+    Killed (an assertion failed) reads ``xfailed``, a survivor ``XPASS(strict)``;
+    any other exception stays a failure (an eval error).
     """
     from harness.evals.mutants import MutantExhaustedError
 
-    dropped: list[pytest.Item] = []
-    kept: list[pytest.Item] = []
-    for item in items:
-        mid = mutant_id(item)
-        if mid is None:
-            kept.append(item)
-            continue
-        ids, why = _applicable(item, options)
-        if mid == CONTROL:
-            if why:
-                item.stash[SKIP_KEY] = why
-            kept.append(item)
-        elif mid in ids:
-            item.add_marker(
-                pytest.mark.xfail(
-                    reason=f"mutant {mid}: the eval should fail",
-                    strict=True,
-                    raises=(AssertionError, pytest.fail.Exception, MutantExhaustedError),
-                )
-            )
-            kept.append(item)
-        else:
-            dropped.append(item)
-    items[:] = kept
-    return dropped
+    mid = mutant_id(item)
+    if mid is None:
+        return
+    # Renamed where the report is logged (``name_report``): xdist's worker checks
+    # that a report it sends carries its item's own node id.
+    report.user_properties.append((_NODEID_PROPERTY, report_nodeid(item)))
+    if mid == CONTROL or report.when != "call":
+        return
+    reason = f"mutant {mid}: the eval should fail"
+    if report.passed:
+        report.outcome = "failed"
+        report.longrepr = f"[XPASS(strict)] {reason}"
+        return
+    excinfo = call.excinfo
+    expected = (AssertionError, pytest.fail.Exception, MutantExhaustedError)
+    if report.failed and excinfo is not None and isinstance(excinfo.value, expected):
+        report.outcome = "skipped"
+        report.wasxfail = reason
 
 
 @contextmanager

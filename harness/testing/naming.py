@@ -11,6 +11,7 @@ __all__ = [
     "epoch_cassette",
     "epoch_of",
     "is_streaming",
+    "legacy_epoch_cassette",
     "scenario_name",
     "test_name",
 ]
@@ -54,18 +55,29 @@ def scenario_name(node: pytest.Item) -> str:
 
 
 def epoch_of(node: pytest.Item) -> int | None:
-    """Which ``--harness-epochs`` repetition ``node`` is (from 0), or None when not repeated."""
+    """Which ``--harness-epochs`` repetition ``node`` is (from 1), or None when not repeated."""
     callspec = getattr(node, "callspec", None)
     value = None if callspec is None else callspec.params.get("harness_epoch")
     return None if value is None else int(value)
 
 
 def epoch_cassette(path: Path, epoch: int | None) -> Path:
-    """Epoch k >= 1's own recording next to the single one: ``<test>[epoch-k].yaml``.
+    """Epoch k >= 2's own recording next to the single one: ``<test>[epoch2].yaml``.
 
-    Epoch 0 is the single recording itself, so a suite recorded once replays
-    unchanged with ``--epochs N`` (every epoch then serves that one recording).
+    Epochs count from 1, as the test ids (``test_x[epoch2]``), the table and the
+    report page do. Epoch 1 is the single recording itself, so a suite recorded
+    once replays unchanged with ``--epochs N`` (every epoch then serves it).
     """
-    if not epoch:
+    if epoch is None or epoch <= 1:
         return path
-    return path.with_name(f"{path.stem}[epoch-{epoch}]{path.suffix}")
+    return path.with_name(f"{path.stem}[epoch{epoch}]{path.suffix}")
+
+
+def legacy_epoch_cassette(path: Path, epoch: int | None) -> Path | None:
+    """Where harness before 1-based epochs recorded epoch ``epoch``: ``<test>[epoch-(k-1)]``.
+
+    Those files counted from 0, so epoch 2 was ``[epoch-1]``; replay still reads them.
+    """
+    if epoch is None or epoch <= 1:
+        return None
+    return path.with_name(f"{path.stem}[epoch-{epoch - 1}]{path.suffix}")

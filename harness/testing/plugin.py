@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.evals.mutant_results import CONTROL
 from harness.testing import misses, mutant_mode, mutant_outcome
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
@@ -32,7 +31,7 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
-from harness.testing.naming import STREAM_PARAM, scenario_name
+from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
 from harness.testing.spend import LEDGER_KEY
@@ -128,7 +127,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     is_eval = metafunc.definition.get_closest_marker("eval") is not None
     if options.epochs > 1 and is_eval:
         metafunc.fixturenames.append("harness_epoch")
-        metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
+        # Numbered from 1, as the table, the page and the cassette names count them.
+        epochs = range(1, options.epochs + 1)
+        metafunc.parametrize("harness_epoch", epochs, ids=lambda n: f"epoch{n}")
     if options.stream != "off" and is_eval and "provider_name" in metafunc.fixturenames:
         # Every recorded provider eval gets a streaming run (its own -stream cassette).
         values = [True] if options.stream == "on" else [False, True]
@@ -136,22 +137,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(
             STREAM_PARAM, values, ids=lambda stream: "stream" if stream else "plain"
         )
-    if options.mutants and is_eval:
-        ids = [CONTROL]
-        if mutant_mode.qualifies(metafunc.fixturenames):
-            name, path = metafunc.function.__name__, metafunc.definition.path
-            ids = mutant_mode.candidate_ids(name, path, options)
-        metafunc.fixturenames.append(mutant_mode.MUTANT_PARAM)
-        metafunc.parametrize(mutant_mode.MUTANT_PARAM, ids, ids=ids)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _deselect_other_providers(config, items)
     options = config.stash[OPTIONS_KEY]
     if options.mutants:
-        dropped = mutant_mode.select_items(items, options)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
+        mutant_mode.expand_items(items, config, options)
 
 
 def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -171,21 +163,14 @@ def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -
 
 @pytest.fixture(name="harness_epoch")
 def _harness_epoch(request: pytest.FixtureRequest) -> int:
-    """Which repetition of an eval this is (``--harness-epochs``)."""
-    return int(getattr(request, "param", 0))
+    """Which repetition of an eval this is (``--harness-epochs``), from 1."""
+    return int(getattr(request, "param", 1))
 
 
 @pytest.fixture(name=STREAM_PARAM)
 def _harness_stream(request: pytest.FixtureRequest) -> bool:
     """Whether recorded providers stream in this run (``--harness-stream``)."""
     return bool(getattr(request, "param", False))
-
-
-@pytest.fixture(name="harness_mutant")
-def _harness_mutant(request: pytest.FixtureRequest) -> str | None:
-    """Which mutant this run serves (``--harness-mutants``), or None."""
-    value = getattr(request, "param", None)
-    return None if value is None else str(value)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -254,6 +239,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(render_mutants(collector.report()))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    mutant_mode.name_report(report)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -268,6 +258,7 @@ def pytest_runtest_makereport(
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
+        mutant_mode.judge_report(item, call, report)
         if report.when == "teardown":
             options = item.config.stash[OPTIONS_KEY]
             report.user_properties.append(mutant_outcome.result_property(item, options))
@@ -276,7 +267,9 @@ def pytest_runtest_makereport(
     # ran) still gets a row, so the report lists every eval.
     is_eval = item.get_closest_marker("eval") is not None
     if report.when == "teardown" and is_eval and not _has_row(report):
-        report.user_properties.append((ROW_PROPERTY, json.dumps({"scenario": scenario_name(item)})))
+        epoch = epoch_of(item)
+        row = {"scenario": scenario_name(item), "epoch": None if epoch is None else epoch - 1}
+        report.user_properties.append((ROW_PROPERTY, json.dumps(row)))
     return report
 
 

@@ -6,6 +6,9 @@
   anywhere. Outline siblings map to disjoint subtrees.
 - ``ordered=True``: siblings appear in outline order (begin order of spans);
   ``ordered=False`` compares siblings as multisets.
+- In both modes a span whose status is ``error`` matches only a line marked
+  ``!error``, and every error span of the tree must be matched by one: a ``...``
+  or a subset outline cannot hide a tool that raised.
 
 On a mismatch, ``find_shape_mismatch`` names the first differing node by path.
 """
@@ -88,11 +91,31 @@ def find_shape_mismatch(
     matcher = _Matcher(root, ordered)
     if match == "exact":
         if matcher.fits(outline, 0):
-            return None
+            return _unmarked_errors(matcher, outline)
         return matcher.explain_exact(outline, 0, root.label)
     if any(matcher.embeds(outline, i) for i in range(len(matcher.spans))):
-        return None
+        return _unmarked_errors(matcher, outline)
     return matcher.explain_subset_root(outline)
+
+
+def _unmarked_errors(matcher: _Matcher, outline: OutlineNode) -> ShapeMismatch | None:
+    """Error spans the matched outline did not mark (a ``...`` or subset skipped them).
+
+    Each ``!error`` line matched a distinct error span, so any error span beyond
+    their count went unmarked.
+    """
+    errors = [i for i, span in enumerate(matcher.spans) if span.status == "error"]
+    marked = outline.marked_errors()
+    if len(errors) <= marked:
+        return None
+    first = matcher.spans[errors[0]]
+    why = first.attributes.get("error_type") or first.attributes.get("status") or "error"
+    return ShapeMismatch(
+        matcher.paths[errors[0]],
+        f"the trace has {len(errors)} error span(s) and the outline marks {marked}; this "
+        f"{first.label!r} ended in error ({why}): mark the line '{first.label} !error' if "
+        "the failure is expected",
+    )
 
 
 class _Matcher:
@@ -358,7 +381,8 @@ def _span_text(span: TraceSpan, node: OutlineNode) -> str:
     shown = [
         f"{k}={format_attribute_value(span.attributes[k])}" for k in keys if k in span.attributes
     ]
-    return f"{span.label} [{', '.join(shown)}]" if shown else span.label
+    text = f"{span.label} [{', '.join(shown)}]" if shown else span.label
+    return f"{text} !error" if span.status == "error" else text
 
 
 def _labels(items: Iterable[TraceSpan | OutlineNode]) -> str:

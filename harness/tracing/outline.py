@@ -11,8 +11,11 @@
 
 A line reads ``kind`` when the span's name equals its kind, else ``kind name``
 (``tool.call read``); chosen attributes can follow as ``[key=value, ...]``
-(strings bare, other values as compact JSON). This is the text that trace-shape
-assertions and golden files compare.
+(strings bare, other values as compact JSON), and a span whose status is
+``error`` ends with ``!error`` (``tool.call read !error``). This is the text that
+trace-shape assertions and golden files compare, so an outline that leaves the
+mark off a span does not match an error span there: a tool that raised cannot
+pass for one that worked.
 
 Written outlines (``outline_text``) hold only those lines. Outlines read by
 ``parse_outline`` may also use ``*`` as a name (any name), ``...`` lines (any
@@ -33,6 +36,7 @@ from harness.tracing.spans import TraceSpan
 
 __all__ = [
     "ANY_NAME",
+    "ERROR_MARK",
     "GAP",
     "INDENT",
     "OutlineNode",
@@ -48,6 +52,7 @@ __all__ = [
 INDENT: Final = "  "
 GAP: Final = "..."
 ANY_NAME: Final = "*"
+ERROR_MARK: Final = "!error"
 _ATTRIBUTES = re.compile(r"^(?P<head>.*?)\s*\[(?P<body>[^\[\]]*)\]$")
 
 
@@ -66,7 +71,8 @@ def span_label(span: TraceSpan, include_attributes: Iterable[str] = ()) -> str:
         for key in include_attributes
         if key in span.attributes
     ]
-    return f"{label} [{', '.join(shown)}]" if shown else label
+    text = f"{label} [{', '.join(shown)}]" if shown else label
+    return f"{text} {ERROR_MARK}" if span.status == "error" else text
 
 
 def walk_with_depth(span: TraceSpan, depth: int = 0) -> Iterator[tuple[int, TraceSpan]]:
@@ -131,6 +137,8 @@ class OutlineNode:
         name: span name (equals ``kind`` for a bare line; ``*`` for any name).
         attributes: ``(key, rendered value)`` pairs the span must have.
         children: the nodes one level deeper.
+        error: the line ends with ``!error``: the span's status must be ``error``
+            (without it, ``ok``).
         line: 1-based line number in the parsed text (0 when built in code).
     """
 
@@ -139,6 +147,7 @@ class OutlineNode:
     attributes: tuple[tuple[str, str], ...] = ()
     children: tuple[OutlineNode, ...] = ()
     line: int = field(default=0, compare=False)
+    error: bool = False
 
     @property
     def is_gap(self) -> bool:
@@ -151,11 +160,14 @@ class OutlineNode:
         text = self.kind if self.name == self.kind else f"{self.kind} {self.name}"
         if self.attributes:
             text += " [" + ", ".join(f"{k}={v}" for k, v in self.attributes) + "]"
-        return text
+        return f"{text} {ERROR_MARK}" if self.error else text
 
     def accepts(self, span: TraceSpan) -> bool:
-        """True when ``span`` has this node's kind, name and attributes (children aside)."""
+        """True when ``span`` has this node's kind, name, status and attributes
+        (children aside)."""
         if self.kind != span.kind or (self.name not in (ANY_NAME, span.name)):
+            return False
+        if self.error != (span.status == "error"):
             return False
         return all(
             key in span.attributes and format_attribute_value(span.attributes[key]) == value
@@ -171,6 +183,16 @@ class OutlineNode:
             lines.append(f"{'  ' * level}{node.label}")
             stack.extend((level + 1, child) for child in reversed(node.children))
         return "\n".join(lines)
+
+    def marked_errors(self) -> int:
+        """How many lines of this outline carry ``!error``."""
+        count = 0
+        stack: list[OutlineNode] = [self]
+        while stack:
+            node = stack.pop()
+            count += node.error
+            stack.extend(node.children)
+        return count
 
     def attribute_keys(self) -> tuple[str, ...]:
         """Every attribute key constrained anywhere in this outline, in first-seen order."""
@@ -230,7 +252,7 @@ class _Draft:
     def build(self) -> OutlineNode:
         n = self.node
         kids = tuple(child.build() for child in self.children)
-        return OutlineNode(n.kind, n.name, n.attributes, kids, n.line)
+        return OutlineNode(n.kind, n.name, n.attributes, kids, n.line, n.error)
 
 
 def _indented_lines(text: str) -> list[tuple[int, int, str]]:
@@ -264,6 +286,13 @@ def _indented_lines(text: str) -> list[tuple[int, int, str]]:
 def _parse_label(number: int, content: str) -> OutlineNode:
     if content == GAP:
         return OutlineNode(GAP, GAP, line=number)
+    error = content.endswith(f" {ERROR_MARK}")
+    content = content.removesuffix(f" {ERROR_MARK}").rstrip() if error else content
+    marks = [word for word in content.split() if word.startswith("!")]
+    if marks:
+        raise _outline_error(
+            number, f"has {marks[0]!r}; the only mark is {ERROR_MARK!r}, at the end of the line"
+        )
     attributes: tuple[tuple[str, str], ...] = ()
     found = _ATTRIBUTES.match(content)
     if found:
@@ -278,7 +307,9 @@ def _parse_label(number: int, content: str) -> OutlineNode:
     kind, _, name = content.partition(" ")
     if not kind:
         raise _outline_error(number, "has attributes but no span kind")
-    return OutlineNode(kind, name.strip() or kind, attributes, line=number)
+    if kind == GAP and error:
+        raise _outline_error(number, f"marks '...' {ERROR_MARK}; mark the span lines instead")
+    return OutlineNode(kind, name.strip() or kind, attributes, line=number, error=error)
 
 
 def _outline_error(number: int, problem: str) -> TraceAssertionError:

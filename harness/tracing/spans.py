@@ -72,6 +72,21 @@ class TraceSpan(BaseModel):
         return self.ended_at is None
 
     @property
+    def ok(self) -> bool:
+        """False when the span ended in error: a tool that raised or refused, a failed call.
+
+        ``assert trace.one(kind="tool.call", name="read")`` only says the call
+        happened; ``assert trace.one(...).ok`` says it worked.
+        """
+        return self.status != "error"
+
+    def __repr__(self) -> str:
+        # Short, with the status first: an assertion on a span shows whether it failed.
+        why = self.attributes.get("error_type")
+        detail = f", error_type={why!r}" if self.status == "error" and why else ""
+        return f"TraceSpan({self.label!r}, status={self.status!r}{detail}, id={self.span_id!r})"
+
+    @property
     def label(self) -> str:
         """``kind`` when the name adds nothing, else ``kind name`` (the outline line)."""
         return self.kind if self.name == self.kind else f"{self.kind} {self.name}"

@@ -115,7 +115,8 @@ def _case(runs: CaseRuns, traces: TraceIndex) -> dict[str, Any]:
 def _run(row: EvalRow, traces: TraceIndex) -> dict[str, Any]:
     return {
         "nodeid": row.nodeid,
-        "epoch": row.epoch,
+        # Counted from 1 on the page, as in the table and the test ids.
+        "epoch": None if row.epoch is None else row.epoch + 1,
         "model": row.model,
         "verdict": row.verdict.value,
         "message": row.message,

@@ -208,6 +208,24 @@ if ApprovalSigner is not None:
     monkeypatch.setattr(ApprovalSigner, "verify", lambda self, *args, **kwargs: None)
 """)
 
+CHECKPOINT_SIGNATURE_UNCHECKED = _autouse("""
+import harness.engine.approval_resume as resume
+class AnyDigest:
+    @staticmethod
+    def compare_digest(a, b):
+        return True  # the resumed checkpoint is never matched to the approval's signature
+monkeypatch.setattr(resume, "hmac", AnyDigest)
+""")
+
+CONCURRENT_RESUMES_BOTH_RUN = _autouse("""
+import contextlib
+from harness.approval.ledger import DecisionLedger
+from harness.approval.store import ApprovalStore
+# The claim is no longer atomic: no lock around read-check-save, no ledger refusal.
+monkeypatch.setattr(ApprovalStore, "locked", lambda self, record: contextlib.nullcontext())
+monkeypatch.setattr(DecisionLedger, "claim", lambda self, approval_id, decision: None)
+""")
+
 DENYLIST_IGNORED = _autouse("""
 from harness.tools.policy import ToolPolicyMiddleware
 monkeypatch.setattr(ToolPolicyMiddleware, "__call__", lambda self, ctx, nxt: nxt(ctx))
@@ -299,6 +317,8 @@ def _table(*rows: tuple[str, tuple[str, ...], tuple[str, ...], str, str]) -> tup
         "child-gets-write",
         "edit-writes-nothing",
         "approval-off",
+        "checkpoint-signature-unchecked",
+        "concurrent-resumes-both-run",
         "reject-reason-dropped",
         "denylist-ignored",
         "concurrent-swapped-contents",
@@ -413,10 +433,25 @@ BREAKAGES = _table(
         "approval-not-consumed",
         APPROVAL,
         BOTH,
-        "DID NOT RAISE",
+        # The consumed check, or the rival resume waiting for the claim, which then runs.
+        "a decided approval ran again",
         APPROVAL_NOT_CONSUMED,
     ),
     ("approval-off", APPROVAL, BOTH, "the write was not paused for approval", APPROVAL_OFF),
+    (
+        "concurrent-resumes-both-run",
+        APPROVAL,
+        BOTH,
+        "two concurrent resumes of one approval both ran",
+        CONCURRENT_RESUMES_BOTH_RUN,
+    ),
+    (
+        "checkpoint-signature-unchecked",
+        APPROVAL,
+        BOTH,
+        "a checkpoint re-signed after the approval was resumed",
+        CHECKPOINT_SIGNATURE_UNCHECKED,
+    ),
     ("pause-span-dropped", APPROVAL, BOTH, "approval.pause", PAUSE_SPAN_DROPPED),
     ("tamper-checks-skipped", APPROVAL, BOTH, "DID NOT RAISE", TAMPER_CHECKS_SKIPPED),
     (

@@ -131,12 +131,11 @@ def test_a_missing_provider_is_not_run_never_a_regression(tmp_path: Path) -> Non
     for gate in FailOn:
         code, out = _compare(before, after, "--fail-on", gate.value)
         assert code == 0, (gate, out)
-    assert "not run: edit [anthropic]" in out
-    assert "  not run in the new report: not compared" in out
+    assert "NOT RUN in the new report (1 case(s), not compared): edit [anthropic]" in out
     row = next(line for line in out.splitlines() if "anthropic/agent" in line)
     assert "not run" in row and "REGRESSION" not in out
     back = _compare(after, before)[1]
-    assert "  not run in the old report: not compared" in back
+    assert "NOT RUN in the old report (1 case(s), not compared): edit [anthropic]" in back
 
 
 def test_two_identical_replays_never_fail_a_change_gate(tmp_path: Path) -> None:
@@ -198,10 +197,11 @@ def test_bad_thresholds_are_usage_errors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version", [1, 2], ids=["schema1", "schema2"])
 def test_older_reports_still_load_and_compare(tmp_path: Path, version: int) -> None:
-    row = {"scenario": "edit", "nodeid": "t::edit", "provider": "openai", "verdict": "pass"}
+    nodeid = "evals/test_x.py::test_edit[openai-epoch{}]"
+    row = {"scenario": "edit", "nodeid": nodeid.format(0), "provider": "openai", "verdict": "pass"}
     if version == 2:
         row["source"] = "live"
-    old = {"schema_version": version, "rows": [row, {**row, "nodeid": "t::edit2"}]}
+    old = {"schema_version": version, "rows": [row, {**row, "nodeid": nodeid.format(1)}]}
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old), "utf-8")
     after = _write(tmp_path / "new.json", _rows("edit", 0, 1, model="scripted"))

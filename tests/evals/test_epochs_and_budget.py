@@ -64,14 +64,16 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
     for provider in ("anthropic/claude-sonnet-4-6", "openai/gpt-4.1-mini"):
         for test in ("test_edit_flow/test_edit_flow", "test_max_steps/test_max_steps"):
             assert f"{provider}/evals/{test}.yaml" in found
-            assert f"{provider}/evals/{test}[epoch-1].yaml" in found
+            assert f"{provider}/evals/{test}[epoch2].yaml" in found
     assert len(found) == 8
     rows = load_report(report).rows  # the workers' rows, merged by the controller
     assert len(rows) == 8 and {row.verdict for row in rows} == {Verdict.PASS}
     assert {(row.epoch, row.cassette) for row in rows if row.scenario == "edit"} == {
         (0, "test_edit_flow.yaml"),
-        (1, "test_edit_flow[epoch-1].yaml"),
+        (1, "test_edit_flow[epoch2].yaml"),
     }
+    ids = {r.nodeid.rpartition("[")[2] for r in rows}
+    assert {"epoch1", "epoch2"} <= {part for i in ids for part in i.rstrip("]").split("-")}
 
     replay = tmp_path / "replay.json"
     replayed = _eval(
@@ -83,11 +85,26 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
     # Epoch 2 was never recorded: it replays the single recording, and says so.
     assert by_epoch == {
         0: "test_edit_flow.yaml",
-        1: "test_edit_flow[epoch-1].yaml",
+        1: "test_edit_flow[epoch2].yaml",
         2: "test_edit_flow.yaml",
     }
     assert "edit" in replayed.stdout and "3/3 100% [44–100]†" in replayed.stdout
+    table = replayed.stdout.splitlines()
+    assert [line.split()[1] for line in table if line.startswith("edit ")] == ["1", "2", "3"]
     assert _cassettes(cassettes) == found  # replay wrote nothing
+
+    # A cassette named as harness named epochs before they counted from 1 still replays.
+    folder = cassettes / "openai" / "gpt-4.1-mini" / "evals" / "test_edit_flow"
+    (folder / "test_edit_flow[epoch2].yaml").rename(folder / "test_edit_flow[epoch-1].yaml")
+    legacy = _eval(
+        *("--epochs", "2", "-k", "test_edit_flow", "--harness-cassette-dir", str(cassettes)),
+        *("--report", str(replay), "--harness-provider", "openai"),
+    )
+    assert legacy.returncode == 0, legacy.stdout[-3000:] + legacy.stderr[-3000:]
+    assert {row.epoch: row.cassette for row in load_report(replay).rows} == {
+        0: "test_edit_flow.yaml",
+        1: "test_edit_flow[epoch-1].yaml",
+    }
 
 
 def test_max_cost_stops_recording_and_says_why(tmp_path: Path, sim: str) -> None:

@@ -69,7 +69,7 @@ def _harness_cassette(tmp_path: Path, recorded_against: str | None, name: str = 
         ("127.0.0.1:18765 (harness simulator)", Source.SIMULATOR),
         ("api.openai.com", Source.LIVE),
         ("api.anthropic.com, api.openai.com", Source.LIVE),
-        ("[2001:db8::1]:443", Source.LIVE),
+        ("[2001:db8::1]:443", Source.UNKNOWN),  # no known or declared API host
         ("127.0.0.1:8000", Source.UNKNOWN),  # a local server that is not harness sim
         ("localhost:11434", Source.UNKNOWN),
         ("[::1]:8080", Source.UNKNOWN),

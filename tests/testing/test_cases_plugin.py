@@ -100,7 +100,7 @@ ALL_CHECKS = f"""
         agent.run
           agent.step
             tool.call read
-            tool.call read
+            tool.call read !error
           agent.step
             tool.call write
       judge: {{rubric: "The answer reports the marker {MARKER}."}}

@@ -57,7 +57,9 @@ SIM_SCRIPT: dict[str, Any] = {
 }
 
 EVALS = f"""
+import os
 import socket
+import sys
 
 import pytest
 
@@ -94,6 +96,42 @@ def test_weak(harness_app, workspace):
 @recorded
 def test_nothing(harness_app, workspace):
     _run(harness_app, workspace)
+
+
+@pytest.mark.eval("refusal-only")
+@recorded
+def test_refusal_only(harness_app, workspace):
+    assert _run(harness_app, workspace).text != "I can't help with that."
+
+
+MUTANT_WORDS = (
+    "drop_call", "corrupt_arg", "drop_marker", "alter_marker", "refuse", "stop_early",
+    "repeat_call", "swap", "xfail", "harness_mutant", "original",
+)
+
+
+@pytest.mark.eval("gamer")
+@recorded
+def test_gamer(request, harness_app, workspace, tmp_path, provider):
+    # An eval that fails only when it can tell it is a mutant: it must not be able to.
+    _run(harness_app, workspace)
+    node = request.node
+    seen = " ".join([
+        node.nodeid,
+        node.name,
+        repr(getattr(getattr(node, "callspec", None), "params", {{}})),
+        repr(sorted(node.keywords)),
+        repr([(m.name, m.args, m.kwargs) for m in node.iter_markers()]),
+        repr(sorted(request.fixturenames)),
+        repr(dict(os.environ)),
+        repr(sys.argv),
+        str(tmp_path),
+        repr(sorted(p.name for p in tmp_path.parent.iterdir())),
+        type(provider).__name__,
+        repr({{k: v for k, v in vars(provider).items() if k != "_responses"}}),
+    ])
+    for word in MUTANT_WORDS:
+        assert word not in seen, f"detected my mutant: {{word}}"
 
 
 @pytest.mark.eval("always-fails")
@@ -310,3 +348,39 @@ def test_fail_on_survivors_refuses_a_run_where_nothing_was_mutated(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "0 cannot fail, 0 control failed, 2 not mutated" in done.stdout
     assert "no eval was mutated, so none has shown it can fail" in done.stdout
+
+
+def test_an_eval_that_cannot_fail_or_is_weak_fails_harness_eval_mutants(
+    recorded_project: Path,
+) -> None:
+    done = _harness_eval(recorded_project, "--mutants", "-k", "nothing or refusal_only")
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    nothing = next(line for line in lines if line.startswith("nothing "))
+    assert nothing.split()[-3:] == ["0%", "CANNOT", "FAIL"]
+    # One kill in seven (the refusal) is 14%: weak, never ok.
+    weak = next(line for line in lines if line.startswith("refusal-only "))
+    assert weak.split()[-2:] == ["14%", "WEAK"]
+    assert "2 eval(s) cannot show they fail when the model misbehaves" in done.stdout
+    lenient = _harness_eval(
+        recorded_project, "--mutants", "-k", "refusal_only", "--min-kill-rate", "0.1"
+    )
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+    assert next(line for line in lenient.stdout.splitlines() if "refusal-only" in line).endswith(
+        " ok"
+    )
+
+
+def test_the_cli_default_kill_rate_is_the_toolkits() -> None:
+    from harness.cli.eval_cmd import DEFAULT_MIN_KILL_RATE
+    from harness.evals.mutant_results import DEFAULT_MIN_KILL_RATE as TOOLKIT
+
+    assert DEFAULT_MIN_KILL_RATE == TOOLKIT
+
+
+def test_an_eval_cannot_tell_its_mutant_from_its_control(mutated: dict[str, EvalMutants]) -> None:
+    gamer = mutated["gamer"]
+    assert gamer.control is not None and gamer.control.outcome is MutantOutcome.PASS
+    # It saw nothing to fail on, so every mutant survived: it cannot fail.
+    assert gamer.status is MutantStatus.CANNOT_FAIL and gamer.killed == 0
+    assert {r.mutant for r in gamer.survivors} == STRONG_MUTANTS

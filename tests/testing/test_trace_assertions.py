@@ -29,7 +29,7 @@ agent.run
   agent.step
     llm.call
     tool.call read
-    tool.call write
+    tool.call write !error
 """
 
 
@@ -68,7 +68,7 @@ def test_normalize_trace_is_the_outline(tree: TraceTree) -> None:
 def test_normalize_trace_with_attributes_and_subtrees(tree: TraceTree) -> None:
     step = tree.one("agent.step", step=2)
     assert normalize_trace(step, include_attributes=["step", "status"]) == (
-        "agent.step [step=2]\n  llm.call\n  tool.call read\n  tool.call write"
+        "agent.step [step=2]\n  llm.call\n  tool.call read\n  tool.call write !error"
     )
 
 
@@ -128,33 +128,51 @@ def test_parse_outline_errors_name_the_line(text: str, message: str) -> None:
         pytest.param(RUN_OUTLINE, "exact", True, id="exact-ordered"),
         pytest.param(
             RUN_OUTLINE.replace(
-                "    tool.call read\n    tool.call write", "    tool.call write\n    tool.call read"
+                "    tool.call read\n    tool.call write !error",
+                "    tool.call write !error\n    tool.call read",
             ),
             "exact",
             False,
             id="exact-unordered",
         ),
         pytest.param(
-            "agent.run\n  agent.step\n    ...\n  agent.step\n    ...",
+            "agent.run\n  agent.step\n    ...\n  agent.step\n    ...\n    tool.call write !error",
             "exact",
             True,
             id="exact-gaps",
         ),
         pytest.param(
-            "agent.run\n  ...\n  agent.step\n    llm.call\n    ...", "exact", True, id="gap-before"
+            "agent.run\n  ...\n  agent.step\n    llm.call\n    ...\n    tool.call write !error",
+            "exact",
+            True,
+            id="gap-before",
         ),
         pytest.param(
-            "agent.run\n  tool.call explore\n    tool.call read", "subset", True, id="skip-levels"
-        ),
-        pytest.param("subagent.run\n  tool.call read", "subset", True, id="root-anywhere"),
-        pytest.param(
-            "agent.step\n  tool.call write\n  llm.call", "subset", False, id="subset-unordered"
-        ),
-        pytest.param(
-            "agent.run\n  tool.call read\n  tool.call read", "subset", True, id="two-distinct"
+            "agent.run\n  tool.call explore\n    tool.call read\n  tool.call write !error",
+            "subset",
+            True,
+            id="skip-levels",
         ),
         pytest.param(
-            "agent.step [step=2]\n  tool.call *", "subset", True, id="attributes-wildcard"
+            "agent.step [step=2]\n  tool.call write !error", "subset", True, id="root-anywhere"
+        ),
+        pytest.param(
+            "agent.step\n  tool.call write !error\n  llm.call",
+            "subset",
+            False,
+            id="subset-unordered",
+        ),
+        pytest.param(
+            "agent.run\n  tool.call read\n  tool.call read\n  tool.call write !error",
+            "subset",
+            True,
+            id="two-distinct",
+        ),
+        pytest.param(
+            "agent.step [step=2]\n  tool.call *\n  tool.call * !error",
+            "subset",
+            True,
+            id="attributes-wildcard",
         ),
     ],
 )
@@ -190,7 +208,7 @@ def test_a_span_can_be_checked_as_a_subtree(tree: TraceTree) -> None:
             "exact",
             True,
             "agent.run > agent.step[2] > tool.call write: "
-            "expected 'tool.call edit', got 'tool.call write'",
+            "expected 'tool.call edit !error', got 'tool.call write !error'",
             id="wrong-label",
         ),
         pytest.param(
@@ -211,7 +229,7 @@ def test_a_span_can_be_checked_as_a_subtree(tree: TraceTree) -> None:
         ),
         pytest.param(
             RUN_OUTLINE.replace(
-                "    llm.call\n    tool.call read\n    tool.call write",
+                "    llm.call\n    tool.call read\n    tool.call write !error",
                 "    tool.call read\n    llm.call\n    tool.call bash",
             ),
             "exact",
@@ -221,11 +239,11 @@ def test_a_span_can_be_checked_as_a_subtree(tree: TraceTree) -> None:
             id="unordered-missing",
         ),
         pytest.param(
-            "agent.run\n  agent.step\n    tool.call write\n    llm.call",
+            "agent.run\n  agent.step\n    tool.call write !error\n    llm.call",
             "subset",
             True,
             "agent.run > agent.step[2]: expected 'llm.call' (outline line 4) "
-            "after 'tool.call write', found it only out of order",
+            "after 'tool.call write !error', found it only out of order",
             id="subset-out-of-order",
         ),
         pytest.param(

@@ -33,7 +33,7 @@ def test_nested_spans_form_the_tree_in_begin_order(tracer: Tracer) -> None:
             tool.call read
           agent.step
             llm.call
-            tool.call write
+            tool.call write !error
         """,
     )
     assert [s.sequence for s in tree.walk()] == list(range(7))
