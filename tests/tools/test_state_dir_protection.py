@@ -154,6 +154,12 @@ def test_hard_links_inside_the_workdir_still_work(tmp_path: Path) -> None:
 def _app_observation(tmp_path: Path, call: ToolCall) -> tuple[str, Path]:
     workdir = tmp_path / "work"
     state = workdir / "custom-state"  # not the default name: the app must pass it
+    workdir.mkdir()
+    # A first run makes (and marks) the state dir, as a real one would have been.
+    first = Settings(workdir=workdir, state_dir=state, approval_provider="off")
+    build_application(first, provider=FunctionProvider(lambda _: LLMResponse(text="ok"))).run(
+        "init", session="s0"
+    )
     record = state / "sessions" / "s1" / "approvals" / "ap-1.json"
     record.parent.mkdir(parents=True)
     record.write_text(RECORD)
