@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, Message
@@ -31,6 +33,8 @@ from harness.providers.sdk_errors import (
 _FIRST_REQUEST_INSIDE = """
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CLOSED_URL = "{url}"
 
@@ -137,3 +141,26 @@ def test_transport_errors_are_known_by_name_in_any_copy(package: str) -> None:
 )
 def test_other_errors_are_not_transport_errors(exc: BaseException) -> None:
     assert not is_transport_error(exc)
+
+
+_BRANCHES = ("TimeoutException", "NetworkError", "ProtocolError", "ProxyError")
+
+
+@settings(database=None, max_examples=60)
+@given(
+    package=st.sampled_from(["httpcore2", "httpcore", "httpx2", "httpx"]),
+    other=st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True),
+    branch=st.sampled_from(_BRANCHES),
+    leaf=st.from_regex(r"[A-Z][A-Za-z]{0,15}", fullmatch=True),
+    submodule=st.sampled_from(["", "._exceptions", "._transports.default"]),
+)
+def test_only_the_http_packages_transport_branches_are_recognised(
+    package: str, other: str, branch: str, leaf: str, submodule: str
+) -> None:
+    base = _copy_of(branch, package + submodule)
+    assert is_transport_error(_copy_of(leaf, package + submodule, base)("x"))
+    timeout = "timed out" in str(openai_provider_error(_copy_of(leaf, package, base)("x")))
+    assert timeout == (branch == "TimeoutException")
+    if other not in {"httpcore2", "httpcore", "httpx2", "httpx"}:
+        foreign = _copy_of(branch, other + submodule)
+        assert not is_transport_error(_copy_of(leaf, other, foreign)("x"))
