@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -125,3 +126,27 @@ def eval_replay(tmp_path_factory: pytest.TempPathFactory) -> EvalReplay:
             done_file.write_text(json.dumps(result), "utf-8")
         loaded = json.loads(done_file.read_text("utf-8"))
     return EvalReplay(loaded["returncode"], loaded["stdout"], loaded["stderr"], report)
+
+
+_HYPOTHESIS_HOME = pytest.StashKey[tempfile.TemporaryDirectory[str]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis keeps its example database and caches in a temporary folder.
+
+    By default it writes ``.hypothesis/`` into the current folder, the checkout;
+    it fixes that path at its first use, during collection, hence here. Failing
+    examples are then not replayed by the next run; the failure report prints
+    each one, with the ``@example`` to pin it.
+    """
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    home = tempfile.TemporaryDirectory(prefix="harness-hypothesis-")
+    config.stash[_HYPOTHESIS_HOME] = home
+    set_hypothesis_home_dir(home.name)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home = config.stash.get(_HYPOTHESIS_HOME, None)
+    if home is not None:
+        home.cleanup()
