@@ -4,9 +4,15 @@ pytester's inner runs are configured alike."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
+import subprocess
 import sys
-from collections.abc import Generator
+import tempfile
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -63,3 +69,89 @@ def _approval_key_home(
     """Approval keys and the decision ledger go to a fresh folder per test, never ~."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
     monkeypatch.delenv("HARNESS_APPROVAL_KEY", raising=False)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class EvalReplay:
+    """``harness eval --report PATH`` over the committed cassettes: its output and report."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    report: Path
+
+
+@contextmanager
+def _run_lock(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Path]:
+    """A folder shared by every xdist worker of this run (never another run's), locked.
+
+    Under xdist each worker's basetemp is ``<run's basetemp>/popen-gwN``; the
+    parent belongs to this run alone.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / f"shared-{name}"
+    with (root / f"shared-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            folder.mkdir(exist_ok=True)
+            yield folder
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def eval_replay(tmp_path_factory: pytest.TempPathFactory) -> EvalReplay:
+    """One replay of every committed eval per test run, shared by all xdist workers.
+
+    The first worker to ask runs it; the others wait on the lock and read its result.
+    """
+    with _run_lock(tmp_path_factory, "eval-replay") as folder:
+        done_file, report = folder / "done.json", folder / "report.json"
+        if not done_file.exists():
+            env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+            done = subprocess.run(
+                [sys.executable, "-m", "harness", "eval", "--report", str(report)],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            result = {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+            done_file.write_text(json.dumps(result), "utf-8")
+        loaded = json.loads(done_file.read_text("utf-8"))
+    return EvalReplay(loaded["returncode"], loaded["stdout"], loaded["stderr"], report)
+
+
+_HYPOTHESIS_HOME = pytest.StashKey[tempfile.TemporaryDirectory[str]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis keeps its example database and caches in a temporary folder.
+
+    By default it writes ``.hypothesis/`` into the current folder, the checkout;
+    it fixes that path at its first use, during collection, hence here. Failing
+    examples are then not replayed by the next run; the failure report prints
+    each one, with the ``@example`` to pin it.
+    """
+    from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    # No per-example deadline: on a loaded 2-core CI machine a 200 ms deadline
+    # fails tests by timing, not by behaviour (a flaky test is a house defect).
+    settings.register_profile("harness", deadline=None)
+    settings.load_profile("harness")
+    home = tempfile.TemporaryDirectory(prefix="harness-hypothesis-")
+    config.stash[_HYPOTHESIS_HOME] = home
+    set_hypothesis_home_dir(home.name)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home = config.stash.get(_HYPOTHESIS_HOME, None)
+    if home is not None:
+        home.cleanup()

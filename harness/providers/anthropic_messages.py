@@ -25,7 +25,11 @@ from harness.core.messages import (
 )
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env, require_api_key
-from harness.providers.sdk_errors import anthropic_provider_error, chainable_cause
+from harness.providers.sdk_errors import (
+    anthropic_provider_error,
+    chainable_cause,
+    is_transport_error,
+)
 
 if TYPE_CHECKING:
     import anthropic
@@ -154,16 +158,22 @@ class AnthropicProvider:
     @contextlib.contextmanager
     def _translated_errors(self) -> Iterator[None]:
         import anthropic
-        import httpx2
 
         try:
             yield
         # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event (JSON).
         except CassetteError:
             raise  # a replay miss must reach the test unchanged, never as a ProviderError
-        except (anthropic.AnthropicError, httpx2.HTTPError, json.JSONDecodeError) as exc:
+        except Exception as exc:
+            # Transport errors by name, not class: a second httpcore2 copy's pass the SDK.
+            if not (
+                isinstance(exc, (anthropic.AnthropicError, json.JSONDecodeError))
+                or is_transport_error(exc)
+            ):
+                raise
             cause = chainable_cause(exc, secrets=self._secrets)
-            raise anthropic_provider_error(exc, secrets=self._secrets) from cause
+            base_url = str(self._client.base_url)
+            raise anthropic_provider_error(exc, secrets=self._secrets, base_url=base_url) from cause
 
     def close(self) -> None:
         """Close the HTTP client, unless it was passed in by the caller."""

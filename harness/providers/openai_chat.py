@@ -41,7 +41,11 @@ from harness.providers._tool_arguments import (
     parse_tool_arguments,
 )
 from harness.providers.credentials import base_url_from_env, require_api_key
-from harness.providers.sdk_errors import chainable_cause, openai_provider_error
+from harness.providers.sdk_errors import (
+    chainable_cause,
+    is_transport_error,
+    openai_provider_error,
+)
 
 if TYPE_CHECKING:
     import openai
@@ -189,7 +193,6 @@ class OpenAIProvider:
 
     @contextlib.contextmanager
     def _translated_errors(self) -> Iterator[None]:
-        import httpx2
         import openai
 
         try:
@@ -197,9 +200,16 @@ class OpenAIProvider:
         # A malformed stream event surfaces as a JSON error, a dropped stream as httpx2's.
         except CassetteError:
             raise  # a replay miss must reach the test unchanged, never as a ProviderError
-        except (openai.OpenAIError, httpx2.HTTPError, json.JSONDecodeError) as exc:
+        except Exception as exc:
+            # Transport errors by name, not class: a second httpcore2 copy's pass the SDK.
+            if not (
+                isinstance(exc, (openai.OpenAIError, json.JSONDecodeError))
+                or is_transport_error(exc)
+            ):
+                raise
             cause = chainable_cause(exc, secrets=self._secrets)
-            raise openai_provider_error(exc, secrets=self._secrets) from cause
+            base_url = str(self._client.base_url)
+            raise openai_provider_error(exc, secrets=self._secrets, base_url=base_url) from cause
 
     def close(self) -> None:
         """Close the HTTP client, unless it was passed in by the caller."""

@@ -13,13 +13,21 @@ openai.OpenAIError / anthropic.AnthropicError
  ├── APIConnectionError              -> ProviderError(status_code=None), hint: check base URL
  ├── APIError (OpenAI error object in a 200 stream) -> ProviderError(status_code=None)
  └── anything else                   -> ProviderError(status_code=None)
-httpx2.HTTPError (a transport failure while reading a stream, which the
-Anthropic SDK does not wrap)          -> treated like APIConnectionError
+a raw transport failure (httpx2/httpcore2, or httpx/httpcore, error that the
+SDK did not wrap: a stream dropped mid-way, or a second module copy)
+                                      -> timeout or connection error, as above
 ```
 
 An answer marked by the harness simulator (its ``x-harness-simulator`` header,
 also kept in cassettes recorded from it) says so, with the simulator's own
 reason and a hint to change the scenario script, not the model or the key.
+
+Transport failures are recognised by the names and packages of their classes'
+MRO, never by identity with the classes imported here. httpx2 imports httpcore2
+lazily and caches its exception map at the first request; a tool that resets
+``sys.modules`` in between (pytester's inline runs do, after each inner run)
+leaves two copies of httpcore2 behind, and the errors of the new copy then pass
+the SDK unwrapped, as classes no ``isinstance`` check here would know.
 
 API keys never reach a message: the caller passes its key as a secret to be
 redacted, and anything shaped like an ``sk-...`` key is masked as well, since
@@ -38,7 +46,12 @@ from typing import Any
 from harness.core.errors import ProviderError
 from harness.core.urls import redact_userinfo
 
-__all__ = ["anthropic_provider_error", "chainable_cause", "openai_provider_error"]
+__all__ = [
+    "anthropic_provider_error",
+    "chainable_cause",
+    "is_transport_error",
+    "openai_provider_error",
+]
 
 _KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}")
 _MAX_BODY_CHARS = 500
@@ -51,6 +64,14 @@ _SIMULATOR_HINT = (
     "the harness simulator answered from its scenario script (a scripted error, no turn "
     "or rule left, or a request the real API would refuse too); change the script or the "
     "request as the reason says"
+)
+
+_TRANSPORT_PACKAGES = frozenset({"httpx", "httpx2", "httpcore", "httpcore2"})
+# The transport branches both libraries share (httpcore has no common base class;
+# httpx's is TransportError), and httpx's root, which the check here always took.
+_TRANSPORT_BASES = frozenset(
+    {"HTTPError", "TimeoutException", "NetworkError", "ProtocolError", "ProxyError"}
+    | {"UnsupportedProtocol"}
 )
 
 # An error event inside a 200 stream carries only its type; map it to the HTTP
@@ -94,12 +115,15 @@ _OPENAI = _Provider("openai", "OpenAI", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 _ANTHROPIC = _Provider("anthropic", "Anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 
 
-def openai_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
+def openai_provider_error(
+    exc: BaseException, *, secrets: Iterable[str] = (), base_url: str | None = None
+) -> ProviderError:
     """Translate an ``openai`` SDK (or transport) exception into a ``ProviderError``.
 
     Args:
         exc: the exception the SDK raised.
         secrets: strings (the API key) that must not appear in the message.
+        base_url: the client's base URL, named when a raw transport error has no request.
     """
     import openai
 
@@ -115,22 +139,25 @@ def openai_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) ->
             secrets=secrets,
             simulator=_from_simulator(exc),
         )
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, openai.APITimeoutError) or _wraps_timeout(exc, openai.APIConnectionError):
         return _timeout_error(_OPENAI, secrets)
     if isinstance(exc, openai.APIConnectionError):
         return _connection_error(_OPENAI, str(exc.request.url), secrets)
     if isinstance(exc, openai.APIError):  # an error object inside a 200 stream
         kind = "/".join(part for part in (exc.type, exc.code) if part)
         return _stream_error(_OPENAI, exc.message, kind, secrets)
-    return _other_error(_OPENAI, exc, secrets)
+    return _other_error(_OPENAI, exc, secrets, base_url)
 
 
-def anthropic_provider_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
+def anthropic_provider_error(
+    exc: BaseException, *, secrets: Iterable[str] = (), base_url: str | None = None
+) -> ProviderError:
     """Translate an ``anthropic`` SDK (or transport) exception into a ``ProviderError``.
 
     Args:
         exc: the exception the SDK raised.
         secrets: strings (the API key) that must not appear in the message.
+        base_url: the client's base URL, named when a raw transport error has no request.
     """
     import anthropic
 
@@ -148,11 +175,22 @@ def anthropic_provider_error(exc: BaseException, *, secrets: Iterable[str] = ())
             secrets=secrets,
             simulator=_from_simulator(exc),
         )
-    if isinstance(exc, anthropic.APITimeoutError):
+    if isinstance(exc, anthropic.APITimeoutError) or _wraps_timeout(
+        exc, anthropic.APIConnectionError
+    ):
         return _timeout_error(_ANTHROPIC, secrets)
     if isinstance(exc, anthropic.APIConnectionError):
         return _connection_error(_ANTHROPIC, str(exc.request.url), secrets)
-    return _other_error(_ANTHROPIC, exc, secrets)
+    return _other_error(_ANTHROPIC, exc, secrets, base_url)
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is an httpx/httpcore transport failure, from any module copy.
+
+    The providers catch these next to the SDK's own errors: the SDK lets some
+    through unwrapped (see the module docstring).
+    """
+    return _transport_kind(exc) is not None
 
 
 def chainable_cause(exc: BaseException, *, secrets: Iterable[str] = ()) -> BaseException | None:
@@ -217,8 +255,8 @@ def _stream_error(
 
 def _timeout_error(provider: _Provider, secrets: Iterable[str]) -> ProviderError:
     message = (
-        f"{provider.label} API request timed out before a response arrived. Hint: raise the "
-        "provider's timeout= or max_retries, or retry later."
+        f"{provider.label} API request timed out waiting for the provider's response. Hint: "
+        "raise the provider's timeout= or max_retries, or retry later."
     )
     return ProviderError(_redact(message, secrets), provider=provider.name)
 
@@ -233,10 +271,14 @@ def _connection_error(provider: _Provider, url: str, secrets: Iterable[str]) -> 
     return ProviderError(_redact(message, secrets), provider=provider.name)
 
 
-def _other_error(provider: _Provider, exc: BaseException, secrets: Iterable[str]) -> ProviderError:
-    url = _transport_failure_url(exc)
-    if url is not None:
-        return _connection_error(provider, url, secrets)
+def _other_error(
+    provider: _Provider, exc: BaseException, secrets: Iterable[str], base_url: str | None
+) -> ProviderError:
+    kind = _transport_kind(exc)
+    if kind == "timeout":
+        return _timeout_error(provider, secrets)
+    if kind == "connection":
+        return _connection_error(provider, _request_url(exc) or base_url or "the base URL", secrets)
     message = (
         f"{provider.label} API call failed: {type(exc).__name__}: {exc}. Hint: check the "
         "provider configuration; retry if the failure looks transient."
@@ -244,17 +286,38 @@ def _other_error(provider: _Provider, exc: BaseException, secrets: Iterable[str]
     return ProviderError(_redact(message, secrets), provider=provider.name)
 
 
-def _transport_failure_url(exc: BaseException) -> str | None:
-    """The URL of a raw ``httpx2`` transport failure, or None for any other exception."""
-    # The SDKs send through httpx2; importing it here costs nothing extra.
-    import httpx2
+def _wraps_timeout(exc: BaseException, connection_error: type[BaseException]) -> bool:
+    """An SDK connection error whose cause is a timeout the SDK did not recognise.
 
-    if not isinstance(exc, httpx2.HTTPError):
-        return None
+    The Anthropic SDK wraps any unknown exception as a connection error; a timeout
+    of a second httpcore2 copy is one.
+    """
+    return isinstance(exc, connection_error) and (
+        exc.__cause__ is not None and _transport_kind(exc.__cause__) == "timeout"
+    )
+
+
+def _transport_kind(exc: BaseException) -> str | None:
+    """``"timeout"``, ``"connection"`` or None, judged by the MRO's names and packages."""
+    kind = None
+    for cls in type(exc).__mro__:
+        if cls.__module__.partition(".")[0] not in _TRANSPORT_PACKAGES:
+            continue
+        if cls.__name__ == "TimeoutException":
+            return "timeout"
+        if cls.__name__ in _TRANSPORT_BASES:
+            kind = "connection"
+    return kind
+
+
+def _request_url(exc: BaseException) -> str | None:
+    """The URL of the request an httpx error carries; httpcore errors carry none."""
     try:
-        return str(exc.request.url)
-    except RuntimeError:  # httpx2 raises this when the error carries no request
-        return "the provider's base URL"
+        request = getattr(exc, "request", None)
+    except RuntimeError:  # httpx raises this when the error carries no request
+        return None
+    url = getattr(request, "url", None)
+    return None if url is None else str(url)
 
 
 def _body_message(body: object) -> str | None:

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from harness.evals import Verdict, load_report
 
@@ -28,26 +29,11 @@ def test_every_recorded_provider_and_model_has_a_passing_baseline() -> None:
         assert report.rows and {r.verdict for r in report.rows} == {Verdict.PASS}
 
 
-def test_a_fresh_replay_matches_the_baselines_and_the_ci_gate_passes(tmp_path: Path) -> None:
-    new = tmp_path / "new.json"
+def test_a_fresh_replay_matches_the_baselines_and_the_ci_gate_passes(eval_replay: Any) -> None:
+    new = eval_replay.report
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     harness = [sys.executable, "-m", "harness", "eval"]
-    done = subprocess.run(
-        [*harness, "--report", str(new), "-p", "no:randomly"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    # harness eval also keeps a timestamped copy in the project: not ours to keep
-    for line in done.stdout.splitlines():
-        if line.startswith("report: "):
-            for copy in line.removeprefix("report: ").split(", "):
-                if Path(copy).parent == ROOT / ".harness" / "reports":
-                    Path(copy).unlink(missing_ok=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert eval_replay.returncode == 0, eval_replay.stdout[-2000:] + eval_replay.stderr[-2000:]
     fresh = {(r.scenario, r.provider): r for r in load_report(new).rows}
     for baseline in sorted(BASELINES.glob("*.json")):
         for row in load_report(baseline).rows:

@@ -134,6 +134,8 @@ def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> N
         *("--record-mode", "rewrite", "--max-cost", "1", "-k", "test_edit_flow"),
         *("--harness-base-url", sim, "--harness-cassette-dir", str(tmp_path / "c")),
         *("--harness-provider", "openai", "--harness-model", "gpt-unpriced"),
+        # Without --report the run would leave eval-<time>.json in the checkout.
+        *("--report", str(tmp_path / "report.json")),
     )
     assert done.returncode == 1
     assert "--harness-max-cost cannot price model 'gpt-unpriced'" in done.stdout

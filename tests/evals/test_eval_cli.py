@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +56,11 @@ def harness_eval(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """One replay of every eval: what it printed and the report it wrote."""
-    report = tmp_path_factory.mktemp("eval") / "report.json"
-    done = harness_eval("--report", str(report))
-    assert done.returncode == 0, done.stdout + done.stderr
-    yield done.stdout, report
+def evaluated(eval_replay: Any) -> tuple[str, Path]:
+    """One replay of every eval (shared with the other tests of the run that need
+    one): what it printed and the report it wrote."""
+    assert eval_replay.returncode == 0, eval_replay.stdout + eval_replay.stderr
+    return eval_replay.stdout, eval_replay.report
 
 
 def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]) -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.evals import MutantStatus, load_report, summarize_mutants
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,11 +18,25 @@ ROOT = Path(__file__).resolve().parents[2]
 MIN_KILL_RATE = 0.8
 
 
+# The default run mutates these evals' cassettes (both providers); the deep tier all.
+SAMPLE = ("test_edit_flow", "test_policy_flow")
+
+
+@pytest.mark.deep
 def test_every_committed_eval_kills_its_mutants(tmp_path: Path) -> None:
+    _assert_evals_kill_their_mutants(tmp_path, ())
+
+
+def test_a_sample_of_the_committed_evals_kills_its_mutants(tmp_path: Path) -> None:
+    _assert_evals_kill_their_mutants(tmp_path, SAMPLE)
+
+
+def _assert_evals_kill_their_mutants(tmp_path: Path, sample: tuple[str, ...]) -> None:
     report = tmp_path / "mutants.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    only = ["-k", " or ".join(sample)] if sample else []
     done = subprocess.run(
-        [sys.executable, "-m", "harness", "eval", "--mutants", "--report", str(report)],
+        [sys.executable, "-m", "harness", "eval", "--mutants", "--report", str(report), *only],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -38,7 +54,12 @@ def test_every_committed_eval_kills_its_mutants(tmp_path: Path) -> None:
         if s.status is not MutantStatus.NOT_MUTATED
     ]
     # Mutants are served from the plain cassettes; the -stream ones replay SSE runs.
-    cassettes = [p for p in (ROOT / "cassettes").rglob("*.yaml") if not p.stem.endswith("-stream")]
+    cassettes = [
+        p
+        for p in (ROOT / "cassettes").rglob("*.yaml")
+        if not p.stem.endswith("-stream") and (not sample or p.parent.name in sample)
+    ]
+    assert cassettes
     assert len(summaries) == len(cassettes)  # one mutated eval per recorded cassette
     weak = {
         f"{s.scenario} [{s.target}]": (s.status.value, f"{s.kill_rate:.0%}")

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.simulator import SimulatorServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +33,20 @@ def _normalised(path: Path) -> list[str]:
     return lines
 
 
+# The default run re-records these eval files; the deep tier all of evals/.
+SAMPLE = ("evals/test_edit_flow.py", "evals/test_approval_flow.py")
+
+
+@pytest.mark.deep
 def test_rerecording_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
+    _assert_rerecording_reproduces(tmp_path, ("evals",))
+
+
+def test_rerecording_a_sample_reproduces_its_committed_cassettes(tmp_path: Path) -> None:
+    _assert_rerecording_reproduces(tmp_path, SAMPLE)
+
+
+def _assert_rerecording_reproduces(tmp_path: Path, targets: tuple[str, ...]) -> None:
     out = tmp_path / "cassettes"
     with SimulatorServer(ROOT / "fixtures" / "sim" / "evals.yaml") as server:
         done = subprocess.run(
@@ -39,7 +54,7 @@ def test_rerecording_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
                 sys.executable,
                 "-m",
                 "pytest",
-                "evals",
+                *targets,
                 "-q",
                 "-p",
                 "no:randomly",
@@ -60,9 +75,12 @@ def test_rerecording_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
         )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     recorded = sorted(p.relative_to(out) for p in out.rglob("*.yaml"))
+    stems = {Path(target).stem for target in targets if target != "evals"}
     committed = sorted(
-        p.relative_to(ROOT / "cassettes") for p in (ROOT / "cassettes").rglob("*.yaml")
+        p.relative_to(ROOT / "cassettes")
+        for p in (ROOT / "cassettes").rglob("*.yaml")
+        if not stems or p.parent.name in stems
     )
-    assert recorded == committed
+    assert committed and recorded == committed
     for relative in recorded:
         assert _normalised(out / relative) == _normalised(ROOT / "cassettes" / relative), relative

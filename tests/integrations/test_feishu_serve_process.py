@@ -237,7 +237,14 @@ def test_health_without_the_token_says_only_ok(signed: Server) -> None:
     assert full["feishu_path"] == PATH
 
 
-@pytest.mark.parametrize("encrypt_key", [KEY, ""], ids=["signed", "plaintext"])
+# Each variant starts `harness serve` twice (seconds of CPU each, for lark_oapi's
+# import). The default run restarts the signed server; the deep tier the plaintext
+# one too. Seen-event persistence itself is test_feishu_limits.py's, in process.
+@pytest.mark.parametrize(
+    "encrypt_key",
+    [KEY, pytest.param("", marks=pytest.mark.deep)],
+    ids=["signed", "plaintext"],
+)
 def test_a_captured_event_replayed_after_a_restart_is_not_processed(
     tmp_path: Path, api: FakeFeishuOpenAPI, encrypt_key: str
 ) -> None:

@@ -24,8 +24,20 @@ def test_there_are_plain_and_streaming_cassettes_of_both_providers() -> None:
     assert names == {(p, s) for p in ("openai", "anthropic") for s in (False, True)}
 
 
+def _sample() -> list[Path]:
+    """The first plain and streaming cassette of each provider."""
+    firsts: dict[tuple[str, bool], Path] = {}
+    for path in COMMITTED:
+        key = (path.relative_to(ROOT / "cassettes").parts[0], path.stem.endswith("-stream"))
+        firsts.setdefault(key, path)
+    return sorted(firsts.values())
+
+
+# The default run replays the sample; the deep tier every committed cassette.
 @pytest.mark.parametrize(
-    "path", COMMITTED, ids=lambda p: p.relative_to(ROOT / "cassettes").as_posix()
+    "path",
+    [p if p in _sample() else pytest.param(p, marks=pytest.mark.deep) for p in COMMITTED],
+    ids=lambda p: p.relative_to(ROOT / "cassettes").as_posix(),
 )
 def test_vanilla_vcrpy_replays_the_committed_cassette(path: Path) -> None:
     recorder = vcr.VCR(record_mode="none", match_on=VCRPY_MATCH_ON)
@@ -74,15 +86,31 @@ def default_cassette_name(request):
 
 
 @pytest.mark.vcr
-@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [Path(p) for p in {paths!r}], ids=lambda p: p.stem)
 def test_replays(path, vcr):
     assert replay_through_sdk(path) == len(vcr) > 0
     assert vcr.all_played
 """
 
 
+@pytest.mark.deep
 def test_pytest_recording_replays_every_committed_cassette(pytester: pytest.Pytester) -> None:
+    _assert_pytest_recording_replays(pytester, COMMITTED)
+
+
+def test_pytest_recording_replays_a_sample_of_the_committed_cassettes(
+    pytester: pytest.Pytester,
+) -> None:
+    sample = _sample()
+    assert len(sample) == 4
+    _assert_pytest_recording_replays(pytester, sample)
+
+
+def _assert_pytest_recording_replays(pytester: pytest.Pytester, paths: list[Path]) -> None:
     pytest.importorskip("pytest_recording")
-    pytester.makepyfile(test_replay=PYTEST_RECORDING_TEST.format(match_on=list(VCRPY_MATCH_ON)))
+    source = PYTEST_RECORDING_TEST.format(
+        match_on=list(VCRPY_MATCH_ON), paths=[str(p) for p in paths]
+    )
+    pytester.makepyfile(test_replay=source)
     result = pytester.runpytest("--record-mode=none")
-    result.assert_outcomes(passed=len(COMMITTED))
+    result.assert_outcomes(passed=len(paths))

@@ -11,14 +11,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# The default run replays these eval files streaming; the deep tier all of evals/.
+SAMPLE = ("evals/test_subagent_flow.py", "evals/test_policy_flow.py")
+
+
+@pytest.mark.deep
 def test_the_scenario_evals_pass_replaying_their_streaming_cassettes() -> None:
+    _assert_streaming_replays(("evals",))
+
+
+def test_a_sample_of_the_evals_passes_replaying_its_streaming_cassettes() -> None:
+    _assert_streaming_replays(SAMPLE)
+
+
+def _assert_streaming_replays(targets: tuple[str, ...]) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     done = subprocess.run(
         [
-            *(sys.executable, "-m", "pytest", "evals", "-q", "-rA"),
+            *(sys.executable, "-m", "pytest", *targets, "-q", "-rA"),
             *("-p", "no:randomly", "-p", "no:xdist", "--harness-stream", "on"),
         ],
         cwd=ROOT,
@@ -31,7 +46,12 @@ def test_the_scenario_evals_pass_replaying_their_streaming_cassettes() -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED ")]
     streamed = [line for line in passed if "stream-" in line]
-    stream_cassettes = sorted((ROOT / "cassettes").rglob("*-stream.yaml"))
+    stems = {Path(target).stem for target in targets if target != "evals"}
+    stream_cassettes = [
+        p
+        for p in sorted((ROOT / "cassettes").rglob("*-stream.yaml"))
+        if not stems or p.parent.name in stems
+    ]
     assert streamed and len(streamed) == len(passed) == len(stream_cassettes), done.stdout[-2000:]
     assert {"stream-openai", "stream-anthropic"} <= {
         part for line in streamed for part in ("stream-openai", "stream-anthropic") if part in line

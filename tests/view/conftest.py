@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,14 +20,24 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def launch_chromium(playwright: Any, executable: str) -> Any:
-    """Launch headless; root (CI containers) cannot use Chromium's sandbox."""
+def launch_chromium(playwright: Any, executable: str, home: Path) -> Any:
+    """Launch headless, with ``home`` as its HOME; root (CI containers) cannot use
+    Chromium's sandbox.
+
+    Playwright gives the profile a temporary folder, but Chromium still writes its
+    crash reports, caches, fontconfig and NSS databases under ``~/.config`` and
+    ``~/.cache`` (and ``~/.pki``): a HOME of its own keeps them out of the user's.
+    """
     args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    return playwright.chromium.launch(executable_path=executable, headless=True, args=args)
+    env = {
+        k: v for k, v in os.environ.items() if not (k.startswith("XDG_") and k.endswith("_HOME"))
+    }
+    env["HOME"] = str(home)
+    return playwright.chromium.launch(executable_path=executable, headless=True, args=args, env=env)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A launched Chromium (Playwright), shared by the tests of a module."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     executable = chromium_path()
@@ -36,7 +47,9 @@ def browser() -> Iterator[Any]:
     playwright = manager.start()
     try:
         try:
-            launched = launch_chromium(playwright, executable)
+            launched = launch_chromium(
+                playwright, executable, tmp_path_factory.mktemp("chromium-home")
+            )
         except Exception as exc:  # any launch failure means: no browser here
             pytest.skip(f"Chromium at {executable} cannot start: {str(exc).splitlines()[0]}")
         try:
