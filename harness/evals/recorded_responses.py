@@ -21,7 +21,7 @@ from harness.core.messages import LLMRequest, Message, Role
 from harness.evals.mutations import Recorded
 from harness.providers.protocol import LLMProvider
 
-__all__ = ["read_recorded_responses"]
+__all__ = ["decode_recorded_response", "read_recorded_responses"]
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ENDPOINTS = {"openai": "/chat/completions", "anthropic": "/messages"}
@@ -134,3 +134,12 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
             decoded = _decode(provider, interaction.get("response"))
             responses.append(decoded)
     return tuple(responses)
+
+
+def decode_recorded_response(provider: str, response: dict[str, Any]) -> Recorded:
+    """One vcrpy response dict (JSON or an event stream) as the ``provider`` adapter maps it.
+
+    Raises:
+        CassetteError: ``response`` is not a response dict.
+    """
+    return _decode(provider, response)

@@ -11,6 +11,7 @@ from harness.recording._check import check_cassettes, scan_cassette_file
 from harness.recording._errors import (
     NetworkBlockedError,
     UnmatchedRequestError,
+    passthrough,
     unwrap_cassette_error,
 )
 from harness.recording._guard import block_network
@@ -18,7 +19,13 @@ from harness.recording._matching import normalize_body
 from harness.recording._metadata import CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
-from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
+from harness.recording._session import (
+    CassetteHandle,
+    CassetteReport,
+    recording_active,
+    use_cassette,
+)
+from harness.recording._telemetry import is_telemetry
 
 __all__ = [
     "VCRPY_MATCH_ON",
@@ -31,8 +38,11 @@ __all__ = [
     "UnmatchedRequestError",
     "block_network",
     "check_cassettes",
+    "is_telemetry",
     "normalize_body",
     "parse_record_mode",
+    "passthrough",
+    "recording_active",
     "scan_cassette_file",
     "unwrap_cassette_error",
     "use_cassette",

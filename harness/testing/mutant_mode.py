@@ -143,8 +143,14 @@ def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[set[str], s
     from harness.core.errors import HarnessError
     from harness.evals.mutants import cassette_mutants
 
+    if "llm_cassette" in getattr(item, "fixturenames", ()):
+        from harness.testing import http_mutants  # served at the HTTP layer
+
+        return http_mutants.applicable(item, options)
     if not qualifies(getattr(item, "fixturenames", ())):
-        return set(), "the eval does not use the provider fixture, so no mutant can reach it"
+        return set(), (
+            "the eval uses neither the provider fixture nor llm_cassette, so no mutant can reach it"
+        )
     found = cassette_for(item, options)
     if found is None:
         return set(), "scripted provider: no cassette to derive mutants from"

@@ -31,6 +31,12 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
+from harness.testing.llm_fixtures import (
+    harness_live_guard,
+    llm_cassette,
+    llm_cassette_config,
+    rewrite_blocked_report,
+)
 from harness.testing.naming import STREAM_PARAM, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.spend import LEDGER_KEY
@@ -41,9 +47,12 @@ if TYPE_CHECKING:
 __all__ = [
     "assert_trace_golden",
     "harness_app",
+    "harness_live_guard",
     "harness_options",
     "harness_run_log",
     "harness_settings",
+    "llm_cassette",
+    "llm_cassette_config",
     "make_harness_app",
     "provider",
     "provider_name",
@@ -66,6 +75,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers", "live: talks to a real provider API; skipped without its API key"
+    )
+    config.addinivalue_line(
+        "markers",
+        "llm_cassette(profile=None, ignore_body_fields=(), ignore_query_params=(), "
+        "ignore_hosts=(), allow_unplayed=None): settings of this test's llm_cassette",
     )
     options = HarnessOptions.from_config(config)
     if options.mutants and options.update_shapes:
@@ -126,7 +140,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if options.epochs > 1 and is_eval:
         metafunc.fixturenames.append("harness_epoch")
         metafunc.parametrize("harness_epoch", range(options.epochs), ids=lambda n: f"epoch{n}")
-    if options.stream != "off" and is_eval and "provider_name" in metafunc.fixturenames:
+    recorded = {"provider_name", "llm_cassette"} & set(metafunc.fixturenames)
+    if options.stream != "off" and is_eval and recorded:
         # Every recorded provider eval gets a streaming run (its own -stream cassette).
         values = [True] if options.stream == "on" else [False, True]
         metafunc.fixturenames.append(STREAM_PARAM)
@@ -135,7 +150,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
     if options.mutants and is_eval:
         ids = [CONTROL]
-        if mutant_mode.qualifies(metafunc.fixturenames):
+        if "llm_cassette" in metafunc.fixturenames:
+            from harness.testing import http_mutants
+
+            name, path = metafunc.function.__name__, metafunc.definition.path
+            ids = http_mutants.candidate_ids(name, path, options)
+        elif mutant_mode.qualifies(metafunc.fixturenames):
             name, path = metafunc.function.__name__, metafunc.definition.path
             ids = mutant_mode.candidate_ids(name, path, options)
         metafunc.fixturenames.append(mutant_mode.MUTANT_PARAM)
@@ -208,7 +228,7 @@ def _may_record(item: pytest.Item) -> bool:
     return item.get_closest_marker("eval") is not None or bool(declared & _RECORDING_FIXTURES)
 
 
-_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
+_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app", "llm_cassette"})
 
 
 @pytest.hookimpl(trylast=True)
@@ -258,6 +278,7 @@ def pytest_runtest_makereport(
     report = yield
     if call.excinfo is not None and report.failed:
         misses.rewrite_miss_report(item, call, report)
+        rewrite_blocked_report(item, report)
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
