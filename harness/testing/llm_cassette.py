@@ -191,6 +191,24 @@ class LLMCassette:
         self._clients.clear()
 
 
+def _flush_telemetry() -> None:
+    """Export the frameworks' pending trace batches now, while the cassette answers them.
+
+    Their exporters run on background threads; a batch left for later would go
+    out after the test, to the real host, with the test's dummy key.
+    """
+    import sys
+
+    agents = sys.modules.get("agents")
+    flush = getattr(agents, "flush_traces", None)
+    if callable(flush):
+        flush()
+    logfire = sys.modules.get("logfire")
+    force = getattr(logfire, "force_flush", None)
+    if callable(force):
+        force()
+
+
 def _is_async(client: Any) -> bool:
     return type(client).__name__.startswith("Async")
 
@@ -230,6 +248,7 @@ def open_llm_cassette(
             try:
                 yield cassette
             finally:
+                _flush_telemetry()
                 cassette.close_clients()
     finally:
         for name, value in saved.items():

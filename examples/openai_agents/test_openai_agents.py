@@ -1,0 +1,33 @@
+"""Evals of the OpenAI Agents SDK Agent on chat completions.
+
+The SDK adds a fresh ``prompt_cache_key`` (and ``store``) to requests bound
+for api.openai.com: the ``openai-agents`` profile leaves them out of matching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from agents import Runner
+
+from examples.openai_agents.agent import build
+from harness.testing import LLMCassette
+
+CODE = "RELEASE-CODE-9T2W"
+
+
+@pytest.mark.eval("openai-agents")
+@pytest.mark.llm_cassette(profile="openai-agents")
+def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
+    result = asyncio.run(Runner.run(build(), "What is the release code?", context=tmp_path))
+    calls = [
+        (item.raw_item.name, json.loads(item.raw_item.arguments))
+        for item in result.new_items
+        if item.type == "tool_call_item"
+    ]
+    assert calls == [("read_file", {"path": "notes.txt"})]
+    assert CODE in str(result.final_output)
