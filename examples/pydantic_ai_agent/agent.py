@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from anthropic import AsyncAnthropic
+from openai import AsyncOpenAI
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.models import Model
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
 
 MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
 
@@ -26,11 +30,15 @@ def read_file(ctx: RunContext[Path], path: str) -> str:
     return target.read_text("utf-8")
 
 
-def model(provider: str) -> Model:
-    """The model for ``provider``; its SDK client reads the base URL and key from the env."""
+def model(provider: str, client: AsyncOpenAI | AsyncAnthropic | None = None) -> Model:
+    """The model for ``provider`` on ``client`` (default: one from the environment)."""
     if provider == "anthropic":
-        return AnthropicModel(MODELS["anthropic"])
-    return OpenAIChatModel(MODELS["openai"])
+        assert client is None or isinstance(client, AsyncAnthropic)
+        return AnthropicModel(
+            MODELS["anthropic"], provider=AnthropicProvider(anthropic_client=client)
+        )
+    assert client is None or isinstance(client, AsyncOpenAI)
+    return OpenAIChatModel(MODELS["openai"], provider=OpenAIProvider(openai_client=client))
 
 
 def answer(prompt: str, workspace: Path, provider: str = "openai") -> str:

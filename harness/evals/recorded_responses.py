@@ -54,6 +54,8 @@ def _is_model_call(interaction: Any, provider: str) -> bool:
 
 
 def _body(response: dict[str, Any]) -> bytes:
+    if "body" not in response and "parsed_body" in response:  # pydantic-ai's serializer
+        return json.dumps(response["parsed_body"], ensure_ascii=False).encode("utf-8")
     body = response.get("body")
     value = body.get("string") if isinstance(body, dict) else body
     if isinstance(value, bytes):
@@ -64,8 +66,10 @@ def _body(response: dict[str, Any]) -> bytes:
 def _headers(response: dict[str, Any]) -> list[tuple[str, str]]:
     headers = response.get("headers") or {}
     pairs: list[tuple[str, str]] = []
+    # A parsed_body (pydantic-ai) is decoded JSON: the wire encoding no longer applies.
+    dropped = _DROPPED_HEADERS | ({"content-encoding"} if "parsed_body" in response else set())
     for name, values in headers.items():
-        if str(name).lower() in _DROPPED_HEADERS:
+        if str(name).lower() in dropped:
             continue  # the transport sets them for the body it actually sends
         for value in values if isinstance(values, list) else [values]:
             pairs.append((str(name), str(value)))
