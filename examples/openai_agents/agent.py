@@ -37,4 +37,9 @@ def answer(prompt: str, workspace: Path) -> str:
     """The case-file entry point: ``target: examples.openai_agents.agent:answer``."""
     import asyncio
 
-    return str(asyncio.run(Runner.run(build(), prompt, context=workspace)).final_output)
+    async def ask() -> str:
+        async with AsyncOpenAI() as client:  # closed before the run's event loop is
+            result = await Runner.run(build(client), prompt, context=workspace)
+        return str(result.final_output)
+
+    return asyncio.run(ask())

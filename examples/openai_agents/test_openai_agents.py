@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agents import Runner
+from agents import Runner, RunResult
 
 from examples.openai_agents.agent import build
 from harness.testing import LLMCassette
@@ -23,7 +23,12 @@ CODE = "RELEASE-CODE-9T2W"
 @pytest.mark.llm_cassette(profile="openai-agents")
 def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
-    result = asyncio.run(Runner.run(build(), "What is the release code?", context=tmp_path))
+
+    async def ask() -> RunResult:
+        async with llm_cassette.async_openai() as client:  # closed with the run's own loop
+            return await Runner.run(build(client), "What is the release code?", context=tmp_path)
+
+    result = asyncio.run(ask())
     calls = [
         (item.raw_item.name, json.loads(item.raw_item.arguments))
         for item in result.new_items

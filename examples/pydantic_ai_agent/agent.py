@@ -45,4 +45,8 @@ def answer(prompt: str, workspace: Path, provider: str = "openai") -> str:
     """The case-file entry point: ``target: examples.pydantic_ai_agent.agent:answer``."""
     import asyncio
 
-    return asyncio.run(agent.run(prompt, deps=workspace, model=model(provider))).output
+    async def ask() -> str:
+        async with AsyncOpenAI() if provider == "openai" else AsyncAnthropic() as client:
+            return (await agent.run(prompt, deps=workspace, model=model(provider, client))).output
+
+    return asyncio.run(ask())

@@ -20,7 +20,7 @@ import pytest
 from harness.core.errors import CassetteError, ProviderError
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutants import MutantExhaustedError
-from harness.testing.naming import epoch_cassette, epoch_of, is_streaming, test_name
+from harness.testing.naming import epoch_cassette, epoch_of, is_streaming, test_file, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.traffic_rows import model_api
 
@@ -47,10 +47,7 @@ def uses_llm_cassette(item: pytest.Item) -> bool:
 
 
 def _relative_file(path: Path, options: HarnessOptions) -> str:
-    try:
-        return path.relative_to(options.rootdir).as_posix()
-    except ValueError:
-        return path.name
+    return test_file(path, options.rootdir)
 
 
 def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:

@@ -15,6 +15,7 @@ import pytest
 
 from harness.evals.mutant_results import CONTROL
 from harness.testing import misses, mutant_mode, mutant_outcome
+from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "assert_trace_golden",
+    "evidence",
     "harness_app",
     "harness_live_guard",
     "harness_options",
@@ -162,7 +164,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(mutant_mode.MUTANT_PARAM, ids, ids=ids)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before -m / -k deselect: they apply to the runner's items too
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    collect_case_runner(session, items)
     _deselect_other_providers(config, items)
     options = config.stash[OPTIONS_KEY]
     if options.mutants:

@@ -241,7 +241,6 @@ def test_a_live_call_no_cassette_answers_fails_the_test_with_one_clear_error(
 AGENTS_TEST = """
 import asyncio, pytest
 from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
-from openai import AsyncOpenAI
 
 @function_tool
 def read_file(path: str) -> str:
@@ -251,14 +250,12 @@ def read_file(path: str) -> str:
 @pytest.mark.eval("agents-sdk")
 @pytest.mark.llm_cassette(**SETTINGS)
 def test_agent(llm_cassette):
-    agent = Agent(
-        name="reader",
-        instructions="Read notes.txt.",
-        tools=[read_file],
-        model=OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=AsyncOpenAI()),
-    )
-    result = asyncio.run(Runner.run(agent, "What is the release code?"))
-    assert "CODE" in str(result.final_output)
+    async def run():
+        async with llm_cassette.async_openai() as client:
+            model = OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
+            agent = Agent(name="reader", tools=[read_file], model=model)
+            return await Runner.run(agent, "What is the release code?")
+    assert "CODE" in str(asyncio.run(run()).final_output)
 """
 
 
