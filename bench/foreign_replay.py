@@ -44,7 +44,7 @@ from harness.recording import VCRPY_MATCH_ON, use_cassette  # noqa: E402
 from harness.testing import PROFILES  # noqa: E402
 
 RUNS = 15
-CASSETTES = ROOT / "cassettes" / "examples"
+CASSETTES = ROOT / "examples" / "cassettes" / "examples"
 NOTES = "The release code is {code}.\n"
 
 

@@ -115,7 +115,10 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         # Every exchange of this session in the order it happened (played, recorded or
         # answered by the responder), telemetry left out: what the code under test saw.
         self.exchanges: list[tuple[Any, dict[str, Any]]] = []
-        self._local: tuple[Any, dict[str, Any] | None] | None = None
+        # Answers given without the cassette, by request, until vcrpy plays them: a
+        # responder may have side effects (a mutant's next response), so it is asked
+        # once per request, even when threads interleave their requests.
+        self._local: dict[int, tuple[Any, dict[str, Any] | None]] = {}
         # SDK calls may run in parallel threads (tool fan-out, subagents): one cursor move each.
         self._lock = threading.RLock()
 
@@ -229,20 +232,24 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         if index is not None:
             yield index, self.data.response(index)
 
-    def _local_answer(self, request: Any) -> dict[str, Any] | None:
+    def _local_answer(self, request: Any, *, take: bool = False) -> dict[str, Any] | None:
         """The answer given without the cassette (telemetry, the responder), once per request."""
-        local = self._local
-        if local is None or local[0] is not request:
-            answer: dict[str, Any] | None = None
-            if is_telemetry(request.uri):
-                answer = telemetry_response()
-            elif self.options.responder is not None and not self._ignored(request):
-                answer = self.options.responder(request)
-                if answer is not None:
-                    with self._lock:
+        with self._lock:
+            known = self._local.get(id(request))
+            if known is None or known[0] is not request:
+                answer: dict[str, Any] | None = None
+                if is_telemetry(request.uri):
+                    answer = telemetry_response()
+                elif self.options.responder is not None and not self._ignored(request):
+                    answer = self.options.responder(request)
+                    if answer is not None:
                         self.exchanges.append((request, answer))
-            local = self._local = (request, answer)
-        return local[1]
+                known = (request, answer)
+                if answer is not None:
+                    self._local[id(request)] = known
+            if take:
+                self._local.pop(id(request), None)
+            return known[1]
 
     def _ignored(self, request: Any) -> bool:
         hosts = self.options.ignore_hosts
@@ -263,7 +270,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
 
     def play_response(self, request: Any) -> dict[str, Any]:
         """Return the next stored response for ``request`` and mark it played."""
-        local = self._local_answer(request)
+        local = self._local_answer(request, take=True)
         if local is not None:
             return local
         with self._lock:

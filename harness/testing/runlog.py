@@ -92,12 +92,13 @@ class RunLog:
     def _traffic_summary(self) -> dict[str, Any]:
         shape = None
         if self.traffic_trace is not None:
+            from harness.core.errors import HarnessError
             from harness.testing.trace_query import normalize_trace
 
             try:
                 shape = normalize_trace(self.traffic_trace())
-            except ImportError:
-                shape = None  # the traffic trace builder is not installed
+            except (ImportError, HarnessError):
+                shape = None  # no traffic trace builder, or traffic it cannot read
         return {
             **(self.traffic or {}),
             "cassette": self.cassette,

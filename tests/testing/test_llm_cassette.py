@@ -355,3 +355,23 @@ def test_bad_settings_fail_with_one_line_naming_the_setting(pytester: pytest.Pyt
     text = result.stdout.str()
     assert "llm_cassette does not know profil" in text
     assert "unknown llm_cassette profile 'langchain'" in text
+
+
+TRACE_TEST = """
+
+def test_shape(llm_cassette, tmp_path, trace):
+    (tmp_path / "notes.txt").write_text("The code is CODE.")
+    run(llm_cassette.openai(), tmp_path)
+    assert trace.root.kind == "agent.run"
+    assert len(trace.find_all(kind="llm.call")) == 2
+    assert trace.one(kind="tool.call", name="read_file") is not None
+"""
+
+
+def test_trace_in_an_llm_cassette_test_is_the_traffic_trace(
+    pytester: pytest.Pytester, sim: SimulatorServer
+) -> None:
+    pytest.importorskip("harness.testing.traffic", reason="the traffic trace builder lands apart")
+    pytester.makepyfile(test_agent=RAW_AGENT + TRACE_TEST.replace("CODE", CODE))
+    _record(pytester, sim, "-k", "shape").assert_outcomes(passed=1)
+    _run(pytester, "-k", "shape").assert_outcomes(passed=1)
