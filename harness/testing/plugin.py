@@ -296,7 +296,9 @@ def pytest_runtest_makereport(
     # ran) still gets a row, so the report lists every eval.
     is_eval = item.get_closest_marker("eval") is not None
     if report.when == "teardown" and is_eval and not _has_row(report):
-        report.user_properties.append((ROW_PROPERTY, json.dumps({"scenario": scenario_name(item)})))
+        # No provider is known to have run: the row must not claim "scripted".
+        row = {"scenario": scenario_name(item), "provider": "none", "model": "none"}
+        report.user_properties.append((ROW_PROPERTY, json.dumps({**row, "source": "unknown"})))
     return report
 
 
