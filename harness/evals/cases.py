@@ -16,6 +16,12 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
           tool: write
           decision: reject                # approve | reject
           reason: "SENTINEL-REJECT-1: not today"
+        target: null                      # or package.module:function, an agent of
+                                          # your own: fn(prompt, workspace) -> answer,
+                                          # run under llm_cassette (answer and files
+                                          # checks only: harness did not run it)
+        profile: null                     # with a target: its llm_cassette profile,
+                                          # e.g. openai-agents, pydantic-ai
         checks:
           stop_reason: final              # default final
           steps: 3                        # optional exact step count
@@ -232,6 +238,11 @@ class Case(BaseModel):
     max_steps: int = Field(default=8, ge=1, le=100)
     session: str | None = None
     approval: ApprovalStep | None = None
+    # ``package.module:function`` of an agent harness did not build; called as
+    # ``fn(prompt: str, workspace: Path) -> str`` under ``llm_cassette``.
+    target: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    # The llm_cassette profile of a target (e.g. ``openai-agents``, ``pydantic-ai``).
+    profile: str | None = None
     checks: CaseChecks
     # Where it was read from, for messages; not part of the file format.
     source: str = Field(default="", exclude=True)
@@ -246,11 +257,29 @@ class Case(BaseModel):
             )
         if self.approval is not None and self.approval.tool not in self.tools:
             raise ValueError(f"approval.tool {self.approval.tool!r} is not in tools")
+        if self.profile is not None and self.target is None:
+            raise ValueError("profile applies to a case with a target (an agent of your own)")
+        if self.target is not None:
+            runtime = set(_RUNTIME_CHECKS & self.checks.model_fields_set)
+            if self.approval is not None:
+                runtime.add("approval")
+            if runtime:
+                raise ValueError(
+                    f"{', '.join(sorted(runtime))} need(s) harness's own runtime; a case with a "
+                    "target can check answer_contains, answer_not_contains and files"
+                )
         return self
 
     @property
     def session_name(self) -> str:
         return self.session or f"case-{self.name}"
+
+
+# What only a run of harness's runtime can show (steps, tool calls, traces, a judge).
+_RUNTIME_CHECKS = frozenset(
+    {"stop_reason", "steps", "tools_called", "tools_failed", "tools_not_called", "calls"}
+    | {"observations", "trace_outline", "judge"}
+)
 
 
 class _CaseFile(BaseModel):

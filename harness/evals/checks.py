@@ -20,7 +20,14 @@ from harness.engine.run_types import RunResult
 from harness.evals.cases import CallSpec, Case, CaseChecks, FileCheck, ObservationCheck
 from harness.tracing import TraceTree
 
-__all__ = ["CaseRun", "ShapeCheck", "check_case", "check_files", "completed_tool_calls"]
+__all__ = [
+    "CaseRun",
+    "ShapeCheck",
+    "answer_failures",
+    "check_case",
+    "check_files",
+    "completed_tool_calls",
+]
 
 ShapeCheck = Callable[[TraceTree, str], None]
 
@@ -83,7 +90,7 @@ def check_files(checks: Sequence[FileCheck], workdir: Path) -> list[str]:
     return [line for check in checks for line in _file_failures(check, workdir)]
 
 
-def _answer_failures(checks: CaseChecks, answer: str) -> list[str]:
+def answer_failures(checks: CaseChecks, answer: str) -> list[str]:
     failures: list[str] = []
     missing = [s for s in checks.answer_contains if s not in answer]
     if missing:
@@ -187,7 +194,7 @@ def check_case(case: Case, run: CaseRun, *, assert_shape: ShapeCheck) -> list[st
     if checks.steps is not None and final.steps != checks.steps:
         failures.append(f"steps: {final.steps}, expected {checks.steps}")
     failures += check_files(checks.files, run.workdir)
-    failures += _answer_failures(checks, final.text or "")
+    failures += answer_failures(checks, final.text or "")
     failures += _tool_failures(checks, run.traces)
     if checks.calls is not None:
         failures += _call_failures(checks.calls, run.calls)

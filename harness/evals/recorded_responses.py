@@ -9,6 +9,7 @@ error status becomes the ``ProviderError`` the adapter raises for it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,7 +23,7 @@ from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
 from harness.yamlload import load_yaml
 
-__all__ = ["read_recorded_responses"]
+__all__ = ["decode_recorded_response", "read_recorded_responses"]
 
 _ENDPOINTS = {"openai": "/chat/completions", "anthropic": "/messages"}
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
@@ -58,6 +59,8 @@ def _is_model_call(interaction: Any, provider: str) -> bool:
 
 
 def _body(response: dict[str, Any]) -> bytes:
+    if "body" not in response and "parsed_body" in response:  # pydantic-ai's serializer
+        return json.dumps(response["parsed_body"], ensure_ascii=False).encode("utf-8")
     body = response.get("body")
     value = body.get("string") if isinstance(body, dict) else body
     if isinstance(value, bytes):
@@ -68,8 +71,10 @@ def _body(response: dict[str, Any]) -> bytes:
 def _headers(response: dict[str, Any]) -> list[tuple[str, str]]:
     headers = response.get("headers") or {}
     pairs: list[tuple[str, str]] = []
+    # A parsed_body (pydantic-ai) is decoded JSON: the wire encoding no longer applies.
+    dropped = _DROPPED_HEADERS | ({"content-encoding"} if "parsed_body" in response else set())
     for name, values in headers.items():
-        if str(name).lower() in _DROPPED_HEADERS:
+        if str(name).lower() in dropped:
             continue  # the transport sets them for the body it actually sends
         for value in values if isinstance(values, list) else [values]:
             pairs.append((str(name), str(value)))
@@ -138,3 +143,12 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
             decoded = _decode(provider, interaction.get("response"))
             responses.append(decoded)
     return tuple(responses)
+
+
+def decode_recorded_response(provider: str, response: dict[str, Any]) -> Recorded:
+    """One vcrpy response dict (JSON or an event stream) as the ``provider`` adapter maps it.
+
+    Raises:
+        CassetteError: ``response`` is not a response dict.
+    """
+    return _decode(provider, response)

@@ -11,6 +11,7 @@ from harness.recording._check import check_cassettes, scan_cassette_file
 from harness.recording._errors import (
     NetworkBlockedError,
     UnmatchedRequestError,
+    passthrough,
     unwrap_cassette_error,
 )
 from harness.recording._guard import block_network
@@ -18,7 +19,13 @@ from harness.recording._matching import normalize_body
 from harness.recording._metadata import METADATA_KEY, SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
-from harness.recording._session import CassetteHandle, CassetteReport, use_cassette
+from harness.recording._session import (
+    CassetteHandle,
+    CassetteReport,
+    recording_active,
+    use_cassette,
+)
+from harness.recording._telemetry import is_telemetry
 from harness.recording.stored import (
     StoredCassette,
     StoredInteraction,
@@ -42,9 +49,12 @@ __all__ = [
     "block_network",
     "check_cassettes",
     "decode_content",
+    "is_telemetry",
     "normalize_body",
     "parse_record_mode",
+    "passthrough",
     "read_cassette",
+    "recording_active",
     "scan_cassette_file",
     "unwrap_cassette_error",
     "use_cassette",

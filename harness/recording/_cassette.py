@@ -29,6 +29,7 @@ from vcr.request import Request
 from harness.core.errors import CassetteError
 from harness.core.urls import strip_userinfo
 from harness.recording._canonical import canonical_uri
+from harness.recording._encoding import decode_response
 from harness.recording._errors import passthrough
 from harness.recording._filters import (
     keep_request_headers,
@@ -45,6 +46,7 @@ from harness.recording._options import CassetteOptions
 from harness.recording._playback import LazyInteractions
 from harness.recording._redact import redact_uri
 from harness.recording._storage import load_cassette, save_cassette
+from harness.recording._telemetry import is_telemetry, telemetry_response
 
 __all__ = ["HarnessCassette"]
 
@@ -57,9 +59,15 @@ _VCR_MODES = {
 }
 
 
-def _filter_request(request: Any) -> Any:
-    # A new Request rather than vcrpy's deepcopy: only the headers change.
-    return Request(request.method, request.uri, request.body, keep_request_headers(request.headers))
+def _request_filter(ignore_hosts: frozenset[str]) -> Callable[[Any], Any]:
+    def keep(request: Any) -> Any:
+        if ignore_hosts and (urlsplit(request.uri).hostname or "").lower() in ignore_hosts:
+            return None  # vcrpy then sends it on, unrecorded
+        # A new Request rather than vcrpy's deepcopy: only the headers change.
+        headers = keep_request_headers(request.headers)
+        return Request(request.method, request.uri, request.body, headers)
+
+    return keep
 
 
 class HarnessCassette(Cassette):  # type: ignore[misc]
@@ -73,7 +81,7 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             path,
             record_mode=_VCR_MODES[options.mode],
             match_on=(),
-            before_record_request=_filter_request,
+            before_record_request=_request_filter(options.ignore_hosts),
             before_record_response=keep_response,
             **kwargs,
         )
@@ -90,6 +98,13 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         self._index: dict[str, list[int]] = {}
         self._cursor: dict[str, int] = {}
         self._last: tuple[Any, MatchKey, str] | None = None
+        # Every exchange of this session in the order it happened (played, recorded or
+        # answered by the responder), telemetry left out: what the code under test saw.
+        self.exchanges: list[tuple[Any, dict[str, Any]]] = []
+        # Answers given without the cassette, by request, until vcrpy plays them: a
+        # responder may have side effects (a mutant's next response), so it is asked
+        # once per request, even when threads interleave their requests.
+        self._local: dict[int, tuple[Any, dict[str, Any] | None]] = {}
         # SDK calls may run in parallel threads (tool fan-out, subagents): one cursor move each.
         self._lock = threading.RLock()
 
@@ -203,9 +218,34 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         if index is not None:
             yield index, self.data.response(index)
 
+    def _local_answer(self, request: Any, *, take: bool = False) -> dict[str, Any] | None:
+        """The answer given without the cassette (telemetry, the responder), once per request."""
+        with self._lock:
+            known = self._local.get(id(request))
+            if known is None or known[0] is not request:
+                answer: dict[str, Any] | None = None
+                if is_telemetry(request.uri):
+                    answer = telemetry_response()
+                elif self.options.responder is not None and not self._ignored(request):
+                    answer = self.options.responder(request)
+                    if answer is not None:
+                        self.exchanges.append((request, answer))
+                known = (request, answer)
+                if answer is not None:
+                    self._local[id(request)] = known
+            if take:
+                self._local.pop(id(request), None)
+            return known[1]
+
+    def _ignored(self, request: Any) -> bool:
+        hosts = self.options.ignore_hosts
+        return bool(hosts) and (urlsplit(request.uri).hostname or "").lower() in hosts
+
     def can_play_response_for(self, request: Any) -> bool:
         """Whether a stored response answers ``request``; raises on a replay miss."""
-        if not self.options.mode.replays:
+        if self._local_answer(request) is not None:
+            return True
+        if not self.options.mode.replays or self._ignored(request):
             return False
         with self._lock:
             if self._find(request) is not None:
@@ -216,6 +256,9 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
 
     def play_response(self, request: Any) -> dict[str, Any]:
         """Return the next stored response for ``request`` and mark it played."""
+        local = self._local_answer(request, take=True)
+        if local is not None:
+            return local
         with self._lock:
             index = self._find(request)
             if index is None:
@@ -223,7 +266,9 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             digest = self._digests[index]
             self._cursor[digest] = self._cursor.get(digest, 0) + 1
             self.play_counts[index] += 1
-        return self.data.response(index)
+            response = self.data.response(index)
+            self.exchanges.append((request, response))
+        return response
 
     def _unmatched(self, request: Any) -> CassetteError:
         with self._lock:
@@ -236,11 +281,14 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
     def append(self, request: Any, response: dict[str, Any]) -> None:
         """Record one live exchange (after filtering headers and error answers)."""
         request = self._before_record_request(request)
-        kept = self._before_record_response(response) if request else None
-        if kept is None:
+        if not request:
             return
+        kept = self._before_record_response(response)
         with self._lock:
-            self._record(self._key_of(request), request, kept)
+            # An error answer is not saved, but the code under test did see it.
+            self.exchanges.append((request, kept or decode_response(response)))
+            if kept is not None:
+                self._record(self._key_of(request), request, kept)
 
     def _record(self, key: MatchKey, request: Any, response: dict[str, Any]) -> None:
         index = len(self.data)

@@ -12,10 +12,17 @@ older vcrpy httpx stubs wrote (``status_code``, ``headers``,
 ``content``), which is converted to the current one with its body decoded
 (vcrpy decodes gzip/deflate there; harness also br/zstd, and drops a stale
 ``Content-Encoding`` on a body that stub had stored decoded already).
+
+pydantic-ai's test serializer stores a JSON body as the parsed structure under
+``parsed_body`` instead of ``body`` (keys sorted, strings NFKC-normalised);
+such a body is read back as the JSON text of that structure, as pydantic-ai's
+own replay does, and the response loses the wire ``Content-Length`` and
+``Content-Encoding``, which described the original bytes.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -72,6 +79,8 @@ def check_request(path: Path, index: int, request: Any) -> dict[str, Any]:
         if not isinstance(request.get(name), str):
             found = "missing" if name not in request else type(request[name]).__name__
             raise _malformed(path, index, f"request {name} is {found}, not a string", layout)
+    if "body" not in request and "parsed_body" in request:
+        request = {**_without(request, "parsed_body"), "body": _parsed(request["parsed_body"])}
     if "body" not in request:
         raise _malformed(
             path, index, "the request has no 'body' key (write 'body: null' for none)", layout
@@ -79,6 +88,24 @@ def check_request(path: Path, index: int, request: Any) -> dict[str, Any]:
     _body_text(path, index, "the request body", request["body"], layout)
     headers = _headers(path, index, "request", request.get("headers"), layout)
     return {**request, "headers": headers}
+
+
+def _parsed(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _without(mapping: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if k != key}
+
+
+def _from_parsed_body(response: dict[str, Any]) -> dict[str, Any]:
+    """pydantic-ai's layout: the body is the JSON of ``parsed_body``, its wire headers stale."""
+    headers = response.get("headers")
+    if isinstance(headers, Mapping):
+        stale = ("content-length", "content-encoding", "transfer-encoding")
+        headers = {k: v for k, v in headers.items() if str(k).lower() not in stale}
+    body = {"string": _parsed(response["parsed_body"])}
+    return {**_without(response, "parsed_body"), "headers": headers, "body": body}
 
 
 def _older_layout(path: Path, index: int, response: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +140,8 @@ def check_response(path: Path, index: int, response: Any) -> dict[str, Any]:
         raise _malformed(path, index, "it has no response mapping", layout)
     if "status_code" in response and "status" not in response:
         return _older_layout(path, index, response)
+    if "body" not in response and "parsed_body" in response:
+        response = _from_parsed_body(response)
     status = response.get("status")
     if not isinstance(status, dict):
         raise _malformed(path, index, "the response has no status mapping", layout)

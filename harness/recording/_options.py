@@ -6,6 +6,7 @@ session) needs neither vcrpy nor the cassette class.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,3 +25,8 @@ class CassetteOptions:
     rerecord_hint: str | None = None
     save_error_responses: bool = False
     metadata: dict[str, Any] | None = None
+    # Hosts the cassette leaves alone: neither played nor recorded (vcrpy's ignore_hosts).
+    ignore_hosts: frozenset[str] = frozenset()
+    # Answers a request before the cassette is asked (e.g. a mutant served in order);
+    # None lets the cassette decide. Its answers are logged but never saved.
+    responder: Callable[[Any], dict[str, Any] | None] | None = None

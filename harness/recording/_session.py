@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -22,7 +23,23 @@ if TYPE_CHECKING:
     # vcrpy is imported when a cassette is first used, not with harness.recording.
     from harness.recording._cassette import HarnessCassette
 
-__all__ = ["CassetteHandle", "CassetteReport", "use_cassette"]
+__all__ = ["CassetteHandle", "CassetteReport", "recording_active", "use_cassette"]
+
+# Open sessions that may send requests on to the network (any mode but none), so
+# that a guard against live calls (harness.testing's) lets their traffic through.
+_recording = 0
+_recording_lock = threading.Lock()
+
+
+def recording_active() -> bool:
+    """Whether a cassette that records (mode once, new_episodes, all, rewrite) is open."""
+    return _recording > 0
+
+
+def _count_recording(delta: int) -> None:
+    global _recording
+    with _recording_lock:
+        _recording += delta
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,15 @@ class CassetteHandle:
         return cassette.saved_metadata or cassette.loaded_metadata
 
     @property
+    def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
+        """Each ``(vcr Request, response dict)`` of this session so far, in order.
+
+        Played, recorded and locally answered exchanges; telemetry is left out.
+        Response bodies are bytes, decoded from any content encoding.
+        """
+        return list(self._cassette.exchanges)
+
+    @property
     def report(self) -> CassetteReport:
         """A snapshot of played, recorded and unplayed interactions."""
         cassette = self._cassette
@@ -120,6 +146,9 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
             if self._guard:
                 stack.enter_context(block_network())
             self._cassette = stack.enter_context(patcher)
+            if self._options.mode is not RecordMode.NONE:
+                _count_recording(1)
+                stack.callback(_count_recording, -1)
             self._stack = stack.pop_all()
         self._handle = CassetteHandle(self._cassette)
         return self._handle
@@ -160,6 +189,8 @@ def use_cassette(
     rerecord_hint: str | None = None,
     save_error_responses: bool = False,
     block_network: bool | None = None,
+    ignore_hosts: Iterable[str] = (),
+    responder: Callable[[Any], dict[str, Any] | None] | None = None,
 ) -> contextlib.AbstractContextManager[CassetteHandle]:
     """Record or replay the HTTP traffic of the OpenAI/Anthropic SDKs in a block.
 
@@ -182,6 +213,13 @@ def use_cassette(
             call is not saved, so it can never replay as the answer).
         block_network: refuse non-loopback sockets in the block; by default on in
             mode ``"none"``.
+        ignore_hosts: hosts whose requests the cassette neither plays nor records
+            (they go on to the network, which the replay guard still refuses for
+            anything but loopback), as vcrpy's ``ignore_hosts``.
+        responder: called with each vcrpy request first; a response dict it
+            returns answers the request (logged in ``exchanges``, never saved),
+            None leaves it to the cassette. Telemetry (trace exports of agent
+            frameworks) is always answered ``204`` and never recorded.
 
     Returns:
         A context manager whose ``as`` value is a :class:`CassetteHandle`.
@@ -203,6 +241,8 @@ def use_cassette(
         rerecord_hint=rerecord_hint,
         save_error_responses=save_error_responses,
         metadata=dict(metadata) if metadata else None,
+        ignore_hosts=frozenset(host.lower() for host in ignore_hosts),
+        responder=responder,
     )
     guard = mode is RecordMode.NONE if block_network is None else block_network
     return _CassetteSession(options, Path(path), allow_unplayed, guard)

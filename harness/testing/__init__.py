@@ -3,6 +3,9 @@
 ``adapters`` (imported on demand) turns other frameworks' traces into trace trees.
 """
 
+from harness.testing.live_guard import LiveCallBlockedError
+from harness.testing.llm_cassette import LLMCassette
+from harness.testing.llm_config import PROFILES, LLMCassetteConfig
 from harness.testing.trace_assertions import (
     assert_trace_golden,
     assert_trace_shape,
@@ -16,7 +19,11 @@ from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_fro
 from harness.tracing import OutlineNode
 
 __all__ = [
+    "PROFILES",
     "HttpExchange",
+    "LLMCassette",
+    "LLMCassetteConfig",
+    "LiveCallBlockedError",
     "MatchMode",
     "OutlineNode",
     "ShapeMismatch",

@@ -18,6 +18,7 @@ from harness.testing.naming import (
     is_streaming,
     legacy_epoch_cassette,
     scenario_name,
+    test_file,
     test_name,
 )
 from harness.testing.options import HarnessOptions
@@ -117,9 +118,9 @@ def provider(
     model = harness_options.model or DEFAULT_MODELS.get(provider_name, provider_name)
     node = request.node
     stream = is_streaming(node)
-    test_file = Path(str(node.path)).relative_to(harness_options.rootdir).as_posix()
+    relative = test_file(Path(str(node.path)), harness_options.rootdir)
     name = test_name(node) + ("-stream" if stream else "")
-    path = cassette_path(harness_options.cassette_dir, provider_name, model, test_file, name)
+    path = cassette_path(harness_options.cassette_dir, provider_name, model, relative, name)
     # Recording writes every epoch its own cassette; a replay serves an epoch its
     # own when one was recorded, else the single recording (the row names which).
     own = epoch_cassette(path, epoch_of(node))

@@ -104,11 +104,40 @@ def classify(item: pytest.Item) -> tuple[MutantOutcome, str]:
     return MutantOutcome.ERROR, message
 
 
+def _target(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, Path] | None:
+    """``(provider, model, cassette)`` of a mutant item; None when scripted."""
+    if "llm_cassette" not in getattr(item, "fixturenames", ()):
+        return cassette_for(item, options)
+    from harness.core.errors import HarnessError
+    from harness.testing.http_mutants import cassette_api, llm_target
+
+    path = llm_target(item, options)
+    try:
+        api = cassette_api(path)
+    except HarnessError:
+        api = "unknown"
+    return api, _recorded_model(path), path
+
+
+def _recorded_model(path: Path) -> str:
+    """The model the recorded responses name (the control's first that names one)."""
+    from harness.core.errors import HarnessError
+    from harness.evals.mutants import cassette_mutants
+    from harness.testing.http_mutants import cassette_api
+
+    try:
+        control = cassette_mutants(path, cassette_api(path))[0]
+    except HarnessError:
+        return "unknown"
+    models = (getattr(response, "model", None) for response in control.responses)
+    return next((str(model) for model in models if model), "unknown")
+
+
 def result_property(item: pytest.Item, options: HarnessOptions) -> tuple[str, str]:
     """The ``user_properties`` entry that carries this item's ``MutantResult``."""
     outcome, message = classify(item)
     state = item.stash.get(STATE_KEY, None)
-    target = cassette_for(item, options)
+    target = _target(item, options)
     provider, model = (target[0], target[1]) if target else ("scripted", "scripted")
     if state is not None:
         source = state.source

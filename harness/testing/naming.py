@@ -13,6 +13,7 @@ __all__ = [
     "is_streaming",
     "legacy_epoch_cassette",
     "scenario_name",
+    "test_file",
     "test_name",
 ]
 
@@ -81,3 +82,19 @@ def legacy_epoch_cassette(path: Path, epoch: int | None) -> Path | None:
     if epoch is None or epoch <= 1:
         return None
     return path.with_name(f"{path.stem}[epoch-{epoch - 1}]{path.suffix}")
+
+
+# The case runner ships in the package; wherever it is installed, its cassettes
+# live under one name: ``cassettes/.../harness_cases/<test>-<case>.yaml``.
+_PACKAGED_RUNNER = Path(__file__).with_name("cases_suite.py")
+_PACKAGED_NAME = "harness_cases.py"
+
+
+def test_file(path: Path, rootdir: Path) -> str:
+    """The test file's path in cassette names: relative to the rootdir, posix style."""
+    if path == _PACKAGED_RUNNER:
+        return _PACKAGED_NAME
+    try:
+        return path.relative_to(rootdir).as_posix()
+    except ValueError:
+        return path.name

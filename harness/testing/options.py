@@ -113,6 +113,12 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
     )
     parser.addini("harness_cases", "Folder of case files, relative to the rootdir.", default="")
     group.addoption(
+        "--harness-block-live",
+        action="store_true",
+        help="Fail any test whose code calls a model API host that no cassette answers "
+        "(eval tests always do).",
+    )
+    group.addoption(
         "--harness-judge-model",
         default=None,
         help="Model the recorded judge of case files asks (default: $HARNESS_JUDGE_MODEL, "
@@ -142,6 +148,7 @@ class HarnessOptions:
     stream: str = "off"
     cases_dir: Path | None = None
     judge_model: str | None = None
+    block_live: bool = False
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -170,6 +177,7 @@ class HarnessOptions:
             judge_model=config.getoption("harness_judge_model", default=None)
             or os.environ.get("HARNESS_JUDGE_MODEL")
             or None,
+            block_live=bool(config.getoption("harness_block_live", default=False)),
         )
 
 

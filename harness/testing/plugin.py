@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.testing import misses, mutant_mode, mutant_outcome
+from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
@@ -31,6 +32,12 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
+from harness.testing.llm_fixtures import (
+    harness_live_guard,
+    llm_cassette,
+    llm_cassette_config,
+    rewrite_blocked_report,
+)
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
@@ -41,10 +48,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "assert_trace_golden",
+    "evidence",
     "harness_app",
+    "harness_live_guard",
     "harness_options",
     "harness_run_log",
     "harness_settings",
+    "llm_cassette",
+    "llm_cassette_config",
     "make_harness_app",
     "provider",
     "provider_name",
@@ -69,6 +80,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
     check_rootdir(config)  # before any path is derived from the rootdir
+    config.addinivalue_line(
+        "markers",
+        "llm_cassette(profile=None, ignore_body_fields=(), ignore_query_params=(), "
+        "ignore_hosts=(), allow_unplayed=None): settings of this test's llm_cassette",
+    )
     options = HarnessOptions.from_config(config)
     if options.mutants and options.update_shapes:
         raise pytest.UsageError(
@@ -130,7 +146,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         # Numbered from 1, as the table, the page and the cassette names count them.
         epochs = range(1, options.epochs + 1)
         metafunc.parametrize("harness_epoch", epochs, ids=lambda n: f"epoch{n}")
-    if options.stream != "off" and is_eval and "provider_name" in metafunc.fixturenames:
+    recorded = {"provider_name", "llm_cassette"} & set(metafunc.fixturenames)
+    if options.stream != "off" and is_eval and recorded:
         # Every recorded provider eval gets a streaming run (its own -stream cassette).
         values = [True] if options.stream == "on" else [False, True]
         metafunc.fixturenames.append(STREAM_PARAM)
@@ -139,7 +156,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before -m / -k deselect: they apply to the runner's items too
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    collect_case_runner(session, items)
     _deselect_other_providers(config, items)
     options = config.stash[OPTIONS_KEY]
     if options.mutants:
@@ -196,7 +217,7 @@ def _may_record(item: pytest.Item) -> bool:
     return item.get_closest_marker("eval") is not None or bool(declared & _RECORDING_FIXTURES)
 
 
-_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
+_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app", "llm_cassette"})
 
 
 @pytest.hookimpl(trylast=True)
@@ -255,6 +276,7 @@ def pytest_runtest_makereport(
         stops = log.stop_errors() if log is not None and report.when == "call" else None
         if stops:
             report.sections.append(("harness runs that stopped with an error", stops))
+        rewrite_blocked_report(item, report)
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
@@ -268,7 +290,14 @@ def pytest_runtest_makereport(
     is_eval = item.get_closest_marker("eval") is not None
     if report.when == "teardown" and is_eval and not _has_row(report):
         epoch = epoch_of(item)
-        row = {"scenario": scenario_name(item), "epoch": None if epoch is None else epoch - 1}
+        # No provider is known to have run: the row must not claim "scripted".
+        row = {
+            "scenario": scenario_name(item),
+            "epoch": None if epoch is None else epoch - 1,
+            "provider": "none",
+            "model": "none",
+            "source": "unknown",
+        }
         report.user_properties.append((ROW_PROPERTY, json.dumps(row)))
     return report
 

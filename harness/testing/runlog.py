@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,10 @@ class RunLog:
     cassette: str | None = None
     # Set by a case's judge check: the verdict, reason and tokens, for the row.
     judge: dict[str, Any] | None = None
+    # Set by ``llm_cassette``: the row's numbers from the HTTP traffic, and the
+    # traffic trace (for an agent harness did not run, there is no RunResult).
+    traffic: dict[str, Any] | None = None
+    traffic_trace: Callable[[], TraceTree] | None = None
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -72,6 +77,8 @@ class RunLog:
         """The numbers an eval row reports."""
         from harness.testing.trace_query import normalize_trace
 
+        if self.traffic is not None and not self.results:
+            return self._traffic_summary()
         trees = self.traces()
         # A resumed run's totals already include the run it continued.
         finals = self.final_results()
@@ -96,6 +103,26 @@ class RunLog:
             "judge": self.judge,
         }
 
+    def _traffic_summary(self) -> dict[str, Any]:
+        shape = None
+        if self.traffic_trace is not None:
+            from harness.core.errors import HarnessError
+            from harness.testing.trace_query import normalize_trace
+
+            try:
+                shape = normalize_trace(self.traffic_trace())
+            except (ImportError, HarnessError):
+                shape = None  # no traffic trace builder, or traffic it cannot read
+        return {
+            **(self.traffic or {}),
+            "cassette": self.cassette,
+            "duration_s": round(time.perf_counter() - self.started, 4),
+            "shape": shape,
+            "shape_ok": self.shape_ok,
+            "source": self.source or "unknown",
+            "judge": self.judge,
+        }
+
 
 class LastTrace:
     """The ``trace`` fixture: the trace of the latest run, loaded when first used.
@@ -108,6 +135,8 @@ class LastTrace:
         self._log = log
 
     def __trace_tree__(self) -> TraceTree:
+        if not self._log.results and self._log.traffic_trace is not None:
+            return self._log.traffic_trace()  # an llm_cassette test: its traffic trace
         result = self._log.last
         if result.trace_path is None:
             raise TraceAssertionError(

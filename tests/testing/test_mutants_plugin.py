@@ -292,7 +292,7 @@ def test_evals_without_a_cassette_are_listed_as_not_mutated(
 ) -> None:
     for scenario, why in (
         ("scripted", "scripted provider: no cassette"),
-        ("no-provider", "does not use the provider fixture"),
+        ("no-provider", "uses neither the provider fixture nor llm_cassette"),
     ):
         summary = mutated[scenario]
         assert summary.status is MutantStatus.NOT_MUTATED and summary.total == 0

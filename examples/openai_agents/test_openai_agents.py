@@ -1,0 +1,38 @@
+"""Evals of the OpenAI Agents SDK Agent on chat completions.
+
+The SDK adds a fresh ``prompt_cache_key`` (and ``store``) to requests bound
+for api.openai.com: the ``openai-agents`` profile leaves them out of matching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from agents import Runner, RunResult
+
+from examples.openai_agents.agent import build
+from harness.testing import LLMCassette
+
+CODE = "RELEASE-CODE-9T2W"
+
+
+@pytest.mark.eval("openai-agents")
+@pytest.mark.llm_cassette(profile="openai-agents")
+def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
+
+    async def ask() -> RunResult:
+        async with llm_cassette.async_openai() as client:  # closed with the run's own loop
+            return await Runner.run(build(client), "What is the release code?", context=tmp_path)
+
+    result = asyncio.run(ask())
+    calls = [
+        (item.raw_item.name, json.loads(item.raw_item.arguments))
+        for item in result.new_items
+        if item.type == "tool_call_item"
+    ]
+    assert calls == [("read_file", {"path": "notes.txt"})]
+    assert CODE in str(result.final_output)

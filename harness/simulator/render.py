@@ -1,0 +1,63 @@
+"""One reply rendered as the HTTP answer the simulator would send for a request body.
+
+Used where answers are made up without a server: ``--harness-mutants`` serves
+a mutated model response to any agent at the HTTP layer, in the wire format,
+JSON or SSE, that the request asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from urllib.parse import urlsplit
+
+from harness.simulator import _anthropic, _openai
+from harness.simulator._conversation import ApiError
+from harness.simulator._script import ErrorReply, Reply
+from harness.simulator._wire import Answer, Ids, request_seed
+
+__all__ = ["render_reply", "renders"]
+
+# By path suffix, as a client on any base URL sends them (the server's routes).
+_APIS: tuple[tuple[str, ModuleType], ...] = (
+    ("/chat/completions", _openai),
+    ("/messages", _anthropic),
+)
+
+
+def _api(url: str) -> ModuleType | None:
+    path = urlsplit(url).path.rstrip("/")
+    return next((api for suffix, api in _APIS if path.endswith(suffix)), None)
+
+
+def renders(url: str) -> bool:
+    """Whether ``url``'s path is an API the simulator speaks (chat completions, messages)."""
+    return _api(url) is not None
+
+
+def render_reply(url: str, body: bytes | str | None, reply: Reply | ErrorReply) -> Answer:
+    """The answer to a request to ``url`` with ``body``: ``reply`` in that API's shape.
+
+    The request is validated as the real API does: an invalid one gets the
+    API's 400 instead of ``reply``.
+
+    Raises:
+        ValueError: ``url`` is not an API the simulator speaks.
+    """
+    api = _api(url)
+    if api is None:
+        raise ValueError(f"the simulator does not speak {urlsplit(url).path}")
+    raw = body.encode("utf-8") if isinstance(body, str) else body or b""
+    try:
+        conversation = api.parse(json.loads(raw) if raw else None)
+    except ValueError:
+        answer: Answer = api.error_answer("the request body is not JSON")
+        return answer
+    except ApiError as exc:
+        answer = api.error_answer(exc)
+        return answer
+    if isinstance(reply, ErrorReply):
+        answer = api.error_answer(reply, reply.status)
+        return answer
+    answer = api.answer(reply, conversation, Ids(request_seed(raw)), conversation.model)
+    return answer

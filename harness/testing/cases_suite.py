@@ -1,0 +1,208 @@
+"""The case-file runner: one eval per case of ``--harness-cases DIR`` (``*.yaml``).
+
+It ships with the plugin, so case files run in any project: when no collected
+module re-exports these tests, the plugin collects this module itself (see
+``harness.testing.plugin``). Two evals share the row name ``case[<name>]``:
+
+- ``test_cases`` runs harness's own runtime on the case, through the
+  ``provider`` fixture (a per-case, per-provider cassette);
+- ``test_target_cases`` calls the case's ``target`` (``package.module:function``,
+  an agent harness did not build) as ``fn(prompt, workspace) -> str`` under
+  ``llm_cassette``; its row's numbers come from the HTTP traffic.
+
+The verdicts are the case's checks (:mod:`harness.evals.checks`), plus the
+recorded judge when the case has one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness.testing.options import HarnessOptions
+
+if TYPE_CHECKING:
+    from harness.app import Application
+    from harness.evals.cases import Case
+    from harness.providers.protocol import LLMProvider
+    from harness.testing.runlog import RunLog
+    from harness.testing.workspace import Workspace
+
+__all__ = [
+    "llm_cassette_config",
+    "load_target",
+    "pytest_generate_tests",
+    "test_cases",
+    "test_target_cases",
+]
+
+PROVIDERS = ("openai", "anthropic")
+_CASES: dict[str, Case] = {}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "case_name" not in metafunc.fixturenames:
+        return
+    from harness.core.errors import ConfigurationError
+    from harness.evals.cases import load_cases
+
+    options = HarnessOptions.from_config(metafunc.config)
+    folder = options.cases_dir or options.rootdir / "evals" / "cases"
+    try:
+        cases = load_cases(folder, root=options.rootdir)
+    except ConfigurationError as exc:
+        problem = str(exc)
+    else:
+        problem = ""
+    if problem:  # outside the except block: one message, no chained traceback
+        pytest.fail(f"harness cases: {problem}", pytrace=False)
+    _CASES.update({case.name: case for case in cases})
+    targeted = metafunc.function.__name__ == "test_target_cases"
+    names = [case.name for case in cases if (case.target is not None) == targeted]
+    metafunc.parametrize("case_name", names, ids=names)
+
+
+@pytest.fixture
+def llm_cassette_config(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """A target case's ``profile`` for its ``llm_cassette``."""
+    name = getattr(getattr(request.node, "callspec", None), "params", {}).get("case_name")
+    case = _CASES.get(str(name)) if name is not None else None
+    return {"profile": case.profile} if case is not None and case.profile else {}
+
+
+def load_target(spec: str) -> Callable[[str, Path], str]:
+    """The function ``package.module:function`` names.
+
+    Raises:
+        ConfigurationError: the module cannot be imported or has no such function.
+    """
+    from harness.core.errors import ConfigurationError
+
+    module_name, _, function = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"case target {spec!r}: cannot import {module_name} ({exc}); is it on sys.path?"
+        ) from None
+    found = getattr(module, function, None)
+    if not callable(found):
+        raise ConfigurationError(f"case target {spec!r}: {module_name} has no function {function}")
+    return found  # type: ignore[no-any-return]
+
+
+def _run(case: Case, app: Application) -> None:
+    first = app.run(
+        case.prompt, mode=case.mode, session=case.session_name, max_steps=case.max_steps
+    )
+    if case.approval is None:
+        return
+    step = case.approval
+    assert first.stop_reason == "approval_required" and first.approval_id is not None, (
+        f"verdict: the run did not pause for approval of {step.tool} "
+        f"(stop reason {first.stop_reason}: {first.error})"
+    )
+    record = app.approvals.load(first.approval_id)
+    assert record.tool_name == step.tool, (
+        f"verdict: the approval asks about {record.tool_name}, expected {step.tool}"
+    )
+    app.resume_approval(
+        first.approval_id, step.decision, session=case.session_name, reason=step.reason
+    )
+
+
+def _failed(case: Case, failures: list[str]) -> str:
+    lines = "\n".join(f"  - {line}" for line in failures)
+    return f"verdict: case {case.name!r} ({case.source}):\n{lines}"
+
+
+@pytest.mark.eval("case")
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+def test_cases(
+    case_name: str,
+    workspace: Workspace,
+    make_harness_app: Callable[..., Application],
+    provider: LLMProvider,
+    harness_options: HarnessOptions,
+    harness_run_log: RunLog,
+    evidence: Callable[[Application], Any],
+) -> None:
+    """A case on harness's own runtime."""
+    from harness.core import Role
+    from harness.core.errors import HarnessError
+    from harness.evals.checks import CaseRun, check_case
+    from harness.evals.judge import run_judge
+
+    case = _CASES[case_name]
+    workspace.copy_fixture(case.workspace)
+    app = make_harness_app(
+        enabled_tools=case.tools, tool_allowlist=case.allow, tool_denylist=case.deny
+    )
+    _run(case, app)
+    seen = evidence(app)
+    shown = {
+        str(message.tool_call_id): str(message.content)
+        for request in seen.requests
+        for message in request.messages
+        if message.role is Role.TOOL
+    }
+    run = CaseRun(
+        tuple(harness_run_log.results),
+        tuple(harness_run_log.traces()),
+        workspace.root,
+        calls=tuple(seen.calls()),
+        shown=shown,
+    )
+    failures = check_case(case, run, assert_shape=_subset_shape)
+    for result in run.results:  # metadata traces hold none of the case's secrets
+        seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt))
+    if case.checks.judge is not None:
+        try:
+            judged = run_judge(
+                provider,
+                case.checks.judge.rubric,
+                task=case.prompt,
+                answer=run.final.text or "",
+                tool_calls=seen.calls(),
+                model=harness_options.judge_model or harness_run_log.model,
+            )
+        except HarnessError as exc:
+            failures.append(f"judge: {exc}")
+        else:
+            harness_run_log.judge = judged.model_dump()
+            if not judged.passed:
+                failures.append(f"judge: fail: {judged.reason}")
+    assert not failures, _failed(case, failures)
+
+
+@pytest.mark.eval("case")
+def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -> None:
+    """A case on an agent of your own (``target:``), under ``llm_cassette``."""
+    from harness.core.errors import ConfigurationError
+    from harness.evals.checks import answer_failures, check_files
+
+    case = _CASES[case_name]
+    assert case.target is not None
+    try:
+        target = load_target(case.target)
+    except ConfigurationError as exc:
+        pytest.fail(f"{case.source}: case {case.name!r}: {exc}", pytrace=False)
+    workspace.copy_fixture(case.workspace)
+    answer = target(case.prompt, workspace.root)
+    if not isinstance(answer, str):
+        pytest.fail(
+            f"case target {case.target} returned {type(answer).__name__}, not the answer text",
+            pytrace=False,
+        )
+    failures = answer_failures(case.checks, answer) + check_files(case.checks.files, workspace.root)
+    assert not failures, _failed(case, failures)
+
+
+def _subset_shape(tree: Any, outline: str) -> None:
+    from harness.testing.trace_assertions import assert_trace_shape
+
+    assert_trace_shape(tree, outline, match="subset")

@@ -1,0 +1,181 @@
+"""``--harness-mutants`` for evals on ``llm_cassette``: mutants served at the HTTP layer.
+
+An agent harness did not build has no provider to swap, so the mutated model
+responses are served where its SDK reads them: every model call (a ``POST``
+to chat completions or messages) is answered, in order and whatever was
+asked, with the next response of the mutant, rendered by the simulator in the
+wire format and streaming mode the request asked for. The operators, the
+control run and the outcome classes are harness's own (``harness.evals``); a
+stored error answer is served as that API's error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness.core.errors import CassetteError, ProviderError
+from harness.evals.mutant_results import CONTROL
+from harness.evals.mutants import MutantExhaustedError
+from harness.testing.naming import epoch_cassette, epoch_of, is_streaming, test_file, test_name
+from harness.testing.options import HarnessOptions
+from harness.testing.traffic_rows import model_api
+
+if TYPE_CHECKING:
+    from harness.evals.mutants import PositionalProvider
+
+__all__ = [
+    "FIXTURE",
+    "HttpMutantExhaustedError",
+    "HttpMutantResponder",
+    "applicable",
+    "candidate_ids",
+    "cassette_api",
+    "llm_target",
+    "uses_llm_cassette",
+]
+
+FIXTURE = "llm_cassette"
+_MUTABLE = ("openai", "anthropic")
+
+
+def uses_llm_cassette(item: pytest.Item) -> bool:
+    return FIXTURE in getattr(item, "fixturenames", ())
+
+
+def _relative_file(path: Path, options: HarnessOptions) -> str:
+    return test_file(path, options.rootdir)
+
+
+def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:
+    """The cassette ``llm_cassette`` opens for ``item`` (its epoch's own when recorded)."""
+    from harness.testing.llm_cassette import llm_cassette_path
+
+    name = test_name(item) + ("-stream" if is_streaming(item) else "")
+    path = llm_cassette_path(
+        options.cassette_dir, _relative_file(Path(str(item.path)), options), name
+    )
+    own = epoch_cassette(path, epoch_of(item))
+    return own if options.record_mode != "none" or own.exists() else path
+
+
+def cassette_api(path: Path) -> str:
+    """The one wire format of the model calls in ``path`` (``openai`` / ``anthropic``).
+
+    Raises:
+        CassetteError: unreadable, no model call, or calls of several APIs.
+    """
+    import yaml
+
+    try:
+        text = path.read_text("utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise CassetteError(f"cassette {path} cannot be read for mutants: {exc}") from exc
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    apis: dict[str, None] = {}
+    for interaction in interactions if isinstance(interactions, list) else []:
+        request = interaction.get("request") if isinstance(interaction, dict) else None
+        if isinstance(request, dict):
+            api = model_api(str(request.get("method", "")), str(request.get("uri", "")))
+            if api is not None:
+                apis[api] = None
+    if not apis:
+        raise CassetteError(f"cassette {path} holds no model call to derive mutants from")
+    if len(apis) > 1:
+        raise CassetteError(
+            f"cassette {path} mixes {' and '.join(apis)} calls; mutants are served to one API"
+        )
+    api = next(iter(apis))
+    if api not in _MUTABLE:
+        raise CassetteError(f"cassette {path}: no mutation operators for {api} traffic yet")
+    return api
+
+
+def applicable(item: pytest.Item, options: HarnessOptions) -> tuple[set[str], str]:
+    """The mutant ids of ``item``'s cassette, or an empty set and the true reason why none."""
+    from harness.core.errors import HarnessError
+    from harness.evals.mutants import cassette_mutants
+
+    path = llm_target(item, options)
+    if not path.is_file():
+        return set(), f"no cassette at {path}; record it first"
+    try:
+        return {m.id for m in cassette_mutants(path, cassette_api(path))}, ""
+    except HarnessError as exc:
+        return set(), str(exc)
+
+
+def candidate_ids(function_name: str, path: Path, options: HarnessOptions) -> list[str]:
+    """The control plus every mutant id of the cassettes this test function may open."""
+    from harness.core.errors import HarnessError
+    from harness.evals.mutants import cassette_mutants
+    from harness.testing.llm_cassette import llm_cassette_path
+
+    folder = llm_cassette_path(
+        options.cassette_dir, _relative_file(path, options), function_name
+    ).parent
+    ids = [CONTROL]
+    for cassette in sorted(folder.glob(f"{function_name}*")):
+        if cassette.suffix not in (".yaml", ".yml", ".json"):
+            continue
+        try:
+            mutants = cassette_mutants(cassette, cassette_api(cassette))
+        except HarnessError:
+            continue  # reported on the item itself, where the path is exact
+        ids += [m.id for m in mutants if m.id not in ids]
+    return ids
+
+
+class HttpMutantResponder:
+    """A cassette responder that answers each model call with the mutant's next response."""
+
+    def __init__(self, positional: PositionalProvider) -> None:
+        self.positional = positional
+
+    def __call__(self, request: Any) -> dict[str, Any] | None:
+        from harness.core.messages import LLMRequest, Message, Role
+        from harness.simulator import ErrorReply, Reply, ScriptToolCall
+        from harness.simulator.render import render_reply, renders
+
+        if model_api(request.method, request.uri) is None or not renders(request.uri):
+            return None
+        probe = LLMRequest(messages=(Message(role=Role.USER, content="(served by position)"),))
+        try:
+            response = self.positional.complete(probe)
+        except ProviderError as exc:
+            if self.positional.exhausted:
+                raise _exhausted(exc) from None
+            status = exc.status_code if exc.status_code and exc.status_code >= 400 else 500
+            reply: Reply | ErrorReply = ErrorReply(status=status, message=str(exc))
+        else:
+            calls = tuple(
+                ScriptToolCall(name=c.name, arguments=dict(c.arguments), id=c.id)
+                for c in response.tool_calls
+            )
+            # A mutant may leave nothing but an empty answer: served as an empty text.
+            reply = Reply.model_construct(text=response.text or "", tool_calls=calls, error=None)
+        answer = render_reply(request.uri, request.body, reply)
+        return {
+            "status": {"code": answer.status, "message": ""},
+            "headers": {"content-type": [answer.content_type]}
+            | {name: [value] for name, value in answer.headers},
+            "body": {"string": answer.body},
+        }
+
+
+class HttpMutantExhaustedError(MutantExhaustedError, CassetteError):
+    """The agent asked for more model responses than the mutant holds.
+
+    A ``CassetteError`` too, so that it crosses the SDKs as a replay miss does:
+    unwrapped and never retried.
+    """
+
+
+def _exhausted(error: ProviderError) -> CassetteError:
+    from harness.recording import passthrough
+
+    return passthrough(HttpMutantExhaustedError(str(error), provider=error.provider))

@@ -1,0 +1,92 @@
+"""The live-call guard: a model API request that no cassette answers fails the test.
+
+In a test marked ``eval`` (and in every test with ``--harness-block-live``) a
+name lookup of a model API host raises :class:`LiveCallBlockedError` unless a
+recording cassette is open. A replayed request never gets that far (the
+cassette answers it before any socket), and a recording cassette's requests are
+meant to go out; anything else would be a silent live call that costs money
+and makes the eval's verdict depend on the day. The error travels through the
+SDKs unwrapped and unretried, and if the agent swallows it the test still fails
+at teardown, with the same one error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from harness.recording import NetworkBlockedError, passthrough, recording_active
+
+__all__ = ["MODEL_API_HOSTS", "LiveCallBlockedError", "guard_live_calls", "is_model_api_host"]
+
+MODEL_API_HOSTS = frozenset(
+    {
+        "api.openai.com",
+        "api.anthropic.com",
+        "generativelanguage.googleapis.com",
+        "api.mistral.ai",
+        "api.groq.com",
+        "api.deepseek.com",
+        "openrouter.ai",
+        "api.together.xyz",
+        "api.cohere.com",
+        "api.cohere.ai",
+        "api.x.ai",
+        "api.fireworks.ai",
+        "api.perplexity.ai",
+    }
+)
+_HOST_SUFFIXES = (".openai.azure.com",)
+
+
+class LiveCallBlockedError(NetworkBlockedError):
+    """A request to a model API host that no cassette answers, in a guarded test."""
+
+
+def is_model_api_host(host: object) -> bool:
+    """Whether ``host`` is a model provider's API (api.openai.com, api.anthropic.com, ...)."""
+    if isinstance(host, bytes):
+        host = host.decode("ascii", errors="replace")
+    if not isinstance(host, str):
+        return False
+    name = host.lower().rstrip(".")
+    return name in MODEL_API_HOSTS or name.endswith(_HOST_SUFFIXES)
+
+
+def _message(host: str, why: str) -> str:
+    return (
+        f"live call to {host} blocked ({why}): no cassette answers it. Wrap the agent in the "
+        "llm_cassette fixture (or use the provider fixture) and record it once with "
+        "--record-mode once; a live test belongs under @pytest.mark.live without the eval mark."
+    )
+
+
+_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def guard_live_calls(why: str, blocked: Callable[[LiveCallBlockedError], None]) -> Iterator[None]:
+    """Refuse name lookups of model API hosts in the block unless a cassette records.
+
+    ``blocked`` is told of every refusal (the plugin fails the test with it).
+    """
+    original: Callable[..., Any] = socket.getaddrinfo
+
+    def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if is_model_api_host(host) and not recording_active():
+            error = LiveCallBlockedError(_message(str(host), why))
+            blocked(error)
+            raise passthrough(error)
+        return original(host, *args, **kwargs)
+
+    with _lock:
+        socket.getaddrinfo = guarded
+    try:
+        yield
+    finally:
+        with _lock:
+            if socket.getaddrinfo is guarded:
+                socket.getaddrinfo = original

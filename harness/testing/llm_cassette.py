@@ -1,0 +1,256 @@
+"""``LLMCassette``: a per-test cassette around any agent code, and what it hands the test.
+
+The test's model traffic (raw SDK clients, pydantic-ai, the OpenAI Agents SDK,
+in-house code) goes through one harness cassette at
+``<cassette dir>/<test file without .py>/<test name>.yaml``, with
+``-stream`` for the streaming run of ``--harness-stream`` and
+``[epoch-k]`` for epoch k's own recording, exactly as harness's own evals name
+theirs. While the block is open the environment points the SDKs at
+:meth:`LLMCassette.base_url` and, when replaying, gives them a dummy key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.core.errors import ConfigurationError
+from harness.testing.llm_config import LLMCassetteConfig
+
+if TYPE_CHECKING:
+    import anthropic as anthropic_sdk
+    import openai as openai_sdk
+
+    from harness.recording import CassetteHandle
+    from harness.tracing import TraceTree
+
+__all__ = ["DEFAULT_BASE_URLS", "LLMCassette", "llm_cassette_path", "open_llm_cassette"]
+
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+_BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Replayed requests never leave the process, but the SDKs insist on a key.
+REPLAY_KEY = "harness-replay-placeholder"
+_SIMULATOR_KEY = "harness-simulator-placeholder"
+
+
+def _safe(part: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.=\[\]-]+", "_", part).strip("_") or "_"
+
+
+def llm_cassette_path(cassette_dir: Path, test_file: str, test_name: str) -> Path:
+    """``<cassette_dir>/<test file without .py>/<test name>.yaml``."""
+    return cassette_dir / Path(test_file).with_suffix("") / f"{_safe(test_name)}.yaml"
+
+
+class LLMCassette:
+    """The ``llm_cassette`` fixture's value: where the agent's client must point, and clients.
+
+    Attributes:
+        path: the cassette file of this test.
+        record_mode: the run's record mode (``none`` replays only).
+        stream: whether this is the streaming run (``--harness-stream``): a test
+            that can stream should, so that its ``-stream`` cassette holds SSE.
+        config: the resolved profile and ignore lists.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        record_mode: str,
+        *,
+        stream: bool = False,
+        simulator_url: str | None = None,
+        config: LLMCassetteConfig | None = None,
+    ) -> None:
+        self.path = path
+        self.record_mode = record_mode
+        self.stream = stream
+        self.config = config or LLMCassetteConfig()
+        self._simulator_url = simulator_url
+        self._handle: CassetteHandle | None = None
+        self._clients: list[Any] = []
+
+    @property
+    def replaying(self) -> bool:
+        """True in record mode ``none``: nothing leaves the process."""
+        return self.record_mode == "none"
+
+    @property
+    def opened(self) -> bool:
+        """Whether the cassette file was opened (its exchanges can be read)."""
+        return self._handle is not None
+
+    @property
+    def handle(self) -> CassetteHandle:
+        """The open cassette session (played, recorded, unplayed, misses)."""
+        if self._handle is None:
+            raise ConfigurationError("the llm_cassette is not open (outside its test)")
+        return self._handle
+
+    def base_url(self, provider: str) -> str:
+        """The URL the ``provider`` ("openai" | "anthropic") client must use in this test.
+
+        The simulator's while recording with ``--harness-base-url``, else the SDK
+        default (a replay is answered before any connection, whatever the host).
+        """
+        if provider not in DEFAULT_BASE_URLS:
+            raise ConfigurationError(
+                f"llm_cassette.base_url({provider!r}): use 'openai' or 'anthropic'"
+            )
+        if self.replaying or not self._simulator_url:
+            return DEFAULT_BASE_URLS[provider]
+        root = self._simulator_url.rstrip("/")
+        if provider == "openai" and not root.endswith("/v1"):
+            return root + "/v1"
+        return root
+
+    def api_key(self, provider: str) -> str:
+        """The key a client gets: a dummy when replaying or simulating, else yours."""
+        if self.replaying:
+            return REPLAY_KEY
+        key = os.environ.get(_KEY_VARIABLES[provider])
+        if key:
+            return key
+        if self._simulator_url:
+            return _SIMULATOR_KEY
+        raise ConfigurationError(
+            f"recording {provider} needs {_KEY_VARIABLES[provider]} (or --harness-base-url "
+            "pointing at the harness simulator); replay with --record-mode none needs no key"
+        )
+
+    def _client(self, cls: Any, provider: str, kwargs: dict[str, Any]) -> Any:
+        settings = {
+            "api_key": self.api_key(provider),
+            "base_url": self.base_url(provider),
+            # A replay answers at once; retrying a miss only delays its report.
+            "max_retries": 0 if self.replaying else 2,
+            **kwargs,
+        }
+        client = cls(**settings)
+        self._clients.append(client)
+        return client
+
+    def openai(self, **kwargs: Any) -> openai_sdk.OpenAI:
+        """An ``openai.OpenAI`` client on this cassette (keyword arguments override)."""
+        import openai
+
+        return self._client(openai.OpenAI, "openai", kwargs)  # type: ignore[no-any-return]
+
+    def async_openai(self, **kwargs: Any) -> openai_sdk.AsyncOpenAI:
+        """An ``openai.AsyncOpenAI`` client on this cassette."""
+        import openai
+
+        return self._client(openai.AsyncOpenAI, "openai", kwargs)  # type: ignore[no-any-return]
+
+    def anthropic(self, **kwargs: Any) -> anthropic_sdk.Anthropic:
+        """An ``anthropic.Anthropic`` client on this cassette."""
+        import anthropic
+
+        return self._client(anthropic.Anthropic, "anthropic", kwargs)  # type: ignore[no-any-return]
+
+    def async_anthropic(self, **kwargs: Any) -> anthropic_sdk.AsyncAnthropic:
+        """An ``anthropic.AsyncAnthropic`` client on this cassette."""
+        import anthropic
+
+        client = self._client(anthropic.AsyncAnthropic, "anthropic", kwargs)
+        return client  # type: ignore[no-any-return]
+
+    def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
+        """The ``(vcr request, response dict)`` pairs of the test so far, telemetry left out."""
+        return self.handle.exchanges
+
+    def trace(self) -> TraceTree:
+        """The traffic trace of the test so far: ``agent.run`` > ``llm.call`` > ``tool.call``."""
+        from harness.testing.http_exchanges import http_exchanges, traffic_module
+
+        tree: TraceTree = traffic_module().trace_from_exchanges(http_exchanges(self.exchanges()))
+        return tree
+
+    def environment(self) -> dict[str, str]:
+        """The variables set during the test, for frameworks that build their own clients."""
+        values = {_BASE_URL_VARIABLES[p]: self.base_url(p) for p in DEFAULT_BASE_URLS}
+        for variable in _KEY_VARIABLES.values():
+            if self.replaying or (self._simulator_url and not os.environ.get(variable)):
+                values[variable] = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
+        return values
+
+    def close_clients(self) -> None:
+        for client in self._clients:
+            close = getattr(client, "close", None)
+            if callable(close) and not _is_async(client):
+                close()
+        self._clients.clear()
+
+
+def _flush_telemetry() -> None:
+    """Export the frameworks' pending trace batches now, while the cassette answers them.
+
+    Their exporters run on background threads; a batch left for later would go
+    out after the test, to the real host, with the test's dummy key.
+    """
+    import sys
+
+    for module, name in (("agents", "flush_traces"), ("logfire", "force_flush")):
+        flush = getattr(sys.modules.get(module), name, None)
+        if callable(flush):
+            # Telemetry must never decide a test: whatever its exporter raises is its own.
+            with contextlib.suppress(Exception):
+                flush()
+
+
+def _is_async(client: Any) -> bool:
+    return type(client).__name__.startswith("Async")
+
+
+@contextlib.contextmanager
+def open_llm_cassette(
+    cassette: LLMCassette,
+    *,
+    allow_unplayed: bool,
+    rerecord_hint: str | None = None,
+    save_error_responses: bool = False,
+    responder: Any = None,
+) -> Iterator[LLMCassette]:
+    """Open ``cassette``'s file around the block, with its environment set.
+
+    Raises:
+        CassetteError: as :func:`harness.recording.use_cassette`.
+    """
+    from harness.recording import use_cassette
+
+    config = cassette.config
+    saved = {name: os.environ.get(name) for name in cassette.environment()}
+    os.environ.update(cassette.environment())
+    try:
+        with use_cassette(
+            cassette.path,
+            record_mode="none" if responder is not None else cassette.record_mode,
+            ignore_body_fields=config.ignore_body_fields,
+            ignore_query_params=config.ignore_query_params,
+            ignore_hosts=config.ignore_hosts,
+            allow_unplayed=allow_unplayed,
+            rerecord_hint=rerecord_hint,
+            save_error_responses=save_error_responses,
+            responder=responder,
+        ) as handle:
+            cassette._handle = handle
+            try:
+                yield cassette
+            finally:
+                _flush_telemetry()
+                cassette.close_clients()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -1,0 +1,121 @@
+"""What an ``llm_cassette`` test may set: profiles and ignore lists, merged and checked.
+
+Settings come from the ``llm_cassette_config`` fixture (override it in a
+conftest, as pytest-recording's ``vcr_config``) and from
+``@pytest.mark.llm_cassette(...)`` on the test, the marker winning field by
+field. A profile names the request fields a framework makes random or
+version-dependent, so a recording replays whatever the run:
+
+- ``openai-agents``: the OpenAI Agents SDK sends ``prompt_cache_key`` (a fresh
+  uuid every run) and ``store: true`` when its client points at api.openai.com,
+  and neither when it points at the simulator or a proxy.
+- ``pydantic-ai``: pydantic-ai tags requests with ``metadata`` and ``user``
+  fields from its model settings; neither picks the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.core.errors import ConfigurationError
+
+__all__ = ["PROFILES", "LLMCassetteConfig", "resolve_config"]
+
+PROFILES: dict[str, tuple[str, ...]] = {
+    "openai-agents": ("prompt_cache_key", "store"),
+    "pydantic-ai": ("metadata", "user"),
+}
+_LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts")
+_FIELDS = ("profile", *_LISTS, "allow_unplayed")
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCassetteConfig:
+    """The resolved settings of one ``llm_cassette``.
+
+    Attributes:
+        profiles: the framework profiles in force, e.g. ``("openai-agents",)``.
+        ignore_body_fields: dotted body paths matching ignores, profiles' included.
+        ignore_query_params: query parameters matching ignores.
+        ignore_hosts: hosts the cassette neither plays nor records.
+        allow_unplayed: whether recorded interactions may go unused (None: not in
+            ``eval`` tests, yes elsewhere).
+    """
+
+    profiles: tuple[str, ...] = ()
+    ignore_body_fields: tuple[str, ...] = ()
+    ignore_query_params: tuple[str, ...] = ()
+    ignore_hosts: tuple[str, ...] = ()
+    allow_unplayed: bool | None = None
+
+
+def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Iterable) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigurationError(
+            f"llm_cassette {field} in {where} must be a name or a list of names, got {value!r}"
+        )
+    return tuple(value)
+
+
+def _checked(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
+    unknown = sorted(set(settings) - set(_FIELDS))
+    if unknown:
+        raise ConfigurationError(
+            f"llm_cassette does not know {', '.join(unknown)} (in {where}); it takes "
+            f"{', '.join(_FIELDS)}"
+        )
+    checked: dict[str, Any] = {}
+    for field, value in settings.items():
+        if field == "allow_unplayed":
+            if value is not None and not isinstance(value, bool):
+                raise ConfigurationError(f"llm_cassette allow_unplayed in {where} must be a bool")
+            checked[field] = value
+        else:
+            checked[field] = _names(value, field, where)
+    for profile in checked.get("profile", ()):
+        if profile not in PROFILES:
+            raise ConfigurationError(
+                f"unknown llm_cassette profile {profile!r} in {where}; known: "
+                f"{', '.join(sorted(PROFILES))}"
+            )
+    return checked
+
+
+def resolve_config(
+    fixture: Mapping[str, Any] | None,
+    marker: Mapping[str, Any] | None,
+    *,
+    query_params: Iterable[str] = (),
+) -> LLMCassetteConfig:
+    """Merge the fixture's and the marker's settings (the marker wins per field).
+
+    ``query_params`` are the run's ``--harness-ignore-query-params``, always added.
+
+    Raises:
+        ConfigurationError: an unknown setting or profile, or a value of a wrong type.
+    """
+    if fixture is not None and not isinstance(fixture, Mapping):
+        raise ConfigurationError(
+            f"the llm_cassette_config fixture must return a dict, got {type(fixture).__name__}"
+        )
+    merged = {
+        **_checked(fixture or {}, "the llm_cassette_config fixture"),
+        **_checked(marker or {}, "@pytest.mark.llm_cassette"),
+    }
+    profiles = merged.get("profile", ())
+    fields = [field for profile in profiles for field in PROFILES[profile]]
+    fields += merged.get("ignore_body_fields", ())
+    params = [*query_params, *merged.get("ignore_query_params", ())]
+    return LLMCassetteConfig(
+        profiles=profiles,
+        ignore_body_fields=tuple(dict.fromkeys(fields)),
+        ignore_query_params=tuple(dict.fromkeys(params)),
+        ignore_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("ignore_hosts", ()))),
+        allow_unplayed=merged.get("allow_unplayed"),
+    )
