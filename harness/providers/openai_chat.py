@@ -320,10 +320,12 @@ def _usage(usage: CompletionUsage | None) -> Usage:
     if usage is None:
         return Usage()
     details = usage.prompt_tokens_details
+    output_details = usage.completion_tokens_details
     return Usage(
         input_tokens=usage.prompt_tokens,
         output_tokens=usage.completion_tokens,
         cached_input_tokens=(details.cached_tokens or 0) if details else 0,
+        reasoning_tokens=(output_details.reasoning_tokens or 0) if output_details else 0,
     )
 
 

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 MUTANT_PARAM = "harness_mutant"
-RECORDED_PROVIDERS = ("openai", "anthropic")
+RECORDED_PROVIDERS = ("openai", "openai-responses", "anthropic")
 _PROVIDER_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
 STATE_KEY = pytest.StashKey["MutantState"]()
 SKIP_KEY = pytest.StashKey[str]()
