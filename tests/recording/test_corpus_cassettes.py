@@ -1,10 +1,12 @@
 """Cassettes other projects recorded from api.openai.com / api.anthropic.com replay exactly.
 
-Every interaction of every cassette in ``shared/corpus/cassettes`` (beside the
-repo) is sent again as the SDK call rebuilt from its recorded request body, in
-replay mode, and the SDK's result must equal the SDK's own parse of the recorded
-bytes served through ``httpx2.MockTransport`` (streams compared event by event).
-The harness adapters then map the same parses, and replay and parse agree.
+Every interaction of every cassette in ``shared/corpus/cassettes`` and its
+``responses/`` folder (Responses API traffic; pydantic-ai's ``parsed_body``
+layout among them) beside the repo is sent again as the SDK call rebuilt from
+its recorded request body, in replay mode, and the SDK's result must equal the
+SDK's own parse of the recorded bytes served through ``httpx2.MockTransport``
+(streams compared event by event). The harness adapters then map the same
+parses, and replay and parse agree.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import yaml
 from harness.core import LLMResponse
 from harness.providers.anthropic_messages import from_anthropic_message
 from harness.providers.openai_chat import ChunkAssembler, from_chat_completion
+from harness.providers.responses_events import EventAssembler
+from harness.providers.responses_items import from_response
 from harness.recording import use_cassette
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,11 +54,18 @@ MISSING = (
 )
 
 
-def _cases() -> list[Any]:
-    if not CORPUS.is_dir():
-        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=MISSING))]
+RESPONSES = CORPUS / "responses"
+MISSING_RESPONSES = (
+    f"needs the shared corpus's Responses API cassettes at {RESPONSES}: check out "
+    "../shared/corpus beside the repo or set HARNESS_CORPUS_DIR"
+)
+
+
+def _cases(folder: Path = CORPUS, missing: str = MISSING) -> list[Any]:
+    if not folder.is_dir():
+        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=missing))]
     cases = []
-    for path in sorted(CORPUS.glob("*.yaml")):
+    for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         for index in range(len(data["interactions"])):
             cases.append(pytest.param(path, index, id=f"{path.stem[:3]}-{index}"))
@@ -65,7 +76,15 @@ def _recorded(path: Path, index: int) -> tuple[dict[str, Any], httpx2.Response]:
     """The request body and the response exactly as the file holds it (either layout)."""
     item = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][index]
     response = item["response"]
-    headers = [(k, v) for k, values in response["headers"].items() for v in values]
+    headers = [(k, v) for k, values in (response.get("headers") or {}).items() for v in values]
+    if "parsed_body" in item["request"]:
+        # pydantic-ai's layout: the JSON bodies as YAML structures, replayed as json.dumps.
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        body = response["body"]["string"] if "body" in response else response["parsed_body"]
+        content = body if isinstance(body, str) else json.dumps(body)
+        return item["request"]["parsed_body"], httpx2.Response(
+            response["status"]["code"], headers=headers, content=content.encode("utf-8")
+        )
     if "status_code" in response:
         # vcrpy's older httpx layout stored httpx's *decoded* content next to the
         # original headers; serve it as such (without the stale Content-Encoding).
@@ -93,6 +112,9 @@ def _sdk_call(uri: str, body: dict[str, Any], http: httpx2.Client) -> Any:
     if "/chat/completions" in uri:
         oai = openai.OpenAI(api_key=FAKE_KEY, http_client=http, max_retries=0)
         result: Any = _call(oai.chat.completions.create, body)
+    elif "/responses" in uri:
+        oai = openai.OpenAI(api_key=FAKE_KEY, http_client=http, max_retries=0)
+        result = _call(oai.responses.create, body)
     else:
         ant = anthropic.Anthropic(api_key=FAKE_KEY, http_client=http, max_retries=0)
         result = _call(ant.messages.create, body)
@@ -102,6 +124,13 @@ def _sdk_call(uri: str, body: dict[str, Any], http: httpx2.Client) -> Any:
 
 
 def _adapted(uri: str, parsed: Any) -> LLMResponse:
+    if "/responses" in uri:
+        if isinstance(parsed, list):
+            events = EventAssembler()
+            for event in parsed:
+                events.add(event.to_dict())
+            return events.response()
+        return from_response(parsed.to_dict())
     if "/chat/completions" not in uri:
         if isinstance(parsed, list):
             return from_anthropic_message(_accumulate(parsed))
@@ -130,7 +159,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump()
 
 
-@pytest.mark.parametrize(("path", "index"), _cases())
+@pytest.mark.parametrize(("path", "index"), [*_cases(), *_cases(RESPONSES, MISSING_RESPONSES)])
 def test_replay_equals_the_sdk_parse_of_the_recorded_bytes(
     path: Path, index: int, tmp_path: Path
 ) -> None:
@@ -183,3 +212,30 @@ def test_adapters_normalise_cached_usage(prefix: str, index: int) -> None:
         usage.cached_input_tokens,
         usage.cache_write_input_tokens,
     ) == CACHED_USAGE[(prefix, index)]
+
+
+# (input incl. cache, output incl. reasoning, cache reads, reasoning), off the recorded bodies.
+RESPONSES_USAGE = {
+    ("R03", 1): (2087, 124, 2048, 0),  # a replayed reasoning item hits the prompt cache
+    ("H05", 1): (1185, 15, 1152, 0),
+    ("H10", 0): (44, 288, 0, 9),  # reasoning tokens are part of output_tokens
+}
+
+
+@pytest.mark.parametrize(
+    ("prefix", "index"), [pytest.param(*key, id=f"{key[0]}-{key[1]}") for key in RESPONSES_USAGE]
+)
+def test_responses_adapter_normalises_cached_and_reasoning_usage(prefix: str, index: int) -> None:
+    matches = sorted(RESPONSES.glob(f"{prefix}__*.yaml")) if RESPONSES.is_dir() else []
+    if not matches:
+        pytest.skip(f"no corpus cassette {prefix}*: {MISSING_RESPONSES}")
+    body, response = _recorded(matches[0], index)
+    mock: Callable[[httpx2.Request], httpx2.Response] = lambda request: response  # noqa: E731
+    parsed = _sdk_call("/v1/responses", body, httpx2.Client(transport=httpx2.MockTransport(mock)))
+    usage = _adapted("/v1/responses", parsed).usage
+    assert (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cached_input_tokens,
+        usage.reasoning_tokens,
+    ) == RESPONSES_USAGE[(prefix, index)]
