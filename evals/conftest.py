@@ -18,7 +18,7 @@ from harness.app import Application
 from harness.core import LLMRequest, LLMResponse, Message, Role, ToolCall
 from harness.tracing import TraceSpan, TraceTree
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "openai-responses", "anthropic")
 
 
 class Evidence:

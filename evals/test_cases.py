@@ -28,7 +28,7 @@ from harness.testing.trace_assertions import assert_trace_shape
 from harness.testing.workspace import Workspace
 from harness.tracing import TraceTree
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "openai-responses", "anthropic")
 _CASES: dict[str, Case] = {}
 
 
