@@ -12,7 +12,7 @@ tests/providers/test_corpus_responses.py checks).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from harness.core.errors import ProviderError
 from harness.core.messages import LLMResponse
 from harness.providers.responses_items import from_response
 
-__all__ = ["TERMINAL_EVENTS", "EventAssembler"]
+__all__ = ["TERMINAL_EVENTS", "EventAssembler", "stream_events"]
 
 TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _PROVIDER = "openai-responses"
@@ -102,6 +102,78 @@ class EventAssembler:
         if not data.get("output"):
             data["output"] = self.folded_output()
         return from_response(data)
+
+
+def _whole(text: str) -> list[str]:
+    return [text] if text else []
+
+
+def stream_events(
+    final: Mapping[str, Any],
+    start: Mapping[str, Any] | None = None,
+    split: Callable[[str], list[str]] = _whole,
+) -> list[dict[str, Any]]:
+    """The events a server streams for ``final`` (a whole Response), in order.
+
+    The inverse of :class:`EventAssembler`: created and in-progress (with
+    ``start``, the response before any output), then each output item opened,
+    its text or argument deltas, and closed, then the terminal event that
+    ``final["status"]`` calls for. ``split`` cuts a text into its deltas (the
+    simulator's word-sized pieces; one delta by default). The simulator streams
+    with it, and a mutated response body is streamed again with it, so both stay
+    parseable by the SDK.
+    """
+    opening = dict(start) if start is not None else {**final, "output": [], "usage": None}
+    events: list[dict[str, Any]] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, "sequence_number": len(events), **fields})
+
+    emit("response.created", response=opening)
+    emit("response.in_progress", response=opening)
+    for index, item in enumerate(final.get("output") or ()):
+        where = {"item_id": item.get("id"), "output_index": index}
+        if item.get("type") == "message":
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "content": []},
+            )
+            for position, part in enumerate(item.get("content") or ()):
+                at = {**where, "content_index": position}
+                kind = "refusal" if part.get("type") == "refusal" else "output_text"
+                text = str(part.get("refusal" if kind == "refusal" else "text") or "")
+                emit("response.content_part.added", **at, part={**part, _text_key(kind): ""})
+                for piece in split(text):
+                    extra: dict[str, Any] = {} if kind == "refusal" else {"logprobs": []}
+                    emit(f"response.{kind}.delta", **at, delta=piece, **extra)
+                done: dict[str, Any] = {_text_key(kind): text}
+                if kind != "refusal":
+                    done["logprobs"] = []
+                emit(f"response.{kind}.done", **at, **done)
+                emit("response.content_part.done", **at, part=part)
+        elif item.get("type") == "function_call":
+            arguments = str(item.get("arguments") or "")
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
+            for piece in split(arguments):
+                emit("response.function_call_arguments.delta", **where, delta=piece)
+            emit("response.function_call_arguments.done", **where, arguments=arguments)
+        else:
+            emit("response.output_item.added", output_index=index, item=item)
+        emit("response.output_item.done", output_index=index, item=item)
+    status = final.get("status")
+    terminal = {"incomplete": "response.incomplete", "failed": "response.failed"}
+    emit(terminal.get(str(status), "response.completed"), response=dict(final))
+    return events
+
+
+def _text_key(kind: str) -> str:
+    """The field holding a content part's text: ``refusal`` or ``text``."""
+    return "refusal" if kind == "refusal" else "text"
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

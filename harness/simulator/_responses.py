@@ -14,6 +14,7 @@ import hashlib
 import json
 from typing import Any
 
+from harness.providers.responses_events import stream_events
 from harness.simulator import _openai
 from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
 from harness.simulator._script import ErrorReply, Reply
@@ -243,47 +244,9 @@ def answer(reply: Reply, conversation: Conversation, ids: Ids, model: str) -> An
     final = _response(conversation, ids, model, "completed", output)
     if not conversation.stream:
         return json_answer(final)
-    return sse_answer(_stream(final, _response(conversation, ids, model, "in_progress", [])))
-
-
-def _stream(final: dict[str, Any], start: dict[str, Any]) -> list[tuple[str | None, Any]]:
-    events: list[tuple[str | None, Any]] = []
-
-    def emit(kind: str, **fields: Any) -> None:
-        events.append((kind, {"type": kind, "sequence_number": len(events), **fields}))
-
-    emit("response.created", response=start)
-    emit("response.in_progress", response=start)
-    for index, item in enumerate(final["output"]):
-        where = {"item_id": item["id"], "output_index": index}
-        if item["type"] == "message":
-            opened = {**item, "status": "in_progress", "content": []}
-            emit("response.output_item.added", output_index=index, item=opened)
-            part = item["content"][0]
-            emit("response.content_part.added", **where, content_index=0, part={**part, "text": ""})
-            for piece in chunks(part["text"]):
-                emit(
-                    "response.output_text.delta", **where, content_index=0, delta=piece, logprobs=[]
-                )
-            emit(
-                "response.output_text.done",
-                **where,
-                content_index=0,
-                text=part["text"],
-                logprobs=[],
-            )
-            emit("response.content_part.done", **where, content_index=0, part=part)
-        elif item["type"] == "function_call":
-            opened = {**item, "status": "in_progress", "arguments": ""}
-            emit("response.output_item.added", output_index=index, item=opened)
-            for piece in chunks(item["arguments"]):
-                emit("response.function_call_arguments.delta", **where, delta=piece)
-            emit("response.function_call_arguments.done", **where, arguments=item["arguments"])
-        else:
-            emit("response.output_item.added", output_index=index, item=item)
-        emit("response.output_item.done", output_index=index, item=item)
-    emit("response.completed", response=final)
-    return events
+    start = _response(conversation, ids, model, "in_progress", [])
+    events = stream_events(final, start, split=chunks)
+    return sse_answer([(event["type"], event) for event in events])
 
 
 def error_answer(error: ErrorReply | ApiError | str, status: int = 400) -> Answer:
