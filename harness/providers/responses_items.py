@@ -137,10 +137,17 @@ def _assistant_items(message: Message) -> list[dict[str, Any]]:
 
 
 def _drop_orphan_reasoning(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A reasoning item with nothing after it would be refused (400): leave it out."""
-    while items and items[-1].get("type") == "reasoning":
-        items.pop()
-    return items
+    """A reasoning item must be followed by the item it preceded, or the API refuses
+    the request (400); one whose item is gone (last, or before more reasoning) is left out."""
+    kept: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        following = items[index + 1] if index + 1 < len(items) else None
+        if item.get("type") == "reasoning" and (
+            following is None or following.get("type") == "reasoning"
+        ):
+            continue
+        kept.append(item)
+    return kept
 
 
 def _str(value: Any) -> str | None:

@@ -8,16 +8,19 @@ in the assistant messages' metadata, so they also survive a checkpoint.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness import Settings, build_application
 from harness.core import ConfigurationError, LLMRequest, Message, ProviderError, Role
 from harness.providers.openai_responses import OpenAIResponsesProvider
-from harness.providers.responses_items import ITEMS_KEY
+from harness.providers.responses_items import ITEMS_KEY, from_response, to_input_items
 from harness.simulator import SimulatorServer
 
 SCRIPT = {
@@ -122,3 +125,63 @@ def test_a_tool_result_without_its_call_id_is_refused_before_sending() -> None:
     bad = Message(role=Role.TOOL, content="r")
     with provider, pytest.raises(ProviderError, match="tool_call_id"):
         provider.complete(LLMRequest(messages=(Message.user("hi"), bad)))
+
+
+_ARGS = st.dictionaries(st.sampled_from(["path", "n", "q"]), st.integers() | st.text(max_size=8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    reasoning=st.integers(0, 2),
+    text=st.text(max_size=20),
+    calls=st.lists(_ARGS, max_size=3),
+    drop=st.sets(st.integers(0, 2)),
+)
+def test_output_items_come_back_in_order_with_the_message_as_it_stands(
+    reasoning: int, text: str, calls: list[dict[str, Any]], drop: set[int]
+) -> None:
+    """from_response -> assistant Message -> input items: reasoning verbatim, each
+    before an item with its id; a call the history no longer has is not resent."""
+    output: list[dict[str, Any]] = [
+        {"type": "reasoning", "id": f"rs_{n}", "summary": [], "encrypted_content": f"gAAAA{n}"}
+        for n in range(reasoning)
+    ]
+    if text:
+        output.append(
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        )
+    output += [
+        {
+            "type": "function_call",
+            "id": f"fc_{n}",
+            "call_id": f"call_{n}",
+            "name": "read",
+            "arguments": json.dumps(args),
+        }
+        for n, args in enumerate(calls)
+    ]
+    response = from_response({"id": "r", "status": "completed", "output": output})
+    kept = tuple(c for n, c in enumerate(response.tool_calls) if n not in drop)
+    message = Message.assistant(response.text, kept, response.metadata)
+    restored = Message.model_validate_json(message.model_dump_json())
+    _, items = to_input_items((Message.user("go"), restored))
+    items = items[1:]
+    sent = [item for item in items if item.get("type") == "function_call"]
+    assert [(i["call_id"], json.loads(i["arguments"])) for i in sent] == [
+        (c.id, c.arguments) for c in kept
+    ]
+    texts = [i for i in items if i.get("role") == "assistant"]
+    assert len(texts) == (1 if text else 0)
+    for at, item in enumerate(items):
+        if item.get("type") == "reasoning":
+            assert item in output
+            following = items[at + 1] if at + 1 < len(items) else {}
+            assert following.get("type") in ("message", "function_call") and following["id"]
+    if reasoning and (text or kept):  # the last reasoning item precedes what is left
+        assert [i["id"] for i in items if i.get("type") == "reasoning"] == [f"rs_{reasoning - 1}"]
