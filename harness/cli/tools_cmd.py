@@ -74,7 +74,7 @@ def serve(
     ] = 8765,
     host: Annotated[str, typer.Option(help="Bind address (loopback).")] = "127.0.0.1",
 ) -> None:
-    """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted."""
+    """Serve /v1/chat/completions, /v1/responses and /v1/messages from SCRIPT until interrupted."""
     from harness.simulator import serve as run_server
 
     # The simulator's own start-up errors are one line each (missing or invalid
