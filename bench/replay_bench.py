@@ -6,8 +6,12 @@ measures the cost per LLM call when replaying them, and the load time. An LLM
 call is ``provider.complete(request)``, as in the ScriptedProvider row: here
 ``OpenAIProvider`` over the real openai SDK, whose HTTP vcrpy intercepts.
 
-Targets: replay at 1,000 interactions < 2 ms per call and >= 10x faster than
-plain vcrpy with body matching at that size; loading 1,000 interactions < 100 ms.
+A Responses API row does the same with ``OpenAIResponsesProvider`` (``POST
+/v1/responses``) at 1,000 interactions.
+
+Targets: replay at 1,000 interactions < 2 ms per call (Chat Completions and
+Responses alike) and >= 10x faster than plain vcrpy with body matching at that
+size; loading 1,000 interactions < 100 ms.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import openai
 import vcr
 
 from harness.core import LLMRequest, Message
-from harness.providers import OpenAIProvider
+from harness.providers import OpenAIProvider, OpenAIResponsesProvider
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
 
@@ -49,16 +53,22 @@ def request(i: int) -> LLMRequest:
 REQUESTS = [request(i) for i in range(max(SIZES))]
 
 
+Provider = OpenAIProvider | OpenAIResponsesProvider
+
+
 @contextlib.contextmanager
-def client(base_url: str, http: httpx2.Client | None = None) -> Iterator[OpenAIProvider]:
-    """An OpenAIProvider on an SDK client without retries."""
+def client(
+    base_url: str, http: httpx2.Client | None = None, *, responses: bool = False
+) -> Iterator[Provider]:
+    """An OpenAIProvider (or the Responses API one) on an SDK client without retries."""
     with openai.OpenAI(
         api_key="sk-bench", base_url=base_url, max_retries=0, http_client=http or httpx2.Client()
     ) as sdk:
-        yield OpenAIProvider("gpt-4o-mini", client=sdk)
+        adapter = OpenAIResponsesProvider if responses else OpenAIProvider
+        yield adapter("gpt-4o-mini", client=sdk)
 
 
-def call(provider: OpenAIProvider, i: int) -> None:
+def call(provider: Provider, i: int) -> None:
     """One LLM call for interaction ``i``."""
     assert provider.complete(REQUESTS[i]).text == ANSWER
 
@@ -86,7 +96,7 @@ class Cost(NamedTuple):
 
 
 def timed_sessions(
-    sessions: int, open_session: Callable[[], Any], calls: list[int], provider: OpenAIProvider
+    sessions: int, open_session: Callable[[], Any], calls: list[int], provider: Provider
 ) -> Cost:
     """Median over ``sessions`` of the cost per call made inside one session."""
     walls, cpus = [], []
@@ -182,6 +192,21 @@ def vcrpy_replay(base_url: str, path: Path, size: int) -> Cost:
         return timed_sessions(sessions, lambda: recorder.use_cassette(str(path)), sample, provider)
 
 
+def responses_replay(directory: Path) -> Cost:
+    """Record 1,000 Responses API calls against the simulator; seconds per replayed call."""
+    path = directory / "responses-1000.yaml"
+    size = SIZES[-1]
+    with (
+        SimulatorServer(SCRIPT) as sim,
+        client(f"{sim.url}/v1", responses=True) as provider,
+        use_cassette(path, record_mode="once"),
+    ):
+        for i in range(size):
+            call(provider, i)
+    with client("https://api.openai.com/v1", responses=True) as provider:
+        return timed_sessions(REPEATS, lambda: use_cassette(path), list(range(size)), provider)
+
+
 def load_time(path: Path) -> tuple[float, float]:
     """Seconds to enter and leave a session on ``path``: harness, then plain vcrpy."""
     times: dict[str, list[float]] = {"harness": [], "vcrpy": []}
@@ -198,7 +223,11 @@ def load_time(path: Path) -> tuple[float, float]:
 
 
 def report(
-    scripted: Cost, fake: Cost, rows: list[tuple[int, Cost, Cost]], loads: tuple[float, float]
+    scripted: Cost,
+    fake: Cost,
+    rows: list[tuple[int, Cost, Cost]],
+    loads: tuple[float, float],
+    responses: Cost,
 ) -> bool:
     """Print the results side by side; True when every target is met."""
     ms = 1000.0
@@ -216,6 +245,10 @@ def report(
             f"{size:>12} | {ours.wall * ms:>7.3f} / {ours.cpu * ms:>6.3f} ms | "
             f"{theirs.wall * ms:>9.3f} / {theirs.cpu * ms:>8.3f} ms | {speedup:>7.1f}x"
         )
+    print(
+        f"{'Responses 1000':>14} | {responses.wall * ms:>7.3f} / {responses.cpu * ms:>6.3f} ms"
+        " | (OpenAIResponsesProvider, POST /v1/responses)"
+    )
     load, vcr_load = loads
     print(
         f"\nload 1,000 interactions: harness {load * ms:.1f} ms, plain vcrpy {vcr_load * ms:.1f} ms"
@@ -223,6 +256,7 @@ def report(
     ours, theirs = rows[-1][1], rows[-1][2]
     checks = {
         "replay at 1,000 < 2 ms/call (wall)": ours.wall < 0.002,
+        "Responses API replay at 1,000 < 2 ms/call (wall)": responses.wall < 0.002,
         "replay at 1,000 >= 10x faster than plain vcrpy (wall)": theirs.wall / ours.wall >= 10,
         "load of 1,000 < 100 ms": load < 0.1,
     }
@@ -254,7 +288,8 @@ def main() -> int:
             for size in SIZES
         ]
         loads = load_time(paths[1000])
-    return 0 if report(scripted, fake, rows, loads) else 1
+        responses = responses_replay(Path(temp))
+    return 0 if report(scripted, fake, rows, loads, responses) else 1
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import pytest
 
 from harness.tracing import TraceSpan
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "openai-responses", "anthropic")
 
 
 def llm_calls(span: TraceSpan, *, inside_subagent: bool) -> list[TraceSpan]:

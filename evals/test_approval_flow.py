@@ -45,7 +45,7 @@ PROMPT = (
 
 @pytest.mark.eval("approval")
 @pytest.mark.parametrize("decision", ["approve", "reject"])
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_approval_flow(
     request: pytest.FixtureRequest,
     workspace: Workspace,

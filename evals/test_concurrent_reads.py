@@ -24,7 +24,7 @@ PROMPT = "Read alpha.txt and beta.txt together, in one turn, and tell me the mar
 
 
 @pytest.mark.eval("concurrent")
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_concurrent_reads(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

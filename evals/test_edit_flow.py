@@ -30,7 +30,7 @@ OLD_LINE = '    return "Hello, " + name'
 
 
 @pytest.mark.eval("edit")
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_edit_flow(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

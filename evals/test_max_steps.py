@@ -31,7 +31,7 @@ MAX_STEPS = 3
 
 
 @pytest.mark.eval("max_steps")
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_max_steps(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

@@ -28,7 +28,7 @@ PROMPT = (
 
 
 @pytest.mark.eval("policy")
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_policy_flow(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

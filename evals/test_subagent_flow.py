@@ -37,7 +37,7 @@ PROMPT = (
 
 
 @pytest.mark.eval("subagent")
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
 def test_subagent_flow(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

@@ -202,6 +202,16 @@ def build_provider(settings: Settings) -> LLMProvider:
             max_retries=settings.max_retries,
             stream=settings.stream,
         )
+    if name == "openai-responses":
+        from harness.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(
+            settings.model or "gpt-4o-mini",
+            api_key=_placeholder_key(settings, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            stream=settings.stream,
+        )
     if name == "anthropic":
         from harness.providers.anthropic_messages import AnthropicProvider
 

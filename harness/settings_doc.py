@@ -22,7 +22,10 @@ __all__ = ["MEANINGS", "env_variables", "settings_rows", "settings_table"]
 
 # field -> (default as the README shows it, or None to show the real default; meaning)
 MEANINGS: dict[str, tuple[str | None, str]] = {
-    "provider": (None, "`echo`, `scripted`, `openai`, `anthropic` (alias `claude`)"),
+    "provider": (
+        None,
+        "`echo`, `scripted`, `openai`, `openai-responses`, `anthropic` (alias `claude`)",
+    ),
     "model": ("provider default", "model name"),
     "base_url": (
         "SDK default",
@@ -45,7 +48,7 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "trace_max_payload_chars": (None, "strings in `replay` payloads are cut to this length"),
     "max_parallel_tools": (None, "threads for consecutive parallel-safe calls (`read`)"),
     "max_retries": (None, "SDK retries of a failed model call"),
-    "stream": (None, "stream model responses (openai / anthropic)"),
+    "stream": (None, "stream model responses (openai / openai-responses / anthropic)"),
     "max_tokens": (None, "max output tokens per model call"),
     "context_max_chars": (
         None,

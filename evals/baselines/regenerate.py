@@ -10,7 +10,9 @@ format, and commit the result: CI compares every replay with these files
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +29,20 @@ def targets(cassettes: Path) -> list[tuple[str, str]]:
     )
 
 
+def _drop_traces(report: Path) -> None:
+    """A baseline is compared by verdicts and counts; the run's traces (which
+    ``harness eval --report`` keeps beside it, under absolute paths) stay out."""
+    shutil.rmtree(report.with_name(f"{report.stem}-traces"), ignore_errors=True)
+    if not report.exists():
+        return
+    data = json.loads(report.read_text("utf-8"))
+    for row in data.get("rows", []):
+        row.pop("traces", None)
+    partial = report.with_suffix(".json.tmp")
+    partial.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    partial.replace(report)
+
+
 def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     status = 0
@@ -35,6 +51,7 @@ def main() -> int:
         command = [sys.executable, "-m", "harness", "eval", "--report", str(report)]
         command += ["--harness-provider", provider, "--harness-model", model]
         done = subprocess.run(command, cwd=ROOT, env=env, check=False)
+        _drop_traces(report)
         print(f"{report.relative_to(ROOT)}: exit {done.returncode}")
         status = status or done.returncode
     return status

@@ -83,7 +83,7 @@ def serve(
         ),
     ] = False,
 ) -> None:
-    """Serve /v1/chat/completions and /v1/messages from SCRIPT until interrupted.
+    """Serve /v1/chat/completions, /v1/responses and /v1/messages from SCRIPT until interrupted.
 
     Each request is logged on stderr: the path, the status and what answered it."""
     from harness.simulator import check_host, log_requests

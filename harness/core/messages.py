@@ -93,8 +93,15 @@ class Message(BaseModel):
         return cls(role=Role.USER, content=content)
 
     @classmethod
-    def assistant(cls, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> Message:
-        return cls(role=Role.ASSISTANT, content=content, tool_calls=tool_calls)
+    def assistant(
+        cls,
+        content: str = "",
+        tool_calls: tuple[ToolCall, ...] = (),
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        return cls(
+            role=Role.ASSISTANT, content=content, tool_calls=tool_calls, metadata=metadata or {}
+        )
 
     @classmethod
     def tool(
@@ -126,6 +133,9 @@ class Usage(BaseModel):
         cached_input_tokens: the part of ``input_tokens`` read from the prompt cache.
         cache_write_input_tokens: the part of ``input_tokens`` written to the
             prompt cache (Anthropic reports it; OpenAI has none).
+        reasoning_tokens: the part of ``output_tokens`` the model spent reasoning
+            (OpenAI's ``reasoning_tokens``); already in ``output_tokens``, so priced
+            as output.
     """
 
     model_config = _FROZEN
@@ -134,6 +144,7 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cached_input_tokens: int = 0
     cache_write_input_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -145,6 +156,7 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -162,7 +174,12 @@ class LLMRequest(BaseModel):
 
 
 class LLMResponse(BaseModel):
-    """A provider's answer: final text and/or tool calls."""
+    """A provider's answer: final text and/or tool calls.
+
+    ``metadata`` is what the provider needs to see again next turn and harness
+    does not model (the Responses API's reasoning items); the engine copies it
+    onto the assistant ``Message`` it appends, so it survives checkpoints.
+    """
 
     model_config = _FROZEN
 
@@ -172,6 +189,7 @@ class LLMResponse(BaseModel):
     model: str | None = None
     stop_reason: str | None = None
     raw_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("text")
     @classmethod

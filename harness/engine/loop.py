@@ -256,7 +256,7 @@ class MainLoop:
         visible: tuple[str, ...],
     ) -> RunResult | None:
         calls = response.tool_calls
-        state.messages.append(Message.assistant(response.text, calls))
+        state.messages.append(Message.assistant(response.text, calls, response.metadata))
         if response.text:
             state.last_text = response.text
         state.tool_calls += len(calls)
@@ -326,14 +326,14 @@ class MainLoop:
             # The plan is the first step's answer; acting on it continues the run.
             state.plan, state.plan_required = text, False
             self.plans.save(state.session.key, text)
-            state.messages.append(Message.assistant(text))
+            state.messages.append(Message.assistant(text, metadata=response.metadata))
             state.messages.append(Message.user(_ACT_ON_PLAN))
             return None
         if state.mode is RunMode.PLAN:
             self.plans.save(state.session.key, text)
         elif state.mode is RunMode.PLAN_ACT:
             self.plans.clear(state.session.key)
-        state.messages.append(Message.assistant(text))
+        state.messages.append(Message.assistant(text, metadata=response.metadata))
         return self._finish(state, StopReason.FINAL, text)
 
     def _finish(

@@ -1,8 +1,8 @@
 """A cassette's model responses, in recorded order, parsed by the real provider adapters.
 
 Each stored response (JSON or an event stream, compressed or not) is handed to
-``OpenAIProvider`` / ``AnthropicProvider`` through an in-memory transport that
-answers with those bytes and headers, so the official SDK and harness's own
+``OpenAIProvider`` / ``OpenAIResponsesProvider`` / ``AnthropicProvider`` through an
+in-memory transport that answers with those bytes and headers, so the official SDK and harness's own
 mapping parse it exactly as a replay would. Nothing opens a socket. A stored
 error status becomes the ``ProviderError`` the adapter raises for it.
 """
@@ -25,7 +25,11 @@ from harness.yamlload import load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses"]
 
-_ENDPOINTS = {"openai": "/chat/completions", "anthropic": "/messages"}
+_ENDPOINTS = {
+    "openai": "/chat/completions",
+    "openai-responses": "/responses",
+    "anthropic": "/messages",
+}
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 _PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded response)"),))
 
@@ -89,15 +93,17 @@ def _decoder(provider: str, response: dict[str, Any], client: Any) -> LLMProvide
         for k, v in _headers(response)
     )
     key = "harness-mutants-placeholder"
-    if provider == "openai":
+    if provider in ("openai", "openai-responses"):
         import openai
 
         from harness.providers.openai_chat import OpenAIProvider
+        from harness.providers.openai_responses import OpenAIResponsesProvider
 
         sdk = openai.OpenAI(
             api_key=key, base_url="http://127.0.0.1/v1", max_retries=0, http_client=client
         )
-        return OpenAIProvider("recorded", client=sdk, stream=stream)
+        adapter = OpenAIProvider if provider == "openai" else OpenAIResponsesProvider
+        return adapter("recorded", client=sdk, stream=stream)
     import anthropic
 
     from harness.providers.anthropic_messages import AnthropicProvider
@@ -131,12 +137,14 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
 
     Raises:
         CassetteError: the file is missing, unreadable, or not a vcrpy cassette.
-        ConfigurationError: ``provider`` is neither openai nor anthropic.
+        ConfigurationError: ``provider`` is not openai, openai-responses or anthropic.
     """
     if provider not in _ENDPOINTS:
         from harness.core.errors import ConfigurationError
 
-        raise ConfigurationError(f"no mutants for provider {provider!r}: use openai or anthropic")
+        raise ConfigurationError(
+            f"no mutants for provider {provider!r}: use openai, openai-responses or anthropic"
+        )
     responses: list[Recorded] = []
     for interaction in _load(path):
         if _is_model_call(interaction, provider):

@@ -17,6 +17,7 @@ from harness.providers.scripted import ScriptedProvider, Turn, tool_call, turn_t
 if TYPE_CHECKING:
     from harness.providers.anthropic_messages import AnthropicProvider
     from harness.providers.openai_chat import OpenAIProvider
+    from harness.providers.openai_responses import OpenAIResponsesProvider
 
 __all__ = [
     "AnthropicProvider",
@@ -24,6 +25,7 @@ __all__ = [
     "FunctionProvider",
     "LLMProvider",
     "OpenAIProvider",
+    "OpenAIResponsesProvider",
     "RequestLoggingProvider",
     "ScriptedProvider",
     "Turn",
@@ -37,6 +39,10 @@ def __getattr__(name: str) -> Any:
         from harness.providers.openai_chat import OpenAIProvider
 
         return OpenAIProvider
+    if name == "OpenAIResponsesProvider":
+        from harness.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider
     if name == "AnthropicProvider":
         from harness.providers.anthropic_messages import AnthropicProvider
 

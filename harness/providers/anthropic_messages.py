@@ -6,13 +6,10 @@ so ``import harness.providers`` stays light.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from harness.core.errors import CassetteError, ConfigurationError, ProviderError
+from harness.core.errors import ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -23,13 +20,10 @@ from harness.core.messages import (
     ToolDefinition,
     Usage,
 )
+from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
-from harness.providers.credentials import base_url_from_env, require_api_key
-from harness.providers.sdk_errors import (
-    anthropic_provider_error,
-    chainable_cause,
-    is_transport_error,
-)
+from harness.providers.credentials import base_url_from_env
+from harness.providers.sdk_errors import anthropic_provider_error
 
 if TYPE_CHECKING:
     import anthropic
@@ -54,7 +48,7 @@ __all__ = [
 ]
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthropic"]):
     """``LLMProvider`` over the Anthropic Messages API.
 
     Args:
@@ -84,6 +78,10 @@ class AnthropicProvider:
     """
 
     name = "anthropic"
+    _async_client_hint = (
+        "AnthropicProvider was given an AsyncAnthropic client: call `await "
+        "provider.acomplete(request)`, or pass an anthropic.Anthropic client"
+    )
 
     def __init__(
         self,
@@ -100,93 +98,51 @@ class AnthropicProvider:
         self.model = model
         self.stream = stream
         self.max_tokens = max_tokens
-        self._secrets: tuple[str, ...] = ()
-        self._owns_client = client is None
-        if client is None:
-            url = base_url_from_env(base_url, "ANTHROPIC_BASE_URL")
-            # A server on this machine (the simulator) needs no key: see the README.
-            key = require_api_key(api_key, "ANTHROPIC_API_KEY", "anthropic", base_url=url)
+
+        url = base_url_from_env(base_url, "ANTHROPIC_BASE_URL")
+
+        def build(key: str) -> anthropic.Anthropic:
             import anthropic
 
-            self._secrets = (key,)
-            client = anthropic.Anthropic(
-                api_key=key,
-                base_url=url,
-                max_retries=max_retries,
-                timeout=timeout,
+            return anthropic.Anthropic(
+                api_key=key, base_url=url, max_retries=max_retries, timeout=timeout
             )
-        self._client = client
 
-    def __repr__(self) -> str:
-        return f"AnthropicProvider(model={self.model!r}, stream={self.stream})"
+        self._connect(
+            client, api_key=api_key, key_env="ANTHROPIC_API_KEY", base_url=url, build=build
+        )
 
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send one Messages API request; SDK failures become ``ProviderError``."""
+    def _client_types(self) -> tuple[type[anthropic.Anthropic], type[anthropic.AsyncAnthropic]]:
         import anthropic
 
-        client = self._client
-        if isinstance(client, anthropic.AsyncAnthropic):
-            raise ConfigurationError(
-                "AnthropicProvider was given an AsyncAnthropic client: call `await "
-                "provider.acomplete(request)`, or pass an anthropic.Anthropic client"
-            )
+        return anthropic.Anthropic, anthropic.AsyncAnthropic
+
+    def _sdk_errors(
+        self,
+    ) -> tuple[tuple[type[BaseException], ...], Callable[..., ProviderError]]:
+        import anthropic
+
+        # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event
+        # (JSON); the base class catches those two for every adapter.
+        return (anthropic.AnthropicError,), anthropic_provider_error
+
+    def _call(self, client: anthropic.Anthropic, request: LLMRequest) -> LLMResponse:
         params = self._params(request)
-        with self._translated_errors():
-            if self.stream:
-                with client.messages.stream(**params) as stream:
-                    message: AnthropicMessage = stream.get_final_message()
-            else:
-                message = client.messages.create(**params)
+        if self.stream:
+            with client.messages.stream(**params) as stream:
+                message: AnthropicMessage = stream.get_final_message()
+        else:
+            message = client.messages.create(**params)
         return from_anthropic_message(message)
 
-    async def acomplete(self, request: LLMRequest) -> LLMResponse:
-        """``complete`` for async code (awaits an ``AsyncAnthropic`` client natively)."""
-        import anthropic
-
-        client = self._client
-        if not isinstance(client, anthropic.AsyncAnthropic):
-            return await asyncio.to_thread(self.complete, request)
+    async def _acall(self, client: anthropic.AsyncAnthropic, request: LLMRequest) -> LLMResponse:
         params = self._params(request)
-        with self._translated_errors():
-            if self.stream:
-                async with client.messages.stream(**params) as stream:
-                    message: AnthropicMessage = await stream.get_final_message()
-            else:
-                message = await client.messages.create(**params)
+        if self.stream:
+            async with client.messages.stream(**params) as stream:
+                message: AnthropicMessage = await stream.get_final_message()
+        else:
+            message = await client.messages.create(**params)
         return from_anthropic_message(message)
-
-    @contextlib.contextmanager
-    def _translated_errors(self) -> Iterator[None]:
-        import anthropic
-
-        try:
-            yield
-        # The SDK does not wrap a stream dropped mid-way (httpx2) or a malformed event (JSON).
-        except CassetteError:
-            raise  # a replay miss must reach the test unchanged, never as a ProviderError
-        except Exception as exc:
-            # Transport errors by name, not class: a second httpcore2 copy's pass the SDK.
-            if not (
-                isinstance(exc, (anthropic.AnthropicError, json.JSONDecodeError))
-                or is_transport_error(exc)
-            ):
-                raise
-            cause = chainable_cause(exc, secrets=self._secrets)
-            base_url = str(self._client.base_url)
-            raise anthropic_provider_error(exc, secrets=self._secrets, base_url=base_url) from cause
-
-    def close(self) -> None:
-        """Close the HTTP client, unless it was passed in by the caller."""
-        import anthropic
-
-        if self._owns_client and isinstance(self._client, anthropic.Anthropic):
-            self._client.close()
-
-    def __enter__(self) -> AnthropicProvider:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def _params(self, request: LLMRequest) -> MessageCreateParamsBase:
         system, messages = to_anthropic_messages(request.messages)

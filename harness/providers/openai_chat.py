@@ -18,14 +18,11 @@ harness's trace records each one as ``llm.call``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness.core.errors import CassetteError, ConfigurationError, ProviderError
+from harness.core.errors import ProviderError
 from harness.core.messages import (
     LLMRequest,
     LLMResponse,
@@ -35,17 +32,14 @@ from harness.core.messages import (
     ToolDefinition,
     Usage,
 )
+from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import (
     RAW_ARGUMENTS_KEY,
     encode_tool_arguments,
     parse_tool_arguments,
 )
-from harness.providers.credentials import base_url_from_env, require_api_key
-from harness.providers.sdk_errors import (
-    chainable_cause,
-    is_transport_error,
-    openai_provider_error,
-)
+from harness.providers.credentials import base_url_from_env
+from harness.providers.sdk_errors import openai_provider_error
 
 if TYPE_CHECKING:
     import openai
@@ -71,13 +65,27 @@ __all__ = [
 MaxTokensParam = Literal["max_completion_tokens", "max_tokens"]
 
 
+def openai_client(
+    key: str, base_url: str | None, max_retries: int, timeout: float
+) -> openai.OpenAI:
+    """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``."""
+    import openai
+
+    return openai.OpenAI(
+        api_key=key,
+        base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+        max_retries=max_retries,
+        timeout=timeout,
+    )
+
+
 def _options() -> RequestOptions:
     """What ``chat.completions.create`` passes: authenticate with the API key
     (bearer). A new dict per request, as ``create`` makes, since the SDK keeps it."""
     return {"security": {"bearer_auth": True}}
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
     """``LLMProvider`` over the OpenAI Chat Completions API.
 
     Args:
@@ -106,6 +114,10 @@ class OpenAIProvider:
     """
 
     name = "openai"
+    _async_client_hint = (
+        "OpenAIProvider was given an AsyncOpenAI client: call `await "
+        "provider.acomplete(request)`, or pass an openai.OpenAI client for complete()"
+    )
 
     def __init__(
         self,
@@ -124,105 +136,55 @@ class OpenAIProvider:
         self.stream = stream
         self.default_max_tokens = default_max_tokens
         self.max_tokens_param: MaxTokensParam = max_tokens_param
-        self._secrets: tuple[str, ...] = ()
-        self._owns_client = client is None
-        if client is None:
-            url = base_url_from_env(base_url, "OPENAI_BASE_URL")
-            # A server on this machine (the simulator) needs no key: see the README.
-            key = require_api_key(api_key, "OPENAI_API_KEY", "openai", base_url=url)
-            import openai
+        self._connect(
+            client,
+            api_key=api_key,
+            key_env="OPENAI_API_KEY",
+            base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+            build=lambda key: openai_client(key, base_url, max_retries, timeout),
+        )
 
-            self._secrets = (key,)
-            client = openai.OpenAI(
-                api_key=key,
-                base_url=url,
-                max_retries=max_retries,
-                timeout=timeout,
-            )
-        self._client = client
-
-    def __repr__(self) -> str:
-        return f"OpenAIProvider(model={self.model!r}, stream={self.stream})"
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send one Chat Completions request; SDK failures become ``ProviderError``."""
+    def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
         import openai
 
-        client = self._client
-        if isinstance(client, openai.AsyncOpenAI):
-            raise ConfigurationError(
-                "OpenAIProvider was given an AsyncOpenAI client: call `await "
-                "provider.acomplete(request)`, or pass an openai.OpenAI client for complete()"
-            )
+        return openai.OpenAI, openai.AsyncOpenAI
+
+    def _sdk_errors(
+        self,
+    ) -> tuple[tuple[type[BaseException], ...], Callable[..., ProviderError]]:
+        import openai
+
+        return (openai.OpenAIError,), openai_provider_error
+
+    def _call(self, client: openai.OpenAI, request: LLMRequest) -> LLMResponse:
         body = self._body(request)
-        with self._translated_errors():
-            if self.stream:
-                return self._complete_streaming(client, body)
-            completion = self._post(client, body)
-        return from_chat_completion(completion)
+        if self.stream:
+            return self._complete_streaming(client, body)
+        return from_chat_completion(self._post(client, body))
 
-    async def acomplete(self, request: LLMRequest) -> LLMResponse:
-        """``complete`` for async code (awaits an ``AsyncOpenAI`` client natively)."""
-        import openai
+    async def _acall(self, client: openai.AsyncOpenAI, request: LLMRequest) -> LLMResponse:
         from openai import AsyncStream
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-        client = self._client
-        if not isinstance(client, openai.AsyncOpenAI):
-            return await asyncio.to_thread(self.complete, request)
         body = self._body(request)
-        with self._translated_errors():
-            if not self.stream:
-                completion = await client.post(
-                    "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
-                )
-                return from_chat_completion(completion)
-            stream = await client.post(
-                "/chat/completions",
-                body=body,
-                cast_to=ChatCompletion,
-                options=_options(),
-                stream=True,
-                stream_cls=AsyncStream[ChatCompletionChunk],
+        if not self.stream:
+            completion = await client.post(
+                "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
             )
-            assembler = ChunkAssembler()
-            async with stream:
-                async for chunk in stream:
-                    assembler.add(chunk)
-            return assembler.response()
-
-    @contextlib.contextmanager
-    def _translated_errors(self) -> Iterator[None]:
-        import openai
-
-        try:
-            yield
-        # A malformed stream event surfaces as a JSON error, a dropped stream as httpx2's.
-        except CassetteError:
-            raise  # a replay miss must reach the test unchanged, never as a ProviderError
-        except Exception as exc:
-            # Transport errors by name, not class: a second httpcore2 copy's pass the SDK.
-            if not (
-                isinstance(exc, (openai.OpenAIError, json.JSONDecodeError))
-                or is_transport_error(exc)
-            ):
-                raise
-            cause = chainable_cause(exc, secrets=self._secrets)
-            base_url = str(self._client.base_url)
-            raise openai_provider_error(exc, secrets=self._secrets, base_url=base_url) from cause
-
-    def close(self) -> None:
-        """Close the HTTP client, unless it was passed in by the caller."""
-        import openai
-
-        if self._owns_client and isinstance(self._client, openai.OpenAI):
-            self._client.close()
-
-    def __enter__(self) -> OpenAIProvider:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+            return from_chat_completion(completion)
+        stream = await client.post(
+            "/chat/completions",
+            body=body,
+            cast_to=ChatCompletion,
+            options=_options(),
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
+        assembler = ChunkAssembler()
+        async with stream:
+            async for chunk in stream:
+                assembler.add(chunk)
+        return assembler.response()
 
     def _body(self, request: LLMRequest) -> dict[str, Any]:
         """The request body, its keys in the order ``chat.completions.create``
@@ -361,10 +323,12 @@ def _usage(usage: CompletionUsage | None) -> Usage:
     if usage is None:
         return Usage()
     details = usage.prompt_tokens_details
+    output_details = usage.completion_tokens_details
     return Usage(
         input_tokens=usage.prompt_tokens,
         output_tokens=usage.completion_tokens,
         cached_input_tokens=(details.cached_tokens or 0) if details else 0,
+        reasoning_tokens=(output_details.reasoning_tokens or 0) if output_details else 0,
     )
 
 

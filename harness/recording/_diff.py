@@ -15,12 +15,14 @@ def similarity(old: Any, new: Any) -> tuple[int, int]:
     """A cheap score of how alike two normalized bodies are (higher is closer).
 
     Counts equal top-level fields, then the length of the common prefix of the
-    ``messages`` lists, which is what usually drifts in an agent conversation.
+    conversation lists (``messages``; the Responses API's ``input`` items), which
+    is what usually drifts in an agent conversation.
     """
     if not isinstance(old, dict) or not isinstance(new, dict):
         return (int(old == new), 0)
     equal = sum(1 for key in old.keys() & new.keys() if old[key] == new[key])
-    old_messages, new_messages = old.get("messages"), new.get("messages")
+    key = "messages" if "messages" in old or "messages" in new else "input"
+    old_messages, new_messages = old.get(key), new.get(key)
     prefix = 0
     if isinstance(old_messages, list) and isinstance(new_messages, list):
         for a, b in zip(old_messages, new_messages, strict=False):

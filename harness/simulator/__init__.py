@@ -1,4 +1,4 @@
-"""A local OpenAI- and Anthropic-compatible API server that answers from a script.
+"""A local OpenAI- (Chat Completions, Responses) and Anthropic-compatible API server.
 
 It lets the record path run end to end offline with the real SDKs: record a
 cassette against it, and the cassette's metadata says it came from the simulator.

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from harness.core.errors import ConfigurationError
 from harness.recording import SIMULATOR_HEADER
-from harness.simulator import _anthropic, _openai
+from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError, Conversation
 from harness.simulator._runner import ScriptExhausted, ScriptRunner
 from harness.simulator._script import ErrorReply, Reply, Script, load_script
@@ -43,6 +43,8 @@ class _Api(Protocol):
 _ROUTES: dict[str, tuple[_Api, str]] = {
     "/v1/chat/completions": (_openai, "x-request-id"),
     "/chat/completions": (_openai, "x-request-id"),
+    "/v1/responses": (_responses, "x-request-id"),
+    "/responses": (_responses, "x-request-id"),
     "/v1/messages": (_anthropic, "request-id"),
 }
 
@@ -140,9 +142,10 @@ def _with_request_id(answer: Answer, header: str, seed: str) -> Answer:
 class SimulatorServer:
     """A local OpenAI- and Anthropic-compatible API answering from a script.
 
-    Serves ``POST /v1/chat/completions`` and ``POST /v1/messages`` (JSON and SSE
-    streaming), validates requests as the real APIs do (400 with the real error
-    shape), and marks every answer with an ``x-harness-simulator: 1`` header.
+    Serves ``POST /v1/chat/completions``, ``POST /v1/responses`` and
+    ``POST /v1/messages`` (JSON and SSE streaming), validates requests as the
+    real APIs do (400 with the real error shape), and marks every answer with
+    an ``x-harness-simulator: 1`` header.
 
     Args:
         script: a :class:`Script`, a mapping, or the path of a YAML/JSON script.

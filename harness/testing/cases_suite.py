@@ -40,7 +40,7 @@ __all__ = [
     "test_target_cases",
 ]
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "openai-responses", "anthropic")
 _CASES: dict[str, Case] = {}
 
 

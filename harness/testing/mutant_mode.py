@@ -62,7 +62,7 @@ __all__ = [
     "serve_mutant",
 ]
 
-RECORDED_PROVIDERS = ("openai", "anthropic")
+RECORDED_PROVIDERS = ("openai", "openai-responses", "anthropic")
 _PROVIDER_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
 STATE_KEY = pytest.StashKey["MutantState"]()
 SKIP_KEY = pytest.StashKey[str]()

@@ -13,7 +13,7 @@ __all__ = ["RECORD_MODES", "STREAM_CHOICES", "HarnessOptions", "add_options"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 STREAM_CHOICES = ("off", "on", "both")
-PROVIDER_CHOICES = ("scripted", "openai", "anthropic")
+PROVIDER_CHOICES = ("scripted", "openai", "openai-responses", "anthropic")
 
 
 def _recording_plugin_active(pluginmanager: pytest.PytestPluginManager) -> bool:

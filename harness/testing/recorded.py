@@ -21,8 +21,16 @@ __all__ = [
     "shape_path",
 ]
 
-DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+DEFAULT_MODELS = {
+    "openai": "gpt-4.1-mini",
+    "openai-responses": "gpt-4.1-mini",
+    "anthropic": "claude-sonnet-4-6",
+}
+_KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 _REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"
@@ -80,7 +88,9 @@ def recorded_provider(
     from harness.recording import use_cassette
 
     if name not in _KEY_VARIABLES:
-        raise ConfigurationError(f"provider {name!r} cannot be recorded; use openai or anthropic")
+        raise ConfigurationError(
+            f"provider {name!r} cannot be recorded; use openai, openai-responses or anthropic"
+        )
     model = model or DEFAULT_MODELS[name]
     replay = record_mode == "none"
     key = _api_key(name, replay=replay, base_url=base_url)
@@ -128,14 +138,14 @@ def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
 def _build(
     name: str, model: str, key: str, base_url: str | None, *, retries: int, stream: bool = False
 ) -> LLMProvider:
-    if name == "openai":
+    if name in ("openai", "openai-responses"):
         from harness.providers.openai_chat import OpenAIProvider
+        from harness.providers.openai_responses import OpenAIResponsesProvider
 
         if base_url and not base_url.rstrip("/").endswith("/v1"):
             base_url = base_url.rstrip("/") + "/v1"
-        return OpenAIProvider(
-            model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
-        )
+        adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
+        return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)
     from harness.providers.anthropic_messages import AnthropicProvider
 
     return AnthropicProvider(

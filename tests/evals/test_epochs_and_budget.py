@@ -61,13 +61,18 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
     )
     assert recorded.returncode == 0, recorded.stdout[-3000:] + recorded.stderr[-3000:]
     found = _cassettes(cassettes)
-    for provider in ("anthropic/claude-sonnet-4-6", "openai/gpt-4.1-mini"):
+    targets = (
+        "anthropic/claude-sonnet-4-6",
+        "openai/gpt-4.1-mini",
+        "openai-responses/gpt-4.1-mini",
+    )
+    for provider in targets:
         for test in ("test_edit_flow/test_edit_flow", "test_max_steps/test_max_steps"):
             assert f"{provider}/evals/{test}.yaml" in found
             assert f"{provider}/evals/{test}[epoch2].yaml" in found
-    assert len(found) == 8
+    assert len(found) == 12
     rows = load_report(report).rows  # the workers' rows, merged by the controller
-    assert len(rows) == 8 and {row.verdict for row in rows} == {Verdict.PASS}
+    assert len(rows) == 12 and {row.verdict for row in rows} == {Verdict.PASS}
     assert {(row.epoch, row.cassette) for row in rows if row.scenario == "edit"} == {
         (0, "test_edit_flow.yaml"),
         (1, "test_edit_flow[epoch2].yaml"),
@@ -141,7 +146,7 @@ def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> N
     assert "--harness-max-cost cannot price model 'gpt-unpriced'" in done.stdout
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
 def test_recording_retries_a_429_and_never_saves_it(tmp_path: Path, provider: str) -> None:
     from harness import RunMode, Settings, build_application
     from harness.testing.recorded import recorded_provider

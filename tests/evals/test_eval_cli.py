@@ -32,7 +32,11 @@ HAND_WRITTEN = (
 )
 CASES = tuple(f"case[{case.name}]" for case in load_cases(ROOT / "evals" / "cases"))
 SCENARIOS = HAND_WRITTEN + CASES
-TARGETS = ("anthropic/claude-sonnet-4-6", "openai/gpt-4.1-mini")
+TARGETS = (
+    "anthropic/claude-sonnet-4-6",
+    "openai/gpt-4.1-mini",
+    "openai-responses/gpt-4.1-mini",
+)
 RUNS = len(SCENARIOS) * len(TARGETS)
 
 
@@ -160,7 +164,7 @@ def test_merge_combines_shards_and_refuses_overlaps(
 ) -> None:
     whole = json.loads(evaluated[1].read_text("utf-8"))
     shards = []
-    for provider in ("openai", "anthropic"):
+    for provider in ("openai", "openai-responses", "anthropic"):
         shard = {**whole, "rows": [r for r in whole["rows"] if r["provider"] == provider]}
         shards.append(tmp_path / f"{provider}.json")
         shards[-1].write_text(json.dumps(shard), "utf-8")
@@ -169,7 +173,7 @@ def test_merge_combines_shards_and_refuses_overlaps(
 
     done = runner.invoke(app, ["eval", "merge", *map(str, shards), "--output", str(merged)])
     assert done.exit_code == 0, done.output
-    assert f"merged 2 report(s) into {merged}" in done.stdout
+    assert f"merged 3 report(s) into {merged}" in done.stdout
     assert load_report(merged).rows == load_report(evaluated[1]).rows
 
     overlap = runner.invoke(

@@ -26,6 +26,7 @@ from breakages import BREAKAGES, Breakage
 import harness.app
 import harness.providers.anthropic_messages
 import harness.providers.openai_chat
+import harness.providers.openai_responses
 import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
@@ -41,6 +42,7 @@ PRELOADED = (
     harness.app,
     harness.providers.anthropic_messages,
     harness.providers.openai_chat,
+    harness.providers.openai_responses,
     harness.recording,
     harness.subagent,
     harness.testing.trace_assertions,
@@ -48,7 +50,7 @@ PRELOADED = (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = ("anthropic", "openai", "openai-responses")
 MISS = "request not found in cassette"
 
 

@@ -96,3 +96,19 @@ def test_cost_is_never_negative_and_grows_with_output(
     cost = usage_cost(usage, price)
     assert cost >= 0
     assert usage_cost(TokenUsage(prompt, out + 1, cached, written), price) > cost
+
+
+def test_reasoning_models_are_priced_and_reasoning_tokens_cost_as_output() -> None:
+    from harness.core import Usage
+    from harness.evals import model_cost
+
+    table = default_prices()
+    price = table.price("gpt-5-mini-2025-08-07")
+    assert price is not None and price == table.price("gpt-5-mini") != table.price("gpt-5")
+    # The Responses adapter reports reasoning inside output_tokens (H10: 9 of 288).
+    usage = Usage(input_tokens=44, output_tokens=288, reasoning_tokens=9)
+    row = TokenUsage(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
+    without = TokenUsage(44, 288 - 9)
+    cost, cheaper = model_cost(row, "gpt-5-mini", table), model_cost(without, "gpt-5-mini", table)
+    assert cost is not None and cheaper is not None
+    assert cost - cheaper == pytest.approx(9 * price.output / 1_000_000)

@@ -28,7 +28,11 @@ SCRIPT = {
         "a says alpha, b says beta",
     ],
 }
-FAKE_KEYS = {"openai": "sk-test-SECRET123", "anthropic": "sk-ant-test-SECRET456"}
+FAKE_KEYS = {
+    "openai": "sk-test-SECRET123",
+    "openai-responses": "sk-test-SECRET789",
+    "anthropic": "sk-ant-test-SECRET456",
+}
 
 
 def _app(tmp_path: Path, provider: object, name: str) -> Application:
@@ -40,7 +44,7 @@ def _app(tmp_path: Path, provider: object, name: str) -> Application:
     return build_application(settings, provider=provider)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", ["openai", "anthropic"])
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
 def test_record_then_replay_a_three_step_run(
     tmp_path: Path,
     name: str,
@@ -49,7 +53,7 @@ def test_record_then_replay_a_three_step_run(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     cassette = tmp_path / "run.yaml"
-    key_variable = "OPENAI_API_KEY" if name == "openai" else "ANTHROPIC_API_KEY"
+    key_variable = "ANTHROPIC_API_KEY" if name == "anthropic" else "OPENAI_API_KEY"
     monkeypatch.setenv(key_variable, FAKE_KEYS[name])
     with SimulatorServer(SCRIPT) as server:
         with recorded_provider(

@@ -7,7 +7,7 @@ bytes served through ``httpx2.MockTransport`` (streams compared event by event).
 The harness adapters then map the same parses, and replay and parse agree.
 ``peers/`` holds whole cassettes other projects committed (dd-trace-py,
 openllmetry, pydantic-ai's ``parsed_body`` serializer); every interaction of
-each replays the same way.
+each replays the same way, and so does ``responses/`` (Responses API traffic).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import yaml
 from harness.core import LLMResponse
 from harness.providers.anthropic_messages import from_anthropic_message
 from harness.providers.openai_chat import ChunkAssembler, from_chat_completion
+from harness.providers.responses_events import EventAssembler
+from harness.providers.responses_items import from_response
 from harness.recording import use_cassette
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,11 +56,16 @@ MISSING = (
 
 
 PEERS = CORPUS / "peers"
+RESPONSES = CORPUS / "responses"
+MISSING_RESPONSES = (
+    f"needs the shared corpus's Responses API cassettes at {RESPONSES}: check out "
+    "../shared/corpus beside the repo or set HARNESS_CORPUS_DIR"
+)
 
 
-def _cases(folder: Path = CORPUS) -> list[Any]:
+def _cases(folder: Path = CORPUS, missing: str = MISSING) -> list[Any]:
     if not folder.is_dir():
-        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=MISSING))]
+        return [pytest.param(None, 0, marks=pytest.mark.skip(reason=missing))]
     cases = []
     for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -74,7 +81,7 @@ def _recorded(path: Path, index: int) -> tuple[dict[str, Any], httpx2.Response]:
     """The request body and the response exactly as the file holds it (either layout)."""
     item = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][index]
     response = item["response"]
-    headers = [(k, v) for k, values in response["headers"].items() for v in values]
+    headers = [(k, v) for k, values in (response.get("headers") or {}).items() for v in values]
     request = item["request"]
     sent = request["body"] if "body" in request else json.dumps(request["parsed_body"])
     if "parsed_body" in response:
@@ -109,6 +116,9 @@ def _sdk_call(uri: str, body: dict[str, Any], http: httpx2.Client) -> Any:
     if "/chat/completions" in uri:
         oai = openai.OpenAI(api_key=FAKE_KEY, http_client=http, max_retries=0)
         result: Any = _call(oai.chat.completions.create, body)
+    elif "/responses" in uri:
+        oai = openai.OpenAI(api_key=FAKE_KEY, http_client=http, max_retries=0)
+        result = _call(oai.responses.create, body)
     else:
         ant = anthropic.Anthropic(api_key=FAKE_KEY, http_client=http, max_retries=0)
         result = _call(ant.messages.create, body)
@@ -118,6 +128,13 @@ def _sdk_call(uri: str, body: dict[str, Any], http: httpx2.Client) -> Any:
 
 
 def _adapted(uri: str, parsed: Any) -> LLMResponse:
+    if "/responses" in uri:
+        if isinstance(parsed, list):
+            events = EventAssembler()
+            for event in parsed:
+                events.add(event.to_dict())
+            return events.response()
+        return from_response(parsed.to_dict())
     if "/chat/completions" not in uri:
         if isinstance(parsed, list):
             return from_anthropic_message(_accumulate(parsed))
@@ -146,7 +163,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump()
 
 
-@pytest.mark.parametrize(("path", "index"), _cases())
+@pytest.mark.parametrize(("path", "index"), [*_cases(), *_cases(RESPONSES, MISSING_RESPONSES)])
 def test_replay_equals_the_sdk_parse_of_the_recorded_bytes(
     path: Path, index: int, tmp_path: Path
 ) -> None:
@@ -221,3 +238,30 @@ def test_adapters_normalise_cached_usage(prefix: str, index: int) -> None:
         usage.cached_input_tokens,
         usage.cache_write_input_tokens,
     ) == CACHED_USAGE[(prefix, index)]
+
+
+# (input incl. cache, output incl. reasoning, cache reads, reasoning), off the recorded bodies.
+RESPONSES_USAGE = {
+    ("R03", 1): (2087, 124, 2048, 0),  # a replayed reasoning item hits the prompt cache
+    ("H05", 1): (1185, 15, 1152, 0),
+    ("H10", 0): (44, 288, 0, 9),  # reasoning tokens are part of output_tokens
+}
+
+
+@pytest.mark.parametrize(
+    ("prefix", "index"), [pytest.param(*key, id=f"{key[0]}-{key[1]}") for key in RESPONSES_USAGE]
+)
+def test_responses_adapter_normalises_cached_and_reasoning_usage(prefix: str, index: int) -> None:
+    matches = sorted(RESPONSES.glob(f"{prefix}__*.yaml")) if RESPONSES.is_dir() else []
+    if not matches:
+        pytest.skip(f"no corpus cassette {prefix}*: {MISSING_RESPONSES}")
+    body, response = _recorded(matches[0], index)
+    mock: Callable[[httpx2.Request], httpx2.Response] = lambda request: response  # noqa: E731
+    parsed = _sdk_call("/v1/responses", body, httpx2.Client(transport=httpx2.MockTransport(mock)))
+    usage = _adapted("/v1/responses", parsed).usage
+    assert (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cached_input_tokens,
+        usage.reasoning_tokens,
+    ) == RESPONSES_USAGE[(prefix, index)]

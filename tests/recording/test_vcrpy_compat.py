@@ -17,11 +17,12 @@ from harness.recording import VCRPY_MATCH_ON
 from tests.recording.vanilla import COMMITTED, ROOT, replay_through_sdk
 
 
-def test_there_are_plain_and_streaming_cassettes_of_both_providers() -> None:
+def test_there_are_plain_and_streaming_cassettes_of_every_provider() -> None:
     names = {
         (p.relative_to(ROOT / "cassettes").parts[0], p.stem.endswith("-stream")) for p in COMMITTED
     }
-    assert names == {(p, s) for p in ("openai", "anthropic") for s in (False, True)}
+    providers = ("openai", "openai-responses", "anthropic")
+    assert names == {(p, s) for p in providers for s in (False, True)}
 
 
 def _sample() -> list[Path]:

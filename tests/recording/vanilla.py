@@ -2,7 +2,8 @@
 
 Shared by the plain-vcrpy test and the pytest-recording run (pytester), so that
 both send exactly what harness's provider sends: the recorded request body,
-through ``openai.OpenAI`` / ``anthropic.Anthropic`` on the SDK's default host.
+through ``openai.OpenAI`` (``chat.completions`` or ``responses``) /
+``anthropic.Anthropic`` on the SDK's default host.
 """
 
 from __future__ import annotations
@@ -43,13 +44,15 @@ def replay_through_sdk(path: Path) -> int:
         for body, answer in exchanges:
             if provider_name == "openai":
                 result = client.chat.completions.create(**body)
+            elif provider_name == "openai-responses":
+                result = client.responses.create(**body)
             else:
                 result = client.messages.create(**body)
             if body.get("stream"):
                 events = list(result)
                 sent = answer.count("\ndata: ") + answer.startswith("data: ")
                 done = answer.count("data: [DONE]")
-                if provider_name == "openai":
+                if provider_name.startswith("openai"):
                     assert len(events) == sent - done, (path, len(events), sent)
                 else:
                     assert events[0].type == "message_start"
