@@ -21,7 +21,16 @@ from typing import Any
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMResponse, ToolCall
 
-__all__ = ["REFUSAL", "Mutant", "Recorded", "derive_mutants"]
+__all__ = [
+    "REFUSAL",
+    "Mutant",
+    "Recorded",
+    "altered_markers",
+    "corrupt_value",
+    "derive_mutants",
+    "primary_key",
+    "without_markers",
+]
 
 Recorded = LLMResponse | ProviderError
 REFUSAL = "I can't help with that."
@@ -119,7 +128,7 @@ def _shift(text: str) -> str:
     return "".join(out)
 
 
-def _corrupt_value(value: Any) -> Any:
+def corrupt_value(value: Any) -> Any:
     if isinstance(value, bool):
         return not value
     if isinstance(value, int | float):
@@ -135,7 +144,7 @@ def _corrupt_value(value: Any) -> Any:
     return "mutated"
 
 
-def _primary_key(arguments: dict[str, Any]) -> str | None:
+def primary_key(arguments: dict[str, Any]) -> str | None:
     for key in _PATH_KEYS:
         if key in arguments:
             return key
@@ -144,11 +153,11 @@ def _primary_key(arguments: dict[str, Any]) -> str | None:
 
 def _corrupt_arg(seq: tuple[Recorded, ...]) -> Iterator[tuple[str, tuple[Recorded, ...]]]:
     for i, j, call in _calls(seq):
-        key = _primary_key(call.arguments)
+        key = primary_key(call.arguments)
         if key is None:
             continue
         old = call.arguments[key]
-        new = _corrupt_value(old)
+        new = corrupt_value(old)
         changed = call.model_copy(update={"arguments": {**call.arguments, key: new}})
         response = seq[i]
         assert isinstance(response, LLMResponse)
@@ -162,7 +171,7 @@ def _corrupt_arg(seq: tuple[Recorded, ...]) -> Iterator[tuple[str, tuple[Recorde
 def _corrupt_content(seq: tuple[Recorded, ...]) -> Iterator[tuple[str, tuple[Recorded, ...]]]:
     """Alter the longest other string argument (content, new_text): the right file, wrong data."""
     for i, j, call in _calls(seq):
-        primary = _primary_key(call.arguments)
+        primary = primary_key(call.arguments)
         others = [
             (len(v), k) for k, v in call.arguments.items() if k != primary and isinstance(v, str)
         ]
@@ -197,13 +206,13 @@ def _final_text_mutants(
     return operator
 
 
-def _without_markers(text: str) -> str | None:
+def without_markers(text: str) -> str | None:
     if _MARKER.search(text):
         return re.sub(r"[ \t]{2,}", " ", _MARKER.sub("", text))
     return re.sub(r"[0-9]", "", text) if re.search(r"[0-9]", text) else None
 
 
-def _altered_markers(text: str) -> str | None:
+def altered_markers(text: str) -> str | None:
     if _MARKER.search(text):
         return _MARKER.sub(lambda m: _alter_marker(m.group(0)), text)
     return (
@@ -244,8 +253,8 @@ _OPERATORS: tuple[
     ("swap_turns", _swap_turns),
     ("corrupt_arg", _corrupt_arg),
     ("corrupt_content", _corrupt_content),
-    ("drop_marker", _final_text_mutants("remove markers/digits", _without_markers)),
-    ("alter_marker", _final_text_mutants("alter markers/digits", _altered_markers)),
+    ("drop_marker", _final_text_mutants("remove markers/digits", without_markers)),
+    ("alter_marker", _final_text_mutants("alter markers/digits", altered_markers)),
     ("refuse", _final_text_mutants("refusal", lambda _text: REFUSAL)),
     ("stop_early", _stop_early),
     ("repeat_call", _repeat_call),

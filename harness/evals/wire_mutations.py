@@ -34,10 +34,10 @@ from typing import Any
 
 from harness.evals.mutations import (
     REFUSAL,
-    _altered_markers,
-    _corrupt_value,
-    _primary_key,
-    _without_markers,
+    altered_markers,
+    corrupt_value,
+    primary_key,
+    without_markers,
 )
 from harness.providers.responses_events import TERMINAL_EVENTS, stream_events
 
@@ -97,12 +97,12 @@ def _corrupt_arg(response: Body) -> Iterator[tuple[str, Body]]:
             arguments = json.loads(response["output"][index].get("arguments") or "{}")
         except ValueError:
             continue
-        key = _primary_key(arguments) if isinstance(arguments, dict) else None
+        key = primary_key(arguments) if isinstance(arguments, dict) else None
         if key is None:
             continue
         mutated = copy.deepcopy(response)
         item = mutated["output"][index]
-        new = _corrupt_value(arguments[key])
+        new = corrupt_value(arguments[key])
         item["arguments"] = json.dumps({**arguments, key: new})
         yield f"corrupt {item.get('name')} argument {key}: -> {new!r:.40}", mutated
 
@@ -169,8 +169,8 @@ _OPERATORS: tuple[tuple[str, Callable[[Body], Iterator[tuple[str, Body]]]], ...]
     ("drop_call", _drop_call),
     ("swap_calls", _swap_calls),
     ("corrupt_arg", _corrupt_arg),
-    ("drop_marker", _text_operator("remove markers/digits", _without_markers)),
-    ("alter_marker", _text_operator("alter markers/digits", _altered_markers)),
+    ("drop_marker", _text_operator("remove markers/digits", without_markers)),
+    ("alter_marker", _text_operator("alter markers/digits", altered_markers)),
     ("refuse", _refuse),
     ("stop_early", _stop_early),
     ("repeat_call", _repeat_call),
