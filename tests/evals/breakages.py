@@ -85,7 +85,8 @@ USAGE_DROPPED = _autouse("""
 from harness.core import Usage
 from harness.providers.anthropic_messages import AnthropicProvider
 from harness.providers.openai_chat import OpenAIProvider
-for cls in (OpenAIProvider, AnthropicProvider):
+from harness.providers.openai_responses import OpenAIResponsesProvider
+for cls in (OpenAIProvider, OpenAIResponsesProvider, AnthropicProvider):
     def complete(self, request, _real=cls.complete):
         return _real(self, request).model_copy(update={"usage": Usage()})
     monkeypatch.setattr(cls, "complete", complete)
