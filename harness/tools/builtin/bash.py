@@ -20,12 +20,25 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError, ToolError
+from harness.effects import (
+    DEFER_KEY,
+    LAYER_KEY,
+    Changeset,
+    Layer,
+    LayerStore,
+    apply_changeset,
+    read_changeset,
+    summarize,
+)
+from harness.effects.scratch import written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import (
     SANDBOX_MODES,
     BwrapFinder,
     EnvironmentFilter,
+    OverlayDirs,
+    OverlayMount,
     SandboxChoice,
     SandboxMode,
     ShellLauncher,
@@ -46,6 +59,8 @@ class _Outcome:
     timed_out: bool
     truncated: bool
     output_bytes: int
+    layer: Layer | None = None
+    changeset: Changeset | None = None
 
 
 class BashTool:
@@ -146,6 +161,7 @@ class BashTool:
                 error_type="sandbox_unavailable",
             )
         outcome = self._execute(launcher, command, tool_input, timeout)
+        text = _observation(outcome, timeout)
         metadata: dict[str, Any] = {
             "exit_code": outcome.exit_code,
             "timed_out": outcome.timed_out,
@@ -155,7 +171,30 @@ class BashTool:
         }
         if choice.reason:
             metadata["sandbox_reason"] = choice.reason
-        return ToolOutput(_observation(outcome, timeout), metadata=metadata)
+        if outcome.layer is not None and outcome.changeset is not None:
+            text = self._settle(outcome.layer, outcome.changeset, tool_input, text, metadata)
+        return ToolOutput(text, metadata=metadata)
+
+    def _settle(
+        self,
+        layer: Layer,
+        changeset: Changeset,
+        tool_input: ToolInput,
+        text: str,
+        metadata: dict[str, Any],
+    ) -> str:
+        """Hand the held changes to the approval gate, or apply them at once."""
+        if changeset.empty:
+            layer.discard()
+            return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
+        if tool_input.metadata.get(DEFER_KEY):
+            metadata[LAYER_KEY] = str(layer.root)
+            return text
+        try:
+            apply_changeset(changeset, tool_input.workdir, layer.upper)
+        finally:
+            layer.discard()
+        return f"{text}\n{summarize(changeset)}"
 
     def launcher(self) -> ShellLauncher:
         """How calls run; the sandbox is chosen (and bwrap probed) on first use."""
@@ -196,7 +235,27 @@ class BashTool:
             )
         state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
         key_dir = self.key_dir if self.key_dir is not None else approval_key_dir()
-        run = launcher.start(command, workdir, os.environ, (state_dir, key_dir))
+        layer = LayerStore(state_dir).create() if launcher.choice.overlay else None
+        try:
+            return self._run_in(launcher, command, workdir, (state_dir, key_dir), timeout, layer)
+        except BaseException:
+            if layer is not None:
+                layer.discard()
+            raise
+
+    def _run_in(
+        self,
+        launcher: ShellLauncher,
+        command: str,
+        workdir: Path,
+        hidden: tuple[Path, Path],
+        timeout: int,
+        layer: Layer | None,
+    ) -> _Outcome:
+        dirs = (
+            None if layer is None else OverlayDirs(layer.upper, layer.work, layer.root / "scratch")
+        )
+        run = launcher.start(command, workdir, os.environ, hidden, overlay=dirs)
         process = run.process
         capture = Capture(half=self.max_output_chars // 2)
         deadline = time.monotonic() + timeout
@@ -225,10 +284,32 @@ class BashTool:
                 error_type="sandbox_failed",
             )
         truncated = capture.total > len(capture.head) + len(capture.tail)
-        return _Outcome(capture.text(), exit_code, timed_out, truncated, capture.total)
+        changeset = None
+        if layer is not None:
+            changeset = _changeset(layer, workdir.resolve(), hidden[0], run.mount)
+            layer.save_changeset(changeset)
+        return _Outcome(
+            capture.text(), exit_code, timed_out, truncated, capture.total, layer, changeset
+        )
+
+
+def _changeset(
+    layer: Layer, workdir: Path, state_dir: Path, mount: OverlayMount | None
+) -> Changeset:
+    state = state_dir.resolve()
+    skip = [state.relative_to(workdir).as_posix()] if state.is_relative_to(workdir) else []
+    points = [workdir, *(Path(p) for p in mount.scratch)] if mount is not None else []
+    notes = written_outside(mount.scratch, points) if mount is not None else []
+    return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
 
 
 def _warn_if_downgraded(choice: SandboxChoice) -> None:
+    if choice.bwrap is not None and not choice.overlay:
+        logger.warning(
+            "bash runs in the sandbox but WITHOUT an overlay: %s. Its changes land in the "
+            "workdir at once; the command-text policy alone decides which calls need approval.",
+            choice.overlay_problem,
+        )
     if choice.bwrap is None and choice.mode == "auto":
         logger.warning(
             "bash runs WITHOUT a sandbox: %s. The agent's commands see the real filesystem, "
