@@ -101,6 +101,11 @@ class HumanApprovalMiddleware:
         self.tool_lookup: ToolLookup = tool_lookup or (lambda name: None)
 
     def __call__(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
+        restored = ctx.metadata.get(TALLY_KEY)
+        if isinstance(restored, int):  # a resumed run: count on from its checkpoint
+            run = self._run_key(ctx)
+            if run is not None:
+                self.effects.tally.restore(run, restored)
         approved = ctx.metadata.get(APPROVED_CALL_HASH_KEY)
         if approved is not None and approved == tool_call_hash(ctx.tool_call):
             return nxt(ctx)
@@ -138,9 +143,6 @@ class HumanApprovalMiddleware:
     def _run_and_settle(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
         """Run the call; changes it left in a layer are applied or paused on (``held``)."""
         run = self._run_key(ctx)
-        restored = ctx.metadata.get(TALLY_KEY)
-        if run is not None and isinstance(restored, int):
-            self.effects.tally.restore(run, restored)
         result = nxt(defer_effects(ctx))
         workdir = ctx.tool_input.workdir
         try:

@@ -39,9 +39,9 @@ def stale_paths(changeset: Changeset, workdir: Path, layer: Path | None = None) 
     if layer is not None:
         for change in changeset.changes:
             after = change.after
-            if after is not None and after.kind != "dir":
-                if not _same(file_state(layer / change.path), after):
-                    stale.append(f"{change.path} (in the held layer)")
+            kept = after is None or after.kind == "dir"
+            if not kept and not _same(file_state(layer / change.path), after):
+                stale.append(f"{change.path} (in the held layer)")
     return stale
 
 

@@ -111,14 +111,17 @@ class EffectPolicy:
         moved = {c.renamed_from for c in changeset.changes if c.renamed_from}
         hooks = hooks_paths(workdir, upper)
         for change in changeset.changes:
-            reasons += self._change_reasons(change, moved)
+            if _git_internal(change.path):
+                reasons += _git_change_reasons(change)
+            else:
+                reasons += self._change_reasons(change, moved)
             sensitive = sensitive_change_reason(change, workdir, hooks, after)
             if sensitive:
                 reasons.append(f"touches a sensitive path: {change.path} ({sensitive})")
         if touches_refs(changeset):
             for ref in lost_commit_refs(changeset, workdir, after, objects):
                 reasons.append(f"moves git ref {ref} so that commits are no longer reachable")
-        removed = changeset.removed_lines
+        removed = sum(c.removed_lines for c in changeset.changes if not _git_internal(c.path))
         before = self.tally.get(run) if run is not None else 0
         total = before + removed
         tally = total
@@ -148,9 +151,26 @@ class EffectPolicy:
         return reasons
 
 
+def _git_internal(path: str) -> bool:
+    return path == ".git" or path.startswith(".git/")
+
+
+def _git_change_reasons(change: FileChange) -> list[str]:
+    """Inside ``.git``: the index, logs and new objects change with every commit and
+    are not judged by lines; deleting objects can lose history (``git gc`` too)."""
+    if change.after is None and change.path.startswith(".git/objects/"):
+        if change.before is not None and change.before.kind == "file":
+            return [f"deletes git object file {change.path}"]
+    if change.after is not None and change.after.setid:
+        return [f"makes {change.path} setuid/setgid (mode {change.after.mode:o})"]
+    return []
+
+
 def _deletion_reason(changeset: Changeset, removed: int, total: int, threshold: int) -> str:
     per_file = ", ".join(
-        f"{c.path} -{c.removed_lines}" for c in changeset.changes if c.removed_lines
+        f"{c.path} -{c.removed_lines}"
+        for c in changeset.changes
+        if c.removed_lines and not _git_internal(c.path)
     )
     text = f"removes or replaces {removed} existing lines ({per_file})"
     if total != removed:

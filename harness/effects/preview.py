@@ -87,7 +87,8 @@ def _section(change: FileChange, workdir: Path, after: AfterBytes) -> list[str]:
         return out
     if now is None and before is not None:
         out.append(
-            f"deleted file of {before.size} bytes, {change.removed_lines} line(s), sha256 {before.sha256}"
+            f"deleted file of {before.size} bytes, {change.removed_lines} line(s), "
+            f"sha256 {before.sha256}"
         )
         old = read_bytes(workdir / change.path)
         text = _text(old)
