@@ -359,6 +359,7 @@ def _render_changeset(changeset: ChangesetPreview, indent: str) -> list[str]:
             + ", ".join(changeset.discarded)
         )
     for title, text, cut in (
+        ("changed paths", changeset.files, None),
         ("changes", changeset.diff, changeset.diff_left_out),
         ("output", changeset.output, changeset.output_left_out),
     ):

@@ -144,11 +144,21 @@ class EffectPolicy:
                 reasons.append(f"replaces {change.path} ({before.kind}) with a {after.kind}")
             elif after is not None and before.kind == "file" and before.size and not after.size:
                 reasons.append(f"empties {change.path} (was {before.size} bytes)")
+            elif change.binary and before.kind == "file" and not _cache(change.path):
+                size = after.size if after is not None else 0
+                reasons.append(
+                    f"replaces binary file {change.path} ({before.size} -> {size} bytes)"
+                )
         if after is not None and after.setid and not (before is not None and before.setid):
             reasons.append(f"makes {change.path} setuid/setgid (mode {after.mode:o})")
         if after is not None and after.kind == "special":
             reasons.append(f"creates {change.path}, a special file (FIFO or socket)")
         return reasons
+
+
+def _cache(path: str) -> bool:
+    """Byte-code caches, rewritten by every test run: no loss when replaced."""
+    return "__pycache__/" in f"/{path}" or path.endswith((".pyc", ".pyo"))
 
 
 def _git_internal(path: str) -> bool:

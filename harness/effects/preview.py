@@ -31,6 +31,7 @@ class ChangesetPreview(BaseModel):
     Attributes:
         digest: ``Changeset.digest`` of the changes shown (signed with the record).
         summary: one line naming the changes.
+        files: every changed path, one a line (never cut below 2,000 paths).
         diff: the per-file sections, cut when long.
         diff_left_out: what the cut left out, when anything.
         output: the command's output, cut when long.
@@ -42,6 +43,7 @@ class ChangesetPreview(BaseModel):
 
     digest: str
     summary: str
+    files: str = ""
     diff: str
     diff_left_out: str | None = None
     output: str = ""
@@ -57,16 +59,29 @@ def changeset_preview(
     for change in changeset.changes:
         lines += _section(change, workdir, after)
     diff, diff_cut = _cut(lines, _HEAD, _TAIL, "diff lines")
+    listed, _ = _cut([_listing(c) for c in changeset.changes], 1500, 500, "paths")
     shown_output, output_cut = _cut(output.split("\n"), _OUTPUT_HEAD, _OUTPUT_TAIL, "output lines")
     return ChangesetPreview(
         digest=changeset.digest,
         summary=summarize(changeset),
+        files="\n".join(listed),
         diff="\n".join(diff),
         diff_left_out=diff_cut,
         output="\n".join(shown_output),
         output_left_out=output_cut,
         discarded=changeset.discarded,
     )
+
+
+def _listing(change: FileChange) -> str:
+    line = f"{change.change} {change.path}"
+    if change.renamed_from:
+        line += f" (from {change.renamed_from})"
+    if change.removed_lines or change.added_lines:
+        line += f" (+{change.added_lines} -{change.removed_lines})"
+    if change.after is not None and change.after.setid:
+        line += f" SETUID/SETGID {change.after.mode:o}"
+    return line
 
 
 def _section(change: FileChange, workdir: Path, after: AfterBytes) -> list[str]:

@@ -85,7 +85,7 @@ INLINE = [
     ("git-alias-shell", "git -c alias.x='!rm data.txt' x", PAUSE),
     ("find-exec", "find . -maxdepth 1 -name data.txt -exec rm {} +", PAUSE),
     ("python-shutil", "python3 -c \"import shutil; shutil.rmtree('env')\"", PAUSE),
-    ("python-rename-out", "python3 -c \"import os; os.rename('data.txt', '/tmp/x')\"", PAUSE),
+    ("python-move-out", "python3 -c \"import shutil; shutil.move('data.txt', '/tmp/x')\"", PAUSE),
 ]
 
 SCRIPTS = [
@@ -99,7 +99,8 @@ SCRIPTS = [
     ("package-json-scripts", 'echo \'{"scripts":{"test":"echo ok"}}\' > package.json', PAUSE),
     (
         "conftest-pytest",
-        "echo \"import os; os.remove('data.txt')\" > conftest.py && python3 -m pytest -q -p no:cacheprovider tests >/dev/null",
+        "echo \"import os; os.remove('data.txt')\" > conftest.py && "
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q tests >/dev/null",
         PAUSE,
     ),
     ("conftest-only", "echo 'x = 1' > tests/conftest.py", PAUSE),
@@ -130,7 +131,7 @@ GIT = [
     ("read-tree-reset", "git read-tree -u --reset HEAD", PAUSE),
     ("checkout-dot", "git checkout -- .", PAUSE),
     ("restore-wip", "git restore wip.txt", PAUSE),
-    ("stash", "git stash -q", FREE),
+    ("stash", "git stash -q", PAUSE),  # 30 draft lines leave the tree for refs/stash
     ("update-ref-back", "git update-ref refs/heads/main HEAD~1", PAUSE),
     ("update-ref-delete", "git update-ref -d refs/heads/feature", PAUSE),
     ("branch-D", "git branch -q -D feature", PAUSE),
@@ -179,7 +180,8 @@ SAFE = [
     ("git-commit", "git add -A && git commit -qm 'save wip'", FREE),
     ("git-branch-new", "git branch topic", FREE),
     ("git-checkout-b", "git checkout -q -b topic", FREE),
-    ("pytest", "python3 -m pytest -q tests", FREE),
+    # Plugin autoload off: this venv's plugins cost ~5 s a start and change no file.
+    ("pytest", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q tests", FREE),
     ("new-file", "echo hello > new.txt", FREE),
     ("new-folder", "mkdir -p build/out && echo x > build/out/a", FREE),
     ("append", "echo 'record 30' >> data.txt", FREE),
@@ -201,3 +203,15 @@ SAFE = [
 ]
 
 CASES = [*EMPTYING, *WRAPPERS, *INLINE, *SCRIPTS, *GIT, *PRIVATE, *SAFE]
+
+# The default run's sample: a few of every family (the whole table is the deep tier).
+SAMPLE = frozenset(
+    {
+        "colon-truncate", "sed-delete-all", "mv-over", "replace-200-lines", "binary-over",
+        "ld-so", "env-iC", "base64-pipe", "perl-begin", "make-eval", "python-stdin",
+        "makefile-run", "bash-stdin", "ed-delete", "chmod-setuid", "package-json-scripts",
+        "checkout-index", "update-ref-back", "branch-D", "hookspath-config-f", "hook-write",
+        "mv-into-state", "mv-into-tmp", "mv-into-shm", "ls", "git-status", "git-commit",
+        "git-diff", "new-file", "small-edit", "rename-inside", "tmp-scratch", "pytest",
+    }
+)  # fmt: skip

@@ -58,6 +58,9 @@ def build_template(root: Path) -> Path:
     _git(work, "add", "feature.txt")
     _git(work, "commit", "-qm", "feature work")
     _git(work, "checkout", "-q", "main")
+    (work / "notes.md").write_text("# notes\nkeep me\nthird\n")
+    _git(work, "commit", "-qam", "third: only on main")
+    (work / "local.cfg").write_text("untracked, never committed\n")
     # Uncommitted work: lost by anything that resets the tree to the index.
     (work / "wip.txt").write_text("committed line\n" + "".join(f"draft {i}\n" for i in range(30)))
     return work
