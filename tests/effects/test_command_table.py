@@ -35,7 +35,6 @@ from harness.tools.protocol import ToolInput
 from tests.effects.cases import CASES, PAUSE, SAMPLE
 from tests.effects.conftest import GIT_ENV, snapshot
 
-
 # The whole table takes ~15 s on 2 busy cores, so the default run takes a sample of
 # every family; HARNESS_DEEP_TESTS=1 (CI: a step of its own, `-m deep`) runs it all.
 DEEP = os.environ.get("HARNESS_DEEP_TESTS") == "1"
