@@ -126,11 +126,13 @@ class EffectPolicy:
         total = before + removed
         tally = total
         if removed and total >= self.large_deletion_lines:
-            reasons.append(_deletion_reason(changeset, removed, total, self.large_deletion_lines))
+            reasons.insert(
+                0, _deletion_reason(changeset, removed, total, self.large_deletion_lines)
+            )
             tally = 0
         if commit and run is not None:
             self.tally.set(run, tally)
-        return EffectDecision(tuple(dict.fromkeys(reasons)), removed, tally)
+        return EffectDecision(_bounded(reasons), removed, tally)
 
     @staticmethod
     def _change_reasons(change: FileChange, moved: set[str]) -> list[str]:
@@ -156,6 +158,18 @@ class EffectPolicy:
         return reasons
 
 
+_MAX_REASONS = 20
+
+
+def _bounded(reasons: list[str]) -> tuple[str, ...]:
+    """At most ``_MAX_REASONS`` reasons (``rm -rf`` of a big tree has one a file)."""
+    unique = list(dict.fromkeys(reasons))
+    if len(unique) <= _MAX_REASONS:
+        return tuple(unique)
+    more = len(unique) - _MAX_REASONS + 1
+    return (*unique[: _MAX_REASONS - 1], f"and {more} more (every path is in the changeset)")
+
+
 def _cache(path: str) -> bool:
     """Byte-code caches, rewritten by every test run: no loss when replaced."""
     return "__pycache__/" in f"/{path}" or path.endswith((".pyc", ".pyo"))
@@ -168,9 +182,10 @@ def _git_internal(path: str) -> bool:
 def _git_change_reasons(change: FileChange) -> list[str]:
     """Inside ``.git``: the index, logs and new objects change with every commit and
     are not judged by lines; deleting objects can lose history (``git gc`` too)."""
-    if change.after is None and change.path.startswith(".git/objects/"):
-        if change.before is not None and change.before.kind == "file":
-            return [f"deletes git object file {change.path}"]
+    before = change.before
+    lost = change.after is None and before is not None and before.kind == "file"
+    if lost and change.path.startswith(".git/objects/"):
+        return [f"deletes git object file {change.path}"]
     if change.after is not None and change.after.setid:
         return [f"makes {change.path} setuid/setgid (mode {change.after.mode:o})"]
     return []

@@ -74,7 +74,8 @@ INLINE = [
     ("sqlite-shell", "sqlite3 :memory: '.shell rm data.txt'", PAUSE),
     (
         "node-import-data",
-        'node --import \'data:text/javascript,import fs from "fs"; fs.unlinkSync("data.txt")\' -e 1',
+        'node --import \'data:text/javascript,import fs from "fs"; '
+        'fs.unlinkSync("data.txt")\' -e 1',
         PAUSE,
     ),
     ("python-stdin", "echo \"import os; os.remove('data.txt')\" | python3 -", PAUSE),
@@ -152,7 +153,7 @@ GIT = [
     ("git-clean", "echo x > untracked-new && git clean -fdxq", PAUSE),
     (
         "git-filter-branch-like",
-        "git commit-tree -m x HEAD^{tree} > /dev/null && git update-ref refs/heads/main $(git commit-tree -m y HEAD^{tree})",
+        "git update-ref refs/heads/main $(git commit-tree -m y HEAD^{tree})",
         PAUSE,
     ),
     ("info-attributes", "echo '* filter=x' > .git/info/attributes", PAUSE),
