@@ -147,9 +147,9 @@ class EffectPolicy:
             elif after is not None and before.kind == "file" and before.size and not after.size:
                 reasons.append(f"empties {change.path} (was {before.size} bytes)")
             elif change.binary and before.kind == "file" and not _cache(change.path):
-                size = after.size if after is not None else 0
+                new_size = after.size if after is not None else 0
                 reasons.append(
-                    f"replaces binary file {change.path} ({before.size} -> {size} bytes)"
+                    f"replaces binary file {change.path} ({before.size} -> {new_size} bytes)"
                 )
         if after is not None and after.setid and not (before is not None and before.setid):
             reasons.append(f"makes {change.path} setuid/setgid (mode {after.mode:o})")

@@ -9,6 +9,7 @@ observation; ``bash_io`` reads the output.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
@@ -51,6 +52,9 @@ __all__ = ["BashTool"]
 
 logger = logging.getLogger(__name__)
 
+# Emptied layers kept for the next calls (one per call that may run in parallel).
+_SPARE_LAYERS = 4
+
 
 @dataclass(frozen=True, slots=True)
 class _Outcome:
@@ -88,6 +92,9 @@ class BashTool:
         key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
             (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
         bwrap_finder: where bwrap comes from (a seam for tests and platforms).
+        overlay: run the workdir as an overlay when bwrap can (False binds it
+            directly, as before overlays: for measuring, or where the state dir
+            sits on a file system overlayfs refuses as an upper layer).
     """
 
     name = "bash"
@@ -113,6 +120,7 @@ class BashTool:
         state_dir: Path | None = None,
         key_dir: Path | None = None,
         bwrap_finder: BwrapFinder = find_bwrap,
+        overlay: bool = True,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -135,7 +143,9 @@ class BashTool:
         self.parameters: dict[str, Any] = _parameters(default_timeout_seconds, max_timeout_seconds)
         self._env_filter = EnvironmentFilter(env_names)
         self._finder = bwrap_finder
+        self.overlay = overlay
         self._launcher: ShellLauncher | None = None
+        self._spare: list[Layer] = []
         self._lock = threading.Lock()
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
@@ -185,15 +195,19 @@ class BashTool:
     ) -> str:
         """Hand the held changes to the approval gate, or apply them at once."""
         if changeset.empty:
-            layer.discard()
+            self._give_back(layer)
             return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
         if tool_input.metadata.get(DEFER_KEY):
+            # The gate reads it from here (and a pause keeps it for another process).
+            layer.save_changeset(changeset)
             metadata[LAYER_KEY] = str(layer.root)
             return text
         try:
             apply_changeset(changeset, tool_input.workdir, layer.upper)
-        finally:
+        except BaseException:
             layer.discard()
+            raise
+        self._give_back(layer)
         return f"{text}\n{summarize(changeset)}"
 
     def launcher(self) -> ShellLauncher:
@@ -201,6 +215,10 @@ class BashTool:
         with self._lock:
             if self._launcher is None:
                 choice = choose_sandbox(self.sandbox, self._finder)
+                if not self.overlay and choice.overlay:
+                    choice = dataclasses.replace(
+                        choice, overlay=False, overlay_problem="BashTool(overlay=False)"
+                    )
                 _warn_if_downgraded(choice)
                 self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
             return self._launcher
@@ -235,13 +253,31 @@ class BashTool:
             )
         state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
         key_dir = self.key_dir if self.key_dir is not None else approval_key_dir()
-        layer = LayerStore(state_dir).create() if launcher.choice.overlay else None
+        layer = self._take_layer(state_dir) if launcher.choice.overlay else None
         try:
             return self._run_in(launcher, command, workdir, (state_dir, key_dir), timeout, layer)
         except BaseException:
             if layer is not None:
                 layer.discard()
             raise
+
+    def _take_layer(self, state_dir: Path) -> Layer:
+        base = LayerStore(state_dir)
+        with self._lock:
+            while self._spare:
+                layer = self._spare.pop()
+                if layer.root.parent == base.base and layer.root.is_dir():
+                    os.utime(layer.root)
+                    return layer
+        return base.create()
+
+    def _give_back(self, layer: Layer) -> None:
+        """Keep an emptied layer for the next call (a few at most), else remove it."""
+        with self._lock:
+            if len(self._spare) < _SPARE_LAYERS and layer.reset():
+                self._spare.append(layer)
+                return
+        layer.discard()
 
     def _run_in(
         self,
@@ -287,7 +323,6 @@ class BashTool:
         changeset = None
         if layer is not None:
             changeset = _changeset(layer, workdir.resolve(), hidden[0], run.mount)
-            layer.save_changeset(changeset)
         return _Outcome(
             capture.text(), exit_code, timed_out, truncated, capture.total, layer, changeset
         )
