@@ -12,6 +12,8 @@ PACKAGES = [
     "harness.providers",
     "harness.tools",
     "harness.tools.builtin",
+    "harness.tools.sandbox",
+    "harness.effects",
     "harness.session",
     "harness.tracing",
     "harness.recording",
