@@ -6,6 +6,11 @@ empty folders bound over ``/tmp``, ``/dev/shm`` and each covered state dir
 call is over, ``changeset.json``. The agent never sees any of it: the state dir
 is covered in every sandboxed call. A layer lives until its changes are
 applied or discarded; one whose approval expired is removed by ``sweep``.
+
+With the default state dir (``<workdir>/.harness``) the upper dir lies inside
+the overlay's lower dir. The kernel mounts that, and traps lookups that reach a
+layer's root from inside the overlay (``ELOOP``); none can, since the cover
+mount over the state dir comes first.
 """
 
 from __future__ import annotations
