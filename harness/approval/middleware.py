@@ -142,6 +142,9 @@ class HumanApprovalMiddleware:
 
     def _run_and_settle(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
         """Run the call; changes it left in a layer are applied or paused on (``held``)."""
+        judged = getattr(self.policy, "required_tools", None)
+        if isinstance(judged, tuple) and ctx.tool_name not in judged:
+            return nxt(ctx)  # a tool the user does not gate: its changes land at once
         run = self._run_key(ctx)
         result = nxt(defer_effects(ctx))
         workdir = ctx.tool_input.workdir

@@ -212,3 +212,25 @@ class _Seeing(ScriptedProvider):
     def complete(self, request: LLMRequest) -> LLMResponse:
         self.requests.append(request)
         return super().complete(request)
+
+
+def test_bash_left_ungated_by_the_user_applies_at_once(tmp_path: Path) -> None:
+    _env(tmp_path, [])
+    settings = Settings(
+        workdir=tmp_path / "work",
+        state_dir=tmp_path / "state",
+        enabled_tools=("read", "bash"),
+        approval_required_tools=("write",),
+    )
+    app = build_application(
+        settings, provider=ScriptedProvider([tool_call("bash", command=COMMAND), "ok"])
+    )
+    try:
+        result = app.run("trim the data", session="demo")
+    finally:
+        app.close()
+    assert result.stop_reason == "final", result.text
+    assert (tmp_path / "work" / "created.txt").read_text() == "new\n"
+    assert _layers(tmp_path) == [] or all(
+        not any((p / "upper").iterdir()) for p in _layers(tmp_path)
+    )
