@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,25 +67,33 @@ class Layer:
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def reset(self) -> bool:
+    def reset(self, keep: Collection[str] = ()) -> bool:
         """Empty ``upper`` and every scratch folder, for the next call; False if it failed.
 
         Costs what the last call left there: a layer is reused rather than made
         and removed each call (folder creation and removal dominate an overlay
-        call's cost on a busy disk).
+        call's cost on a busy disk). ``keep``: folders bwrap made as mount points
+        (e.g. the way to a workdir under ``/tmp``); they stay, emptied of the rest.
         """
         try:
             (self.root / "changeset.json").unlink(missing_ok=True)
             for folder in (self.upper, *(self.root / "scratch").iterdir()):
-                for entry in os.scandir(folder):
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path)
-                    else:
-                        os.unlink(entry.path)
+                _empty(folder, keep)
             os.utime(self.root)  # in use now: ``sweep`` spares young layers
         except OSError:
             return False
         return True
+
+
+def _empty(folder: Path | str, keep: Collection[str]) -> None:
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            if entry.path in keep:
+                _empty(entry.path, keep)
+            else:
+                shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
 
 
 class LayerStore:

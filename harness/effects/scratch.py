@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["written_outside"]
+__all__ = ["mount_point_dirs", "written_outside"]
 
 _MAX_ENTRIES = 10_000
 
@@ -24,20 +24,26 @@ def written_outside(places: Mapping[str, Path], mount_points: Iterable[Path] = (
     Folders on the way to ``mount_points`` (bwrap makes them, e.g. for a workdir
     under ``/tmp``) are not the call's writes.
     """
-    points = [str(point) for point in mount_points]
+    ancestors = mount_point_dirs(places, mount_points)
     notes: list[str] = []
     for place, folder in places.items():
-        made = {
-            os.path.join(folder, os.path.relpath(p, place))
-            for p in points
-            if p.startswith(place.rstrip("/") + "/")
-        }
-        ancestors = {a for path in made for a in _ancestors(path, str(folder))}
         entries, size = _measure(folder, ancestors)
         if entries:
             more = "+" if entries >= _MAX_ENTRIES else ""
             notes.append(f"{place} ({entries}{more} entries, {size} bytes)")
     return notes
+
+
+def mount_point_dirs(places: Mapping[str, Path], mount_points: Iterable[Path]) -> set[str]:
+    """The folders bwrap made in the scratch folders to mount ``mount_points`` on."""
+    points = [str(point) for point in mount_points]
+    found: set[str] = set()
+    for place, folder in places.items():
+        for point in points:
+            if point.startswith(place.rstrip("/") + "/"):
+                path = os.path.join(folder, os.path.relpath(point, place))
+                found.update(_ancestors(path, str(folder)))
+    return found
 
 
 def _ancestors(path: str, top: str) -> list[str]:

@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from harness.effects import (
     read_changeset,
     summarize,
 )
-from harness.effects.scratch import written_outside
+from harness.effects.scratch import mount_point_dirs, written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import (
@@ -146,6 +146,7 @@ class BashTool:
         self.overlay = overlay
         self._launcher: ShellLauncher | None = None
         self._spare: list[Layer] = []
+        self._mount_dirs: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
@@ -194,8 +195,9 @@ class BashTool:
         metadata: dict[str, Any],
     ) -> str:
         """Hand the held changes to the approval gate, or apply them at once."""
+        keep = self._mount_dirs.pop(layer.layer_id, set())
         if changeset.empty:
-            self._give_back(layer)
+            self._give_back(layer, keep)
             return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
         if tool_input.metadata.get(DEFER_KEY):
             # The gate reads it from here (and a pause keeps it for another process).
@@ -207,7 +209,7 @@ class BashTool:
         except BaseException:
             layer.discard()
             raise
-        self._give_back(layer)
+        self._give_back(layer, keep)
         return f"{text}\n{summarize(changeset)}"
 
     def launcher(self) -> ShellLauncher:
@@ -271,10 +273,10 @@ class BashTool:
                     return layer
         return base.create()
 
-    def _give_back(self, layer: Layer) -> None:
+    def _give_back(self, layer: Layer, keep: Collection[str] = ()) -> None:
         """Keep an emptied layer for the next call (a few at most), else remove it."""
         with self._lock:
-            if len(self._spare) < _SPARE_LAYERS and layer.reset():
+            if len(self._spare) < _SPARE_LAYERS and layer.reset(keep):
                 self._spare.append(layer)
                 return
         layer.discard()
@@ -323,6 +325,10 @@ class BashTool:
         changeset = None
         if layer is not None:
             changeset = _changeset(layer, workdir.resolve(), hidden[0], run.mount)
+            if run.mount is not None:
+                points = [workdir.resolve(), *(Path(p) for p in run.mount.scratch)]
+                with self._lock:
+                    self._mount_dirs[layer.layer_id] = mount_point_dirs(run.mount.scratch, points)
         return _Outcome(
             capture.text(), exit_code, timed_out, truncated, capture.total, layer, changeset
         )
