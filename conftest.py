@@ -34,6 +34,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "deep: loops over everything a default-run test samples; needs --deep"
     )
+    if config.getoption("--deep"):
+        # Modules that size their tables at import read this (tests/effects).
+        os.environ["HARNESS_DEEP_TESTS"] = "1"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

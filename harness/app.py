@@ -328,10 +328,13 @@ def check_folders(settings: Settings) -> None:
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
 
+    sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(
         required_tools=settings.approval_required_tools,
         state_dir=app.state_dir,
-        sandboxed=_bash_is_sandboxed(settings, app),
+        sandboxed=sandboxed,
+        overlay=overlay,
+        network=settings.bash_network,
     )
     return HumanApprovalMiddleware(
         policy,
@@ -343,17 +346,20 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
     )
 
 
-def _bash_is_sandboxed(settings: Settings, app: Application) -> bool:
-    """Whether bash calls of this app run in bwrap (the state-dir rule is needed if not).
+def _bash_sandbox(settings: Settings, app: Application) -> tuple[bool, bool]:
+    """Whether bash calls of this app run in bwrap, and over an overlay.
 
-    The same cached probe the bash tool uses, so the policy and the tool agree;
-    an app without bash never probes.
+    Not in bwrap: the state-dir rule is needed. Not over an overlay: the
+    command-text policy judges every call, since no changeset will show its
+    effects. The same cached probes the bash tool uses, so the policy and the
+    tool agree; an app without bash never probes.
     """
     if "bash" not in app.enabled_tools:
-        return True
+        return True, False
     from harness.tools.sandbox import choose_sandbox
 
-    return choose_sandbox(settings.bash_sandbox).bwrap is not None
+    choice = choose_sandbox(settings.bash_sandbox)
+    return choice.bwrap is not None, choice.overlay
 
 
 def open_approval_store(settings: Settings) -> ApprovalStore:

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Protocol
 
+from harness.approval.held import (
+    TALLY_KEY,
+    HeldChanges,
+    defer_effects,
+    held_changes,
+    settle_now,
+)
 from harness.approval.preview import (
     ApprovalPreview,
     ToolLookup,
@@ -21,6 +29,7 @@ from harness.approval.records import (
 )
 from harness.approval.requester import requester_of
 from harness.approval.store import ApprovalStore, CheckpointStore, new_id
+from harness.effects import EffectPolicy, LayerStore
 from harness.tools.execution import ToolExecutionContext, ToolExecutionResult, ToolNext
 from harness.tracing import NullTracer, Tracer
 
@@ -61,6 +70,12 @@ class HumanApprovalMiddleware:
     Args:
         tool_lookup: finds the tools of the batch's later calls, to preview them
             too (``ToolRegistry.get``); without it they are shown as arguments.
+        effects: judges the changesets of bash calls that ran over an overlay;
+            by default the policy's own ``effects`` (one tally for all tools).
+
+    A call the risk policy lets through runs with its changes held
+    (``held``): the effect policy then applies them at once or pauses the
+    call with the changeset as its preview.
     """
 
     def __init__(
@@ -72,8 +87,13 @@ class HumanApprovalMiddleware:
         timeout_seconds: int = 3600,
         tracer: Tracer | None = None,
         tool_lookup: ToolLookup | None = None,
+        effects: EffectPolicy | None = None,
     ) -> None:
         self.policy = policy
+        found = getattr(policy, "effects", None)
+        self.effects: EffectPolicy = effects or (
+            found if isinstance(found, EffectPolicy) else EffectPolicy()
+        )
         self.approvals = approvals
         self.checkpoints = checkpoints
         self.timeout_seconds = timeout_seconds
@@ -81,6 +101,11 @@ class HumanApprovalMiddleware:
         self.tool_lookup: ToolLookup = tool_lookup or (lambda name: None)
 
     def __call__(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
+        restored = ctx.metadata.get(TALLY_KEY)
+        if isinstance(restored, int):  # a resumed run: count on from its checkpoint
+            run = self._run_key(ctx)
+            if run is not None:
+                self.effects.tally.restore(run, restored)
         approved = ctx.metadata.get(APPROVED_CALL_HASH_KEY)
         if approved is not None and approved == tool_call_hash(ctx.tool_call):
             return nxt(ctx)
@@ -93,7 +118,7 @@ class HumanApprovalMiddleware:
                 "risk_denied",
             )
         if not decision.requires_approval:
-            return nxt(ctx)
+            return self._run_and_settle(ctx, nxt)
         draft = ctx.checkpoint_draft() if ctx.checkpoint_draft is not None else None
         if not isinstance(draft, CheckpointDraft):
             return ToolExecutionResult.denied(
@@ -115,6 +140,59 @@ class HumanApprovalMiddleware:
         reasons = tuple(escape_text(reason)[0] for reason in decision.reasons)
         return self._pause(ctx, draft, reasons, preview)
 
+    def _run_and_settle(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
+        """Run the call; changes it left in a layer are applied or paused on (``held``)."""
+        judged = getattr(self.policy, "required_tools", None)
+        if isinstance(judged, tuple) and ctx.tool_name not in judged:
+            return nxt(ctx)  # a tool the user does not gate: its changes land at once
+        run = self._run_key(ctx)
+        result = nxt(defer_effects(ctx))
+        workdir = ctx.tool_input.workdir
+        try:
+            held = held_changes(result, self.effects, workdir, run)
+        except Exception as exc:  # an unreadable layer is never applied blind
+            logger.exception("could not read the changes of %s", ctx.tool_name)
+            return ToolExecutionResult.error(
+                f"{result.observation}\nError: the command's changes could not be read "
+                f"({type(exc).__name__}: {exc}), so none were applied",
+                "changeset_unreadable",
+            )
+        if held is None:
+            return result
+        if not held.decision.pause:
+            return settle_now(held, result, workdir)
+        draft = ctx.checkpoint_draft() if ctx.checkpoint_draft is not None else None
+        if not isinstance(draft, CheckpointDraft):
+            held.layer.discard()
+            return ToolExecutionResult.denied(
+                f"{result.observation}\nError: the command's changes need human approval "
+                f"({'; '.join(held.decision.reasons)}) but this run cannot be paused here, "
+                "so they were discarded: nothing reached the workdir",
+                "approval_checkpoint_missing",
+            )
+        try:
+            preview = self._preview(ctx, draft).model_copy(
+                update={"changeset": held.preview(workdir)}
+            )
+        except Exception as exc:
+            held.layer.discard()
+            logger.exception("could not build the changeset preview for %s", ctx.tool_name)
+            return ToolExecutionResult.denied(
+                f"Error: the changes of {ctx.tool_name} need human approval but their preview "
+                f"could not be built ({type(exc).__name__}: {exc}); they were discarded",
+                "approval_preview_failed",
+            )
+        reasons = tuple(escape_text(reason)[0] for reason in held.decision.reasons)
+        return self._pause(ctx, draft, reasons, preview, held=held, run=run)
+
+    def _run_key(self, ctx: ToolExecutionContext) -> str | None:
+        key = getattr(self.policy, "run_key", None)
+        if callable(key):
+            value = key(ctx)
+            return value if isinstance(value, str) else None
+        run = ctx.metadata.get("run_id")
+        return run if isinstance(run, str) else None
+
     def _preview(self, ctx: ToolExecutionContext, draft: CheckpointDraft) -> ApprovalPreview:
         later = draft.pending_tool_calls[draft.pending_index - draft.first_index + 1 :]
         return build_approval_preview(
@@ -127,11 +205,20 @@ class HumanApprovalMiddleware:
         draft: CheckpointDraft,
         reasons: tuple[str, ...],
         preview: ApprovalPreview,
+        *,
+        held: HeldChanges | None = None,
+        run: str | None = None,
     ) -> ToolExecutionResult:
         approval_id, checkpoint_id = new_id("appr"), new_id("ckpt")
+        if run is None:
+            run = self._run_key(ctx)
+        tally = self.effects.tally.get(run) if run is not None else 0
         with self.tracer.span("approval.pause", attributes={"approval_id": approval_id}):
             checkpoint = RunCheckpoint(
-                **draft.model_dump(), checkpoint_id=checkpoint_id, approval_id=approval_id
+                **draft.model_dump(),
+                checkpoint_id=checkpoint_id,
+                approval_id=approval_id,
+                removed_lines=tally,
             )
             checkpoint = self.checkpoints.save(checkpoint)
             session = ctx.tool_input.session
@@ -150,23 +237,40 @@ class HumanApprovalMiddleware:
                 created_at=now,
                 expires_at=now + timedelta(seconds=self.timeout_seconds),
                 preview=preview,
+                held_layer=str(held.layer.root) if held else None,
+                changeset_digest=held.changeset.digest if held else None,
+                output=held.output if held else None,
                 checkpoint_signature=checkpoint.signature,
             )
             record = self.approvals.save(record)
             self._notify(ctx, record)
+        self._sweep_layers()
         logger.info(
             "approval %s pending for %s in session %s",
             approval_id,
             ctx.tool_name,
             draft.session_key,
         )
+        what = f"the changes of {ctx.tool_name} need" if held else f"{ctx.tool_name} needs"
         return ToolExecutionResult.suspended(
-            f"Paused: {ctx.tool_name} needs human approval ({'; '.join(reasons)}). "
+            f"Paused: {what} human approval ({'; '.join(reasons)}). "
             f"Approval id: {approval_id}. Approve with `harness approve {approval_id}` or "
             f"reject with `harness reject {approval_id} REASON`.",
             approval_id=approval_id,
             checkpoint_id=checkpoint_id,
         )
+
+    def _sweep_layers(self) -> None:
+        """Remove held layers no pending approval needs (expired, decided, orphaned)."""
+        try:
+            keep = {
+                Path(r.held_layer).name
+                for r in self.approvals.list()
+                if r.held_layer and r.status.value == "pending" and not r.is_expired()
+            }
+            LayerStore(self.approvals.state_dir).sweep(keep)
+        except Exception:  # cleaning up is never worth failing a pause
+            logger.exception("could not sweep held layers")
 
     def _notify(self, ctx: ToolExecutionContext, record: ApprovalRecord) -> None:
         requester = requester_of(ctx.metadata.get("channel"))

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from harness.core.messages import ToolCall
+from harness.effects.preview import ChangesetPreview
 from harness.tools.protocol import Tool, ToolInput
 
 __all__ = [
@@ -77,12 +78,17 @@ class CallPreview(BaseModel):
 
 
 class ApprovalPreview(BaseModel):
-    """The paused call and the calls of its batch that run after it."""
+    """The paused call and the calls of its batch that run after it.
+
+    ``changeset`` is set when the call already ran over an overlay: what it
+    changed (per-file diffs) and its output, which approving applies.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     call: CallPreview
     later_calls: tuple[CallPreview, ...] = ()
+    changeset: ChangesetPreview | None = None
 
 
 def _hidden(char: str) -> bool:
@@ -341,6 +347,8 @@ def render_preview(preview: ApprovalPreview | None, indent: str = "") -> str:
     if preview is None:
         return f"{indent}(no preview was recorded for this approval)"
     lines = _render_one(preview.call, indent)
+    if preview.changeset is not None:
+        lines.extend(_render_changeset(preview.changeset, indent))
     if preview.later_calls:
         count = len(preview.later_calls)
         lines.append(
@@ -353,3 +361,30 @@ def render_preview(preview: ApprovalPreview | None, indent: str = "") -> str:
     else:
         lines.append(f"{indent}No other calls of the same batch run after it.")
     return "\n".join(lines)
+
+
+def _render_changeset(changeset: ChangesetPreview, indent: str) -> list[str]:
+    """The held changes: what approving applies to the workdir (nothing yet applied)."""
+    lines = [
+        f"{indent}The command already ran in the sandbox; nothing has reached the workdir yet.",
+        f"{indent}Approving applies exactly these changes ({escape_text(changeset.summary)[0]}):",
+    ]
+    if changeset.discarded:
+        lines.append(
+            f"{indent}Written outside the workdir and discarded, whatever you decide: "
+            + ", ".join(changeset.discarded)
+        )
+    for title, text, cut in (
+        ("changed paths", changeset.files, None),
+        ("changes", changeset.diff, changeset.diff_left_out),
+        ("output", changeset.output, changeset.output_left_out),
+    ):
+        body, _, count = _bounded(text, 10_000, 10_000, "lines")
+        if cut:
+            lines.append(f"{indent}cut: {cut}")
+        if count:
+            lines.append(f"{indent}note: {count} control/invisible character(s) shown escaped")
+        lines.append(f"{indent}----- {title} -----")
+        lines.extend(f"{indent}{line}" for line in body.split("\n"))
+        lines.append(f"{indent}----- end -----")
+    return lines

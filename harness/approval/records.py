@@ -96,6 +96,8 @@ class RunCheckpoint(CheckpointDraft):
     checkpoint_id: str
     approval_id: str
     created_at: datetime = Field(default_factory=utc_now)
+    removed_lines: int = 0
+    """The run's removed-or-replaced line tally at the pause (effect policy)."""
     signature: str = ""
 
 
@@ -112,6 +114,11 @@ class ApprovalRecord(BaseModel):
 
     ``preview`` is what the approver is shown; ``checkpoint_signature`` ties the
     record to the one checkpoint written with it; ``signature`` covers all the rest.
+
+    A bash call that already ran over an overlay is held, not re-run:
+    ``held_layer`` is the layer folder with its changes, ``changeset_digest``
+    the ``Changeset.digest`` of what the approver was shown (the apply checks
+    the layer against it), and ``output`` the command's output the model gets.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -135,6 +142,9 @@ class ApprovalRecord(BaseModel):
     decision_reason: str | None = None
     decided_by: str | None = Field(default=None, pattern=DECIDED_BY_PATTERN)
     preview: ApprovalPreview | None = None
+    held_layer: str | None = None
+    changeset_digest: str | None = None
+    output: str | None = None
     checkpoint_signature: str = ""
     signature: str = ""
 

@@ -9,7 +9,7 @@ runs anything. Three families of risk are judged:
   here-documents cannot hide them), code the policy cannot read (``python -c``,
   ``awk 'system(...)'``), environment that changes later commands, writes to
   sensitive files, and, when bash runs without the sandbox, the state dir.
-* ``write`` / ``edit`` (``risk_paths``): sensitive paths (``.env*``,
+* ``write`` / ``edit`` (``effects.sensitive_paths``): sensitive paths (``.env*``,
   ``pyproject.toml``, lockfiles, CI config, git config and hooks, any path
   component containing "secret" or "key").
 * ``edit`` / ``write mode=overwrite`` (``risk_deletion``): large deletions,
@@ -33,8 +33,10 @@ from harness.approval.risk_deletion import (
     count_deleted_lines,
     count_overwritten_lines,
 )
-from harness.approval.risk_paths import sensitive_path_reason
+from harness.approval.risk_effects import write_edit_reasons
 from harness.approval.risk_shell import shell_command_reasons
+from harness.effects import EffectPolicy
+from harness.effects.sensitive_paths import sensitive_path_reason
 from harness.tools.execution import ToolExecutionContext
 
 __all__ = [
@@ -117,6 +119,13 @@ class DefaultRiskPolicy:
         sandboxed: whether ``bash`` runs in the sandbox that hides the state dir.
             Defaults to False (fail closed): the app passes True only when the
             sandbox is really in use.
+        overlay: whether ``bash`` runs over an overlay whose changeset the
+            approval middleware judges with ``effects`` after the call. With the
+            network off, the command text is then not judged at all (the
+            changeset shows everything the call did); with it on, both are.
+
+    ``effects`` is the ``EffectPolicy`` shared by bash changesets, ``write``
+    and ``edit``: one removed-line tally per run for all three.
     """
 
     def __init__(
@@ -126,18 +135,32 @@ class DefaultRiskPolicy:
         *,
         state_dir: Path | None = None,
         sandboxed: bool = False,
+        overlay: bool = False,
+        network: bool = False,
     ) -> None:
         self.required_tools = tuple(required_tools)
         self.large_deletion_lines = large_deletion_lines
         self.state_dir = state_dir
         self.sandboxed = sandboxed
+        self.overlay = overlay
+        self.network = network
         self.deletions = DeletionTally()
+        self.effects = EffectPolicy(large_deletion_lines)
         self._runs = _RunTracker()
+
+    def run_key(self, ctx: ToolExecutionContext) -> str:
+        """The run ``ctx`` belongs to, as the deletion tallies count it."""
+        return self._runs.key(ctx)
 
     def evaluate(self, ctx: ToolExecutionContext) -> RiskDecision:
         """Judge the call in ``ctx`` (its tool name, arguments and workdir)."""
+        new_text = _planned_text(ctx) if ctx.tool_name == "edit" else None
         return self.evaluate_call(
-            ctx.tool_name, ctx.arguments, workdir=ctx.tool_input.workdir, run=self._runs.key(ctx)
+            ctx.tool_name,
+            ctx.arguments,
+            workdir=ctx.tool_input.workdir,
+            run=self._runs.key(ctx),
+            new_text=new_text,
         )
 
     def evaluate_call(
@@ -147,21 +170,36 @@ class DefaultRiskPolicy:
         *,
         workdir: Path | None = None,
         run: str | None = None,
+        new_text: str | None = None,
     ) -> RiskDecision:
         """Judge a call without a context.
 
         ``workdir`` lets paths be resolved; ``run`` names the run the call belongs
-        to, so deletions add up over it (None: this call alone).
+        to, so deletions add up over it (None: this call alone); ``new_text`` is
+        the text an ``edit`` would leave (judged as a changeset when given).
         """
         if tool_name not in self.required_tools:
             return RiskDecision.allow()
-        if tool_name == "bash":
+        if tool_name == "bash" and self.overlay and not self.network:
+            reasons = []  # the changeset decides, after the call (HumanApprovalMiddleware)
+        elif tool_name == "bash":
             reasons = shell_command_reasons(
                 arguments.get("command"),
                 workdir,
                 state_dir=self.state_dir,
                 sandboxed=self.sandboxed,
             )
+        elif (
+            tool_name in ("write", "edit")
+            and workdir is not None
+            and (tool_name == "write" or new_text is not None)
+        ):
+            action = "write to" if tool_name == "write" else "edit of"
+            reasons = _path_reasons(action, arguments.get("path"), workdir)
+            effects = write_edit_reasons(self.effects, tool_name, arguments, workdir, run, new_text)
+            if reasons:  # the path is already named: keep the effect's other reasons
+                effects = [r for r in effects if not r.startswith("touches a sensitive path")]
+            reasons += effects
         elif tool_name in ("write", "read"):
             action = "write to" if tool_name == "write" else "read of"
             reasons = _path_reasons(action, arguments.get("path"), workdir)
@@ -223,6 +261,18 @@ class _RunTracker:
                 self._last.clear()  # bounded; a forgotten session only starts a new tally
             self._last[name] = (ctx.step, generation)
         return f"{name}#{generation}"
+
+
+def _planned_text(ctx: ToolExecutionContext) -> str | None:
+    """The text an edit would leave, from the tool's own plan; None when it has none."""
+    plan = getattr(ctx.tool, "plan", None)
+    if plan is None:
+        return None
+    try:
+        updated = plan(ctx.tool_input).updated
+    except Exception:  # the edit does not apply: it changes nothing, the tool says why
+        return None
+    return updated if isinstance(updated, str) else None
 
 
 def _path_reasons(action: str, path: object, workdir: Path | None) -> list[str]:

@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.approval.risk_paths import inside
 from harness.approval.risk_writes import CwdTracker, written_files
+from harness.effects.sensitive_paths import inside
 from harness.shell import ResolvedCommand
 
 __all__ = ["StateDirGuard"]

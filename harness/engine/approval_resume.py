@@ -18,6 +18,7 @@ import logging
 import re
 from pathlib import Path
 
+from harness.approval.held import TALLY_KEY
 from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import APPROVED_CALL_HASH_KEY
 from harness.approval.records import (
@@ -31,6 +32,7 @@ from harness.approval.records import (
 from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ApprovalError
 from harness.core.messages import Message, ToolCall
+from harness.engine.approval_held import check_held, discard_held, held_observation
 from harness.engine.loop import MainLoop
 from harness.engine.observations import append_tool_observations
 from harness.engine.run_types import Phase, RunMode, RunResult, StopReason, ToolPolicy
@@ -121,6 +123,7 @@ class ApprovalResumeRunner:
                 )
             if record.is_expired():
                 self.approvals.save(record.model_copy(update={"status": ApprovalStatus.EXPIRED}))
+                discard_held(record)
                 raise ApprovalError(
                     f"approval {approval_id!r} expired at {record.expires_at.isoformat()}; "
                     "nothing was executed, run the task again"
@@ -129,6 +132,8 @@ class ApprovalResumeRunner:
             checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
             self._verify(record, checkpoint)
             state = _state(checkpoint, session)  # before consuming: it may refuse
+            if verdict == "approve" and record.held_layer is not None:
+                check_held(record, self.loop.workdir)  # a changed file leaves it pending
             if self.ledger is not None:
                 self.ledger.claim(approval_id, verdict)
             final = ApprovalStatus.CONSUMED if verdict == "approve" else ApprovalStatus.REJECTED
@@ -206,7 +211,10 @@ class ApprovalResumeRunner:
         call = checkpoint.pending_call
         attributes = {"approval_id": record.approval_id, "decision": verdict}
         with loop.tracer.span("approval.resume", attributes=attributes):
-            if verdict == "approve":
+            observations: tuple[Message, ...]
+            if record.held_layer is not None:
+                observations = (held_observation(record, call, verdict, reason, loop.workdir),)
+            elif verdict == "approve":
                 batch = loop.executor.run_tool_batch(
                     [call],
                     visible_tool_names=checkpoint.visible_tools,
@@ -214,7 +222,10 @@ class ApprovalResumeRunner:
                     session=state.session,
                     step=state.step,
                     first_index=checkpoint.pending_index,
-                    metadata={APPROVED_CALL_HASH_KEY: record.tool_call_hash},
+                    metadata={
+                        APPROVED_CALL_HASH_KEY: record.tool_call_hash,
+                        **_run_metadata(checkpoint),
+                    },
                 )
                 observations = batch.observations
             else:
@@ -251,6 +262,7 @@ class ApprovalResumeRunner:
             step=state.step,
             draft_factory=draft,
             first_index=start,
+            metadata=_run_metadata(checkpoint),
         )
         append_tool_observations(state.messages, batch.observations)
         if batch.suspended is None:
@@ -266,6 +278,14 @@ class ApprovalResumeRunner:
             approval_id=batch.suspended.approval_id,
             checkpoint_id=batch.suspended.checkpoint_id,
         )
+
+
+def _run_metadata(checkpoint: RunCheckpoint) -> dict[str, object]:
+    """The run's id and removed-line tally, so the resumed calls count on from the pause."""
+    metadata: dict[str, object] = {TALLY_KEY: checkpoint.removed_lines}
+    if checkpoint.run_id:
+        metadata["run_id"] = checkpoint.run_id
+    return metadata
 
 
 def _state(checkpoint: RunCheckpoint, session: SessionRef) -> RunState:

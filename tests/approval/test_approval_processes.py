@@ -42,6 +42,7 @@ print(len(wins))
 def test_two_processes_of_ten_threads_execute_once(tmp_path: Path) -> None:
     work, state = tmp_path / "work", tmp_path / "state"
     work.mkdir()
+    (work / "scratch").write_text("deleting an existing file needs approval\n")
     provider = ScriptedProvider(
         [tool_call("bash", command="echo ran >> counter.txt; rm -f scratch")]
     )

@@ -23,6 +23,8 @@ APPROVER = "ou_approver"
 def test_a_chat_approval_shows_the_command_and_records_the_approver(tmp_path: Path) -> None:
     work = tmp_path / "work"
     (work / "precious").mkdir(parents=True)
+    # A file to lose: the command runs over an overlay and its changeset is what pauses.
+    (work / "precious" / "keep.txt").write_text("keep\n")
     settings = Settings(
         workdir=work,
         state_dir=tmp_path / "state",

@@ -150,6 +150,7 @@ def test_twenty_concurrent_resumes_execute_once(tmp_path: Path) -> None:
         [tool_call("bash", command="echo ran >> counter.txt; rm -f scratch"), "done"]
     )
     app = _app(tmp_path, provider)
+    (tmp_path / "work" / "scratch").write_text("an existing file: deleting it pauses\n")
     approval_id = app.run("count", session="demo").approval_id
     assert approval_id
     outcomes: list[str] = []

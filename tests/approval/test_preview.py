@@ -40,6 +40,10 @@ def _paused(tmp_path: Path, first: object, *, tools: tuple[str, ...] = ()) -> Ap
 def _app(tmp_path: Path, first: object, *, tools: tuple[str, ...] = ()) -> Application:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
+    # Files the commands below delete: over the overlay, losing them is what pauses.
+    for folder in ("build", "a", "b", "precious"):
+        (work / folder).mkdir(exist_ok=True)
+        (work / folder / "keep.txt").write_text("keep\n")
     settings = Settings(
         workdir=work,
         state_dir=tmp_path / "state",

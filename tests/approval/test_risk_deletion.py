@@ -78,7 +78,8 @@ def test_a_large_overwrite_needs_approval_and_says_why(tmp_path: Path) -> None:
 
     assert decision.verdict is RiskVerdict.APPROVAL_REQUIRED
     assert decision.reasons == (
-        "large deletion: overwrite removes 29 lines of f.txt (threshold 20)",
+        # replaced lines count as removed: all 30 are gone, one new line came in
+        "large deletion: removes or replaces 30 existing lines (f.txt -30) (threshold 20)",
     )
 
 
@@ -168,7 +169,7 @@ def test_a_real_run_of_small_edits_pauses_when_the_total_reaches_the_threshold(
     assert result.stop_reason == "approval_required"
     record = app.approvals.load(result.approval_id or "")
     assert record.arguments == five_line_edit(15)  # the 4th edit: 3 x 5 already removed
-    assert "20 lines removed in this run so far" in record.risk_reasons[0]
+    assert "20 in this run so far" in record.risk_reasons[0]
     assert (work / "big.txt").read_text() == lines(40)[len(lines(15)) :]
 
 
@@ -218,4 +219,29 @@ def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: P
     assert second.stop_reason == "approval_required"
     record = app.approvals.load(second.approval_id or "")
     assert record.arguments == five_line_edit(15)
-    assert "20 lines removed in this run so far" in record.risk_reasons[0]
+    assert "20 in this run so far" in record.risk_reasons[0]
+
+
+def test_the_tally_crosses_processes_in_the_checkpoint(tmp_path: Path) -> None:
+    # As above, but the approval is decided by a fresh application (another
+    # process's view): the 15 lines travel in the signed checkpoint.
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "big.txt").write_text(lines(40))
+    settings = Settings(  # type: ignore[call-arg]
+        workdir=work, state_dir=tmp_path / "state", enabled_tools=("read", "edit", "write"),
+        approval_provider="cli",
+    )  # fmt: skip
+    turns = [tool_call("edit", **five_line_edit(5 * i)) for i in range(3)]
+    turns.append(tool_call("write", path=".env.example", content="X=1\n"))
+    first = build_application(settings, provider=ScriptedProvider(turns)).run("trim", session="t")
+    assert first.stop_reason == "approval_required"
+
+    later = build_application(
+        settings, provider=ScriptedProvider([tool_call("edit", **five_line_edit(15)), "done"])
+    )
+    second = later.resume_approval(first.approval_id or "", "approve", session="t")
+
+    assert second.stop_reason == "approval_required"
+    reason = later.approvals.load(second.approval_id or "").risk_reasons[0]
+    assert "20 in this run so far" in reason

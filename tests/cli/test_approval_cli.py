@@ -29,7 +29,9 @@ def _env(tmp_path: Path, script: list[Any]) -> dict[str, str]:
         HARNESS_SCRIPT=str(path),
         HARNESS_ENABLED_TOOLS="read,write,bash",
     )
-    (tmp_path / "work").mkdir(exist_ok=True)
+    (tmp_path / "work" / "build").mkdir(parents=True, exist_ok=True)
+    # A file to lose: bash runs over an overlay and deleting it is what pauses.
+    (tmp_path / "work" / "build" / "keep.txt").write_text("keep\n")
     return env
 
 
@@ -57,6 +59,7 @@ def _pause(env: dict[str, str]) -> str:
 def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path: Path) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
     (tmp_path / "work" / "precious").mkdir()
+    (tmp_path / "work" / "precious" / "keep.txt").write_text("keep\n")
     approval_id = _pause(env)
 
     listed = _harness(env, "approvals")
@@ -106,6 +109,9 @@ def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
 )
 def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path, command: str) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": command}}])
+    # With the network on, the command-text policy judges bash (a changeset cannot
+    # show what went over the network), and its reasons quote the command.
+    env["HARNESS_BASH_NETWORK"] = "on"
     _pause(env)
     listed = _harness(env, "approvals")
     assert "\x1b" not in listed.stdout and "\r" not in listed.stdout

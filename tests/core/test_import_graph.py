@@ -35,7 +35,7 @@ import harness
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core", "files", "version"),  # import nothing of harness
     ("jsonload", "settings", "shell", "yamlload"),  # core's types and errors only
-    ("documents", "recording", "session", "tracing"),
+    ("documents", "effects", "recording", "session", "tracing"),
     ("providers", "tools"),
     ("approval", "simulator"),  # the risk rules read shell commands through harness.shell
     ("engine",),

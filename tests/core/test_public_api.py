@@ -12,6 +12,7 @@ PACKAGES = [
     "harness.approval",
     "harness.cli",
     "harness.core",
+    "harness.effects",
     "harness.engine",
     "harness.evals",
     "harness.integrations",

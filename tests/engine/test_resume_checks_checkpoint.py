@@ -17,6 +17,8 @@ def _paused(tmp_path: Path) -> tuple[Any, str]:
     settings = Settings(
         workdir=tmp_path, state_dir=tmp_path / "state", enabled_tools=("read", "bash")
     )
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "keep.txt").write_text("deleting it pauses the call\n")
     provider = ScriptedProvider([tool_call("bash", command="rm -rf build; touch ran"), "done"])
     app = build_application(settings, provider=provider)
     result = app.run("clean up", session="s")

@@ -77,6 +77,9 @@ def _harness(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 def test_run_then_approve_twice_reaches_final_across_three_processes(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
+    for folder in ("build", "dist"):  # files to lose: over the overlay, that is what pauses
+        (work / folder).mkdir()
+        (work / folder / "keep.txt").write_text("keep\n")
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(

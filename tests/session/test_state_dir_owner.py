@@ -28,16 +28,19 @@ def _app(workdir: Path, state: Path | None, turns: list[object]) -> Application:
 def test_history_planted_while_the_state_dir_was_elsewhere_is_refused(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    # A run with its state elsewhere: the agent writes a fake .harness with the write tool.
     planted = ".harness/sessions/cli/memory.jsonl"
-    plant = _app(
-        work,
-        tmp_path / "elsewhere",
-        [tool_call("write", path=planted, content=json.dumps(FAKE_HISTORY) + "\n"), "planted"],
-    )
-    assert plant.run("tidy up", session="x").text == "planted"
-    assert (work / planted).exists()
-    # The next run on the default state dir refuses it instead of reading it.
+    # A run with its state elsewhere: the agent's write into .harness waits for a human.
+    turns: list[object] = [
+        tool_call("write", path=planted, content=json.dumps(FAKE_HISTORY) + "\n"),
+        "planted",
+    ]
+    paused = _app(work, tmp_path / "elsewhere", turns).run("tidy up", session="x")
+    assert paused.stop_reason == "approval_required"
+    assert not (work / planted).exists()
+    # Planted all the same (approved by mistake, or by a tool harness does not see)...
+    (work / planted).parent.mkdir(parents=True)
+    (work / planted).write_text(json.dumps(FAKE_HISTORY) + "\n")
+    # ...the next run on the default state dir refuses it instead of reading it.
     with pytest.raises(ConfigurationError, match="harness did not mark it as its own"):
         _app(work, None, ["hello"])
 

@@ -9,23 +9,37 @@ observation; ``bash_io`` reads the output.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError, ToolError
+from harness.effects import (
+    DEFER_KEY,
+    LAYER_KEY,
+    Changeset,
+    Layer,
+    LayerStore,
+    apply_changeset,
+    read_changeset,
+    summarize,
+)
+from harness.effects.scratch import mount_point_dirs, written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import (
     SANDBOX_MODES,
     BwrapFinder,
     EnvironmentFilter,
+    OverlayDirs,
+    OverlayMount,
     SandboxChoice,
     SandboxMode,
     ShellLauncher,
@@ -38,6 +52,9 @@ __all__ = ["BashTool"]
 
 logger = logging.getLogger(__name__)
 
+# Emptied layers kept for the next calls (one per call that may run in parallel).
+_SPARE_LAYERS = 4
+
 
 @dataclass(frozen=True, slots=True)
 class _Outcome:
@@ -46,6 +63,8 @@ class _Outcome:
     timed_out: bool
     truncated: bool
     output_bytes: int
+    layer: Layer | None = None
+    changeset: Changeset | None = None
 
 
 class BashTool:
@@ -73,6 +92,9 @@ class BashTool:
         key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
             (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
         bwrap_finder: where bwrap comes from (a seam for tests and platforms).
+        overlay: run the workdir as an overlay when bwrap can (False binds it
+            directly, as before overlays: for measuring, or where the state dir
+            sits on a file system overlayfs refuses as an upper layer).
     """
 
     name = "bash"
@@ -98,6 +120,7 @@ class BashTool:
         state_dir: Path | None = None,
         key_dir: Path | None = None,
         bwrap_finder: BwrapFinder = find_bwrap,
+        overlay: bool = True,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -120,7 +143,10 @@ class BashTool:
         self.parameters: dict[str, Any] = _parameters(default_timeout_seconds, max_timeout_seconds)
         self._env_filter = EnvironmentFilter(env_names)
         self._finder = bwrap_finder
+        self.overlay = overlay
         self._launcher: ShellLauncher | None = None
+        self._spare: list[Layer] = []
+        self._mount_dirs: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
@@ -146,6 +172,7 @@ class BashTool:
                 error_type="sandbox_unavailable",
             )
         outcome = self._execute(launcher, command, tool_input, timeout)
+        text = _observation(outcome, timeout)
         metadata: dict[str, Any] = {
             "exit_code": outcome.exit_code,
             "timed_out": outcome.timed_out,
@@ -155,13 +182,45 @@ class BashTool:
         }
         if choice.reason:
             metadata["sandbox_reason"] = choice.reason
-        return ToolOutput(_observation(outcome, timeout), metadata=metadata)
+        if outcome.layer is not None and outcome.changeset is not None:
+            text = self._settle(outcome.layer, outcome.changeset, tool_input, text, metadata)
+        return ToolOutput(text, metadata=metadata)
+
+    def _settle(
+        self,
+        layer: Layer,
+        changeset: Changeset,
+        tool_input: ToolInput,
+        text: str,
+        metadata: dict[str, Any],
+    ) -> str:
+        """Hand the held changes to the approval gate, or apply them at once."""
+        keep = self._mount_dirs.pop(layer.layer_id, set())
+        if changeset.empty:
+            self._give_back(layer, keep)
+            return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
+        if tool_input.metadata.get(DEFER_KEY):
+            # The gate reads it from here (and a pause keeps it for another process).
+            layer.save_changeset(changeset)
+            metadata[LAYER_KEY] = str(layer.root)
+            return text
+        try:
+            apply_changeset(changeset, tool_input.workdir, layer.upper)
+        except BaseException:
+            layer.discard()
+            raise
+        self._give_back(layer, keep)
+        return f"{text}\n{summarize(changeset)}"
 
     def launcher(self) -> ShellLauncher:
         """How calls run; the sandbox is chosen (and bwrap probed) on first use."""
         with self._lock:
             if self._launcher is None:
                 choice = choose_sandbox(self.sandbox, self._finder)
+                if not self.overlay and choice.overlay:
+                    choice = dataclasses.replace(
+                        choice, overlay=False, overlay_problem="BashTool(overlay=False)"
+                    )
                 _warn_if_downgraded(choice)
                 self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
             return self._launcher
@@ -196,7 +255,45 @@ class BashTool:
             )
         state_dir = self.state_dir if self.state_dir is not None else workdir / ".harness"
         key_dir = self.key_dir if self.key_dir is not None else approval_key_dir()
-        run = launcher.start(command, workdir, os.environ, (state_dir, key_dir))
+        layer = self._take_layer(state_dir) if launcher.choice.overlay else None
+        try:
+            return self._run_in(launcher, command, workdir, (state_dir, key_dir), timeout, layer)
+        except BaseException:
+            if layer is not None:
+                layer.discard()
+            raise
+
+    def _take_layer(self, state_dir: Path) -> Layer:
+        base = LayerStore(state_dir)
+        with self._lock:
+            while self._spare:
+                layer = self._spare.pop()
+                if layer.root.parent == base.base and layer.root.is_dir():
+                    os.utime(layer.root)
+                    return layer
+        return base.create()
+
+    def _give_back(self, layer: Layer, keep: Collection[str] = ()) -> None:
+        """Keep an emptied layer for the next call (a few at most), else remove it."""
+        with self._lock:
+            if len(self._spare) < _SPARE_LAYERS and layer.reset(keep):
+                self._spare.append(layer)
+                return
+        layer.discard()
+
+    def _run_in(
+        self,
+        launcher: ShellLauncher,
+        command: str,
+        workdir: Path,
+        hidden: tuple[Path, Path],
+        timeout: int,
+        layer: Layer | None,
+    ) -> _Outcome:
+        dirs = (
+            None if layer is None else OverlayDirs(layer.upper, layer.work, layer.root / "scratch")
+        )
+        run = launcher.start(command, workdir, os.environ, hidden, overlay=dirs)
         process = run.process
         capture = Capture(half=self.max_output_chars // 2)
         deadline = time.monotonic() + timeout
@@ -225,10 +322,35 @@ class BashTool:
                 error_type="sandbox_failed",
             )
         truncated = capture.total > len(capture.head) + len(capture.tail)
-        return _Outcome(capture.text(), exit_code, timed_out, truncated, capture.total)
+        changeset = None
+        if layer is not None:
+            changeset = _changeset(layer, workdir.resolve(), hidden[0], run.mount)
+            if run.mount is not None:
+                points = [workdir.resolve(), *(Path(p) for p in run.mount.scratch)]
+                with self._lock:
+                    self._mount_dirs[layer.layer_id] = mount_point_dirs(run.mount.scratch, points)
+        return _Outcome(
+            capture.text(), exit_code, timed_out, truncated, capture.total, layer, changeset
+        )
+
+
+def _changeset(
+    layer: Layer, workdir: Path, state_dir: Path, mount: OverlayMount | None
+) -> Changeset:
+    state = state_dir.resolve()
+    skip = [state.relative_to(workdir).as_posix()] if state.is_relative_to(workdir) else []
+    points = [workdir, *(Path(p) for p in mount.scratch)] if mount is not None else []
+    notes = written_outside(mount.scratch, points) if mount is not None else []
+    return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
 
 
 def _warn_if_downgraded(choice: SandboxChoice) -> None:
+    if choice.bwrap is not None and not choice.overlay:
+        logger.warning(
+            "bash runs in the sandbox but WITHOUT an overlay: %s. Its changes land in the "
+            "workdir at once; the command-text policy alone decides which calls need approval.",
+            choice.overlay_problem,
+        )
     if choice.bwrap is None and choice.mode == "auto":
         logger.warning(
             "bash runs WITHOUT a sandbox: %s. The agent's commands see the real filesystem, "

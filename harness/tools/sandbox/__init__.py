@@ -33,16 +33,23 @@ file, write anywhere the user can, and outlive the call with
 ``env -i setsid -f``. ``off`` is for trusted agents only.
 """
 
-from harness.tools.sandbox.argv import ISOLATION_FLAGS, bwrap_argv
-from harness.tools.sandbox.discovery import BwrapCheck, check_bwrap, find_bwrap, probe_bwrap
+from harness.tools.sandbox.argv import ISOLATION_FLAGS, KERNEL_KNOBS, OverlayMount, bwrap_argv
+from harness.tools.sandbox.discovery import (
+    BwrapCheck,
+    check_bwrap,
+    find_bwrap,
+    probe_bwrap,
+    probe_overlay,
+)
 from harness.tools.sandbox.environment import (
     DEFAULT_PATH,
     NON_INTERACTIVE,
     EnvironmentFilter,
     is_forbidden_name,
 )
+from harness.tools.sandbox.exposure import secret_names, unsandboxed_exposure
 from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
-from harness.tools.sandbox.launch import ShellLauncher, ShellRun
+from harness.tools.sandbox.launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import (
     SANDBOX_MODES,
@@ -55,12 +62,16 @@ from harness.tools.sandbox.selection import (
 __all__ = [
     "DEFAULT_PATH",
     "ISOLATION_FLAGS",
+    "KERNEL_KNOBS",
     "NON_INTERACTIVE",
     "SANDBOX_MODES",
+    "SCRATCH_PLACES",
     "TAG_VARIABLE",
     "BwrapCheck",
     "BwrapFinder",
     "EnvironmentFilter",
+    "OverlayDirs",
+    "OverlayMount",
     "SandboxChoice",
     "SandboxMode",
     "ShellLauncher",
@@ -75,5 +86,8 @@ __all__ = [
     "kill_survivors",
     "open_pidfd",
     "probe_bwrap",
+    "probe_overlay",
+    "secret_names",
+    "unsandboxed_exposure",
     "wait_for_exit",
 ]

@@ -32,15 +32,29 @@ The environment is not on this command line (argv is world-readable in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ISOLATION_FLAGS", "bwrap_argv"]
+__all__ = ["ISOLATION_FLAGS", "KERNEL_KNOBS", "OverlayMount", "bwrap_argv"]
+
+# A fresh procfs still shows the host's kernel knobs, and as root (even with
+# every capability dropped: the files are root's, mode 0644) /proc/sys is
+# writable, e.g. kernel.core_pattern, which the kernel runs as real root outside
+# every namespace. They are bound read-only over themselves; /sys is read-only
+# already (a submount of the read-only /). Measured with an O_WRONLY open of
+# every file under /proc and /sys: without these binds, 777 files in /proc/sys
+# and the PSI trigger files in /proc/pressure open for writing; with them, none.
+KERNEL_KNOBS: tuple[str, ...] = (
+    "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/pressure",
+)  # fmt: skip
 
 ISOLATION_FLAGS: tuple[str, ...] = (
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
+    "--ro-bind", "/proc/sys", "/proc/sys",
+    *(flag for knob in KERNEL_KNOBS[1:] for flag in ("--ro-bind-try", knob, knob)),
     "--tmpfs", "/tmp",
     "--unshare-pid",
     "--unshare-ipc",
@@ -52,6 +66,23 @@ ISOLATION_FLAGS: tuple[str, ...] = (
 _BIND, _HIDE = 0, 1
 
 
+@dataclass(frozen=True, slots=True)
+class OverlayMount:
+    """The workdir as an overlay, and where writes outside it land.
+
+    Attributes:
+        upper: the overlay's upper dir (all the call's changes to the workdir).
+        work: overlayfs's work dir (same file system as ``upper``).
+        scratch: empty harness-owned folders bound over ``/tmp``, ``/dev/shm``
+            and each covered dir (keyed by the path they cover), so harness can
+            see afterwards whether the call wrote there; their content is never kept.
+    """
+
+    upper: Path
+    work: Path
+    scratch: Mapping[str, Path]
+
+
 def bwrap_argv(
     bwrap: Path,
     command: Sequence[str],
@@ -60,6 +91,7 @@ def bwrap_argv(
     hidden: Iterable[Path] = (),
     network: bool = False,
     status_fd: int | None = None,
+    overlay: OverlayMount | None = None,
 ) -> list[str]:
     """The argv that runs ``command`` in the workdir inside a sandbox.
 
@@ -70,6 +102,7 @@ def bwrap_argv(
         hidden: absolute, resolved existing directories to cover with a tmpfs.
         network: keep the host network (``HARNESS_BASH_NETWORK=on``).
         status_fd: a descriptor bwrap writes JSON status to (host pid, exit code).
+        overlay: run the workdir as an overlay whose changes land in ``upper``.
     """
     argv = [str(bwrap), *ISOLATION_FLAGS]
     if Path("/run").is_dir():  # a tmpfs on a missing mount point would fail on read-only /
@@ -81,10 +114,24 @@ def bwrap_argv(
     if status_fd is not None:
         argv += ["--json-status-fd", str(status_fd)]
     mounts = [(workdir, _BIND), *((path, _HIDE) for path in dict.fromkeys(hidden))]
+    if overlay is not None:
+        mounts += [(Path(dest), _HIDE) for dest in overlay.scratch if dest in ("/tmp", "/dev/shm")]
     for path, kind in sorted(mounts, key=lambda item: (len(item[0].parts), item[1])):
-        argv += ["--bind", str(path), str(path)] if kind == _BIND else ["--tmpfs", str(path)]
+        argv += _mount(path, kind, workdir, overlay)
     argv += ["--chdir", str(workdir), "--", *command]
     return argv
+
+
+def _mount(path: Path, kind: int, workdir: Path, overlay: OverlayMount | None) -> list[str]:
+    if overlay is None:
+        return ["--bind", str(path), str(path)] if kind == _BIND else ["--tmpfs", str(path)]
+    if kind == _BIND:
+        return [
+            "--overlay-src", str(workdir),
+            "--overlay", str(overlay.upper), str(overlay.work), str(workdir),
+        ]  # fmt: skip
+    scratch = overlay.scratch.get(str(path))
+    return ["--tmpfs", str(path)] if scratch is None else ["--bind", str(scratch), str(path)]
 
 
 def _resolver_binds() -> list[str]:

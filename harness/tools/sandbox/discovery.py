@@ -13,16 +13,18 @@ import importlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.tools.sandbox.argv import ISOLATION_FLAGS
 
-__all__ = ["BwrapCheck", "check_bwrap", "find_bwrap", "probe_bwrap"]
+__all__ = ["BwrapCheck", "check_bwrap", "find_bwrap", "probe_bwrap", "probe_overlay"]
 
 _PROBE_TIMEOUT_SECONDS = 10.0
 _probes: dict[Path, str | None] = {}
+_overlay_probes: dict[Path, str | None] = {}
 _probes_lock = threading.Lock()
 
 
@@ -67,6 +69,18 @@ def probe_bwrap(path: Path) -> str | None:
         return _probes[path]
 
 
+def probe_overlay(path: Path) -> str | None:
+    """Mount an overlay once per binary (``--overlay-src``, bwrap 0.10+, overlayfs in
+    the kernel); None when it worked, else why not."""
+    with _probes_lock:
+        if path in _overlay_probes:
+            return _overlay_probes[path]
+    problem = _probe_overlay(path)
+    with _probes_lock:
+        _overlay_probes.setdefault(path, problem)
+        return _overlay_probes[path]
+
+
 def check_bwrap(path: Path | None) -> BwrapCheck:
     """Probe ``path`` (as found by ``find_bwrap``) and say whether bash can use it."""
     if path is None:
@@ -81,6 +95,26 @@ def check_bwrap(path: Path | None) -> BwrapCheck:
 
 def _probe(path: Path) -> str | None:
     argv = [str(path), *ISOLATION_FLAGS, "--unshare-net", "--", "/bin/sh", "-c", "exit 0"]
+    return _run_probe(path, argv)
+
+
+def _probe_overlay(path: Path) -> str | None:
+    with tempfile.TemporaryDirectory(prefix="harness-overlay-probe-") as base:
+        lower, upper, work = (Path(base) / name for name in ("lower", "upper", "work"))
+        for folder in (lower, upper, work):
+            folder.mkdir()
+        argv = [
+            str(path), *ISOLATION_FLAGS, "--unshare-net",
+            "--overlay-src", str(lower), "--overlay", str(upper), str(work), str(lower),
+            "--", "/bin/sh", "-c", f"echo x > {lower}/probe",
+        ]  # fmt: skip
+        problem = _run_probe(path, argv)
+        if problem is None and not (upper / "probe").is_file():
+            problem = f"{path}: a write to the overlay did not reach its upper layer"
+        return problem
+
+
+def _run_probe(path: Path, argv: list[str]) -> str | None:
     try:
         done = subprocess.run(
             argv,

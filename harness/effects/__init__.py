@@ -1,0 +1,42 @@
+"""Effects: what a tool call changed in the workdir, judged and applied as one.
+
+- ``changeset``: ``Changeset``, ``FileChange``, ``FileState``, the model.
+- ``reader``: the changeset of an overlay's upper layer (cost of the change).
+- ``policy``: ``EffectPolicy``, which changes wait for a human.
+- ``paths``, ``gitrefs``: the sensitive-path and lost-commit rules it uses.
+- ``preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
+- ``apply``: ``apply_changeset``, all or nothing, after checking nothing moved.
+- ``layer``: ``LayerStore``, where held changes wait in harness's state dir.
+- ``held``: the metadata keys between the bash tool and the approval gate.
+"""
+
+from harness.effects.apply import ChangedMeanwhile, apply_changeset, stale_paths
+from harness.effects.changeset import Changeset, FileChange, FileState, summarize
+from harness.effects.held import DEFER_KEY, LAYER_KEY, OUTPUT_KEY, layer_reader
+from harness.effects.layer import Layer, LayerStore
+from harness.effects.policy import EffectDecision, EffectPolicy, RunTally
+from harness.effects.preview import ChangesetPreview, changeset_preview
+from harness.effects.reader import change_between, read_changeset
+
+__all__ = [
+    "DEFER_KEY",
+    "LAYER_KEY",
+    "OUTPUT_KEY",
+    "ChangedMeanwhile",
+    "Changeset",
+    "ChangesetPreview",
+    "EffectDecision",
+    "EffectPolicy",
+    "FileChange",
+    "FileState",
+    "Layer",
+    "LayerStore",
+    "RunTally",
+    "apply_changeset",
+    "change_between",
+    "changeset_preview",
+    "layer_reader",
+    "read_changeset",
+    "stale_paths",
+    "summarize",
+]

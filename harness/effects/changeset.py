@@ -1,0 +1,139 @@
+"""What a call changed in the workdir: the changeset model shared by bash, write and edit.
+
+A ``Changeset`` lists one ``FileChange`` per path whose content, kind or mode
+differs between before (the real workdir) and after (the call's layer, or the
+text ``write``/``edit`` would produce). Paths are relative to the workdir,
+POSIX style. ``digest`` is what an approval record signs: it names every
+change with the hash of the content it had before and will have after, so the
+layer cannot be swapped between pause and approve without the apply noticing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["ChangeKind", "Changeset", "EntryKind", "FileChange", "FileState", "summarize"]
+
+EntryKind = Literal["file", "symlink", "dir", "special"]
+ChangeKind = Literal["created", "modified", "deleted", "renamed", "mode"]
+
+_SPECIAL_BITS = 0o6000
+
+
+class FileState(BaseModel):
+    """One side of a change: what was (or will be) at a path.
+
+    Attributes:
+        kind: regular file, symlink, directory or anything else (FIFO, socket).
+        mode: the permission bits (``st_mode & 0o7777``).
+        size: bytes of a file, length of a symlink's target.
+        sha256: of a file's bytes, of a symlink's target; None for folders.
+        target: a symlink's target.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: EntryKind
+    mode: int = 0
+    size: int = 0
+    sha256: str | None = None
+    target: str | None = None
+
+    @property
+    def setid(self) -> bool:
+        return self.kind == "file" and bool(self.mode & _SPECIAL_BITS)
+
+
+class FileChange(BaseModel):
+    """One path's change. ``before`` None: created; ``after`` None: deleted.
+
+    Attributes:
+        renamed_from: for ``renamed``, the path the content moved from (that path
+            has its own ``deleted`` entry, so applying stays path by path).
+        removed_lines: existing lines removed or replaced (text files only).
+        added_lines: lines added or replaced in.
+        binary: either side is not UTF-8 text, so no line diff exists.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    change: ChangeKind
+    before: FileState | None = None
+    after: FileState | None = None
+    renamed_from: str | None = None
+    removed_lines: int = 0
+    added_lines: int = 0
+    binary: bool = False
+
+
+class Changeset(BaseModel):
+    """Everything one call changed, plus what it wrote where nothing is kept.
+
+    Attributes:
+        changes: sorted by path.
+        discarded: places outside the workdir the call wrote to (private
+            ``/tmp``, ``/dev/shm``, the covered state dir), with what was there;
+            none of it is kept.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    changes: tuple[FileChange, ...] = ()
+    discarded: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the canonical JSON of the changes (what a record signs)."""
+        canonical = json.dumps(
+            [change.model_dump(mode="json") for change in self.changes],
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    @property
+    def removed_lines(self) -> int:
+        return sum(change.removed_lines for change in self.changes)
+
+
+def summarize(changeset: Changeset) -> str:
+    """One line naming the changes, e.g. ``changes: created a.txt; modified b.py (+2 -1)``."""
+    if changeset.empty:
+        line = "changes: none in the workdir"
+    else:
+        parts = [_one(change) for change in changeset.changes[:_LISTED]]
+        more = len(changeset.changes) - _LISTED
+        if more > 0:
+            parts.append(f"and {more} more")
+        line = "changes: " + "; ".join(parts)
+    if changeset.discarded:
+        line += " (discarded, outside the workdir: " + ", ".join(changeset.discarded) + ")"
+    return line
+
+
+_LISTED = 12
+
+
+def _one(change: FileChange) -> str:
+    name = change.path + ("/" if _is_dir(change) else "")
+    if change.change == "renamed":
+        return f"renamed {change.renamed_from} -> {name}"
+    if change.change == "modified" and not change.binary:
+        return f"modified {name} (+{change.added_lines} -{change.removed_lines})"
+    if change.change == "mode" and change.before and change.after:
+        return f"mode {name} {change.before.mode:o} -> {change.after.mode:o}"
+    return f"{change.change} {name}"
+
+
+def _is_dir(change: FileChange) -> bool:
+    state = change.after or change.before
+    return state is not None and state.kind == "dir"
