@@ -16,6 +16,7 @@ from harness.evals import EvalReport, EvalRow, Verdict, load_report
 from harness.evals.aggregate import aggregate_rows
 from harness.evals.mutant_results import MutantOutcome, MutantResult
 from harness.evals.provenance import Source
+from harness.tracing import TraceTree
 from harness.view import write_compare_page, write_view_page
 from tests.view.reports import edited, remove, run_harness_eval
 
@@ -74,6 +75,28 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
     page.screenshot(path=str(tmp_path / "report-trace.png"))
     page.click("#viewer-close")
     assert page.locator("#viewer").is_hidden()
+
+
+def test_the_trace_modal_shows_a_clicked_span_in_a_wide_pane(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    # A report's run has one trace per button: the one-trace layout, in a frame.
+    html = write_view_page([real_report], tmp_path / "report.html")
+    _open(page, html)
+    link = page.locator('tr.case-row[data-case="edit"] .trace-link').first
+    expected = TraceTree.load(Path(link.get_attribute("title") or ""))
+    link.click()
+    frame = page.frame_locator("#viewer-frame")
+    row = frame.locator('.row[data-kind="llm.call"]').first
+    llm = expected.span_by_id(row.get_attribute("data-span-id") or "")
+    assert llm is not None
+    row.click()
+    details = frame.locator("#details")
+    page.screenshot(path=str(tmp_path / "report-trace-details.png"))
+    assert details.bounding_box()["width"] >= 300
+    assert details.locator("h3").text_content() == "llm.call"
+    keys = details.locator("td.attr-key").all_text_contents()
+    assert llm.attributes and set(llm.attributes) <= set(keys)
 
 
 def test_a_row_whose_trace_file_is_gone_says_so(
