@@ -240,6 +240,52 @@ def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_pa
     page.screenshot(path=str(tmp_path / "mutants.png"), full_page=True)
 
 
+def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
+    page: Any, tmp_path: Path
+) -> None:
+    reason = "\n".join(f"line {i} of why the case failed" for i in range(12))
+
+    def row(case: str, verdict: Verdict, message: str = "") -> EvalRow:
+        return EvalRow(
+            scenario=case,
+            nodeid=f"e::{case}",
+            provider="anthropic",
+            model="claude-sonnet-4-6",
+            verdict=verdict,
+            source=Source.LIVE,
+            message=message,
+        )
+
+    page.set_viewport_size({"width": 1000, "height": 800})  # where the name used to break
+    failing = EvalReport(rows=(row("edit", Verdict.FAIL, reason), row("plan", Verdict.PASS)))
+    _open(page, write_view_page([_write_report(tmp_path, failing)], tmp_path / "f.html"))
+    page.screenshot(path=str(tmp_path / "report-layout.png"), full_page=True)
+    models = page.locator("tr.case-row td:nth-child(2) .mono")
+    assert models.all_text_contents() == ["claude-sonnet-4-6"] * 2
+    lines = models.evaluate_all(
+        "ms => ms.map(m => m.offsetHeight / parseFloat(getComputedStyle(m).lineHeight))"
+    )
+    assert all(count < 1.5 for count in lines), lines  # one line: the name did not break
+    shown = page.locator('tr.case-row[data-case="edit"] .reason')
+    assert shown.text_content() == "fail: " + reason  # all of it is there, cut only on screen
+    box = shown.evaluate("r => [r.clientHeight, r.scrollHeight, getComputedStyle(r).overflowY]")
+    assert box[0] < box[1] and box[2] == "hidden"  # no scrolling inside the box
+    more = page.locator('tr.case-row[data-case="edit"] .reason-more')
+    assert (
+        more.is_visible() and more.text_content() == f"show all (12 lines, {len(reason) + 6} chars)"
+    )
+    more.click()
+    assert shown.evaluate("r => r.clientHeight >= r.scrollHeight")
+    assert more.text_content() == "show less"
+    assert page.locator('tr.case-row[data-case="plan"] .reason-more').count() == 0
+
+    passing = EvalReport(rows=(row("edit", Verdict.PASS), row("plan", Verdict.PASS)))
+    _open(page, write_view_page([_write_report(tmp_path, passing)], tmp_path / "p.html"))
+    assert page.locator("#cases th", has_text="failure").is_hidden()  # no empty column
+    assert page.locator("#cases th", has_text="trace").is_visible()
+    page.screenshot(path=str(tmp_path / "report-no-failures.png"), full_page=True)
+
+
 def _write_report(folder: Path, report: EvalReport) -> Path:
     path = folder / "constructed-report.json"
     report.write(path)
