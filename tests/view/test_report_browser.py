@@ -44,7 +44,8 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
 ) -> None:
     report = load_report(real_report)
     cases = aggregate_rows(report.rows)
-    assert len(cases) == 4 and all(runs.runs == 2 for runs in cases.values())
+    # Two scenarios on each of the suite's three providers (chat, messages, responses).
+    assert len(cases) == 6 and all(runs.runs == 2 for runs in cases.values())
     kept = {Path(path).parent for row in report.rows for path in row.traces}
     assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
     html = write_view_page([real_report], tmp_path / "report.html")
@@ -53,7 +54,7 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
 
     rows = page.locator("tr.case-row")
     assert rows.count() == len(cases)
-    for (case, provider, _), runs in cases.items():
+    for (case, provider, *_), runs in cases.items():
         row = page.locator(f'tr.case-row[data-case="{case}"][data-provider="{provider}"]')
         assert row.count() == 1, (case, provider)
         sources = "+".join(source.value for source in runs.sources)
@@ -145,7 +146,15 @@ def test_compare_page_puts_the_regression_first(
         "tr.change", "rows => rows.map(r => [r.dataset.case, r.dataset.provider, r.dataset.status])"
     )
     assert statuses[0] == ["edit", "openai", "regression"]
-    assert [s[2] for s in statuses] == ["regression", "changed", "changed", "not run"]
+    assert [s[2] for s in statuses] == [
+        "regression",
+        "changed",
+        "changed",
+        "same",
+        "same",
+        "not run",
+    ]
+    assert {s[1] for s in statuses if s[2] == "same"} == {"openai-responses"}
     assert statuses[-1] == ["edit", "anthropic", "not run"]
     first = page.locator("tr.change").first
     assert first.locator(".badge").text_content() == "REGRESSION"
