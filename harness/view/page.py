@@ -48,6 +48,7 @@ _TITLE_PLACEHOLDER: Final = "__HARNESS_VIEW_TITLE__"
 _JSON_ESCAPES: Final = str.maketrans(
     {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 )
+_COMPARE_WANT: Final = "--compare takes two eval reports (written by harness eval --report FILE)"
 _HTML_ESCAPES: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 
 
@@ -76,15 +77,8 @@ def load_view_input(path: Path) -> TraceTree | EvalReport:
         ViewError: the file cannot be read, is not JSON, or is neither a valid
             trace nor a valid eval report.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ViewError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise ViewError(f"{path} is not valid JSON ({exc}); give a trace file") from exc
-    if isinstance(data, dict) and "rows" in data and "root" not in data:
+    raw, data = _read_json(path, want="give a trace file or an eval report")
+    if _is_report(data):
         return _load_report(path)
     try:
         tree = TraceTree.from_json(raw, source=str(path))
@@ -92,6 +86,33 @@ def load_view_input(path: Path) -> TraceTree | EvalReport:
         raise ViewError(str(exc)) from exc
     tree.path = path
     return tree
+
+
+def _read_json(path: Path, *, want: str) -> tuple[bytes, Any]:
+    """``path``'s bytes and parsed JSON; ``want`` ends the error of a non-JSON file,
+    so it advises what the command at hand takes."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ViewError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return raw, json.loads(raw)
+    except ValueError as exc:
+        raise ViewError(f"{path} is not valid JSON ({exc}); {want}") from exc
+
+
+def _is_report(data: Any) -> bool:
+    return isinstance(data, dict) and "rows" in data and "root" not in data
+
+
+def _load_compare_side(path: Path) -> EvalReport:
+    """One side of ``--compare``: an eval report, refused with advice for a report."""
+    _, data = _read_json(path, want=_COMPARE_WANT)
+    if _is_report(data):
+        return _load_report(path)
+    if isinstance(data, dict) and "root" in data:
+        raise ViewError(f"{path} is a trace, not an eval report: --compare takes two reports")
+    raise ViewError(f'{path} is not an eval report (it has no "rows"); {_COMPARE_WANT}')
 
 
 def _load_report(path: Path) -> EvalReport:
@@ -190,12 +211,7 @@ def write_compare_page(
     Raises:
         ViewError: either file is not a readable eval report, or ``output`` cannot be written.
     """
-    sides = []
-    for path in (old, new):
-        doc = load_view_input(path)
-        if not isinstance(doc, EvalReport):
-            raise ViewError(f"{path} is a trace, not an eval report: --compare takes two reports")
-        sides.append((doc, str(path)))
+    sides = [(_load_compare_side(path), str(path)) for path in (old, new)]
     return _write(output, build_compare_page(sides[0], sides[1], settings))
 
 

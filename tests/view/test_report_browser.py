@@ -16,6 +16,7 @@ from harness.evals import EvalReport, EvalRow, Verdict, load_report
 from harness.evals.aggregate import aggregate_rows
 from harness.evals.mutant_results import MutantOutcome, MutantResult
 from harness.evals.provenance import Source
+from harness.tracing import TraceTree
 from harness.view import write_compare_page, write_view_page
 from tests.view.reports import edited, remove, run_harness_eval
 
@@ -43,7 +44,8 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
 ) -> None:
     report = load_report(real_report)
     cases = aggregate_rows(report.rows)
-    assert len(cases) == 4 and all(runs.runs == 2 for runs in cases.values())
+    # Two scenarios on each of the suite's three providers (chat, messages, responses).
+    assert len(cases) == 6 and all(runs.runs == 2 for runs in cases.values())
     kept = {Path(path).parent for row in report.rows for path in row.traces}
     assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
     html = write_view_page([real_report], tmp_path / "report.html")
@@ -52,7 +54,7 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
 
     rows = page.locator("tr.case-row")
     assert rows.count() == len(cases)
-    for (case, provider, _), runs in cases.items():
+    for (case, provider, *_), runs in cases.items():
         row = page.locator(f'tr.case-row[data-case="{case}"][data-provider="{provider}"]')
         assert row.count() == 1, (case, provider)
         sources = "+".join(source.value for source in runs.sources)
@@ -74,6 +76,28 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
     page.screenshot(path=str(tmp_path / "report-trace.png"))
     page.click("#viewer-close")
     assert page.locator("#viewer").is_hidden()
+
+
+def test_the_trace_modal_shows_a_clicked_span_in_a_wide_pane(
+    page: Any, real_report: Path, tmp_path: Path
+) -> None:
+    # A report's run has one trace per button: the one-trace layout, in a frame.
+    html = write_view_page([real_report], tmp_path / "report.html")
+    _open(page, html)
+    link = page.locator('tr.case-row[data-case="edit"] .trace-link').first
+    expected = TraceTree.load(Path(link.get_attribute("title") or ""))
+    link.click()
+    frame = page.frame_locator("#viewer-frame")
+    row = frame.locator('.row[data-kind="llm.call"]').first
+    llm = expected.span_by_id(row.get_attribute("data-span-id") or "")
+    assert llm is not None
+    row.click()
+    details = frame.locator("#details")
+    page.screenshot(path=str(tmp_path / "report-trace-details.png"))
+    assert details.bounding_box()["width"] >= 300
+    assert details.locator("h3").text_content() == "llm.call"
+    keys = details.locator("td.attr-key").all_text_contents()
+    assert llm.attributes and set(llm.attributes) <= set(keys)
 
 
 def test_a_row_whose_trace_file_is_gone_says_so(
@@ -122,7 +146,15 @@ def test_compare_page_puts_the_regression_first(
         "tr.change", "rows => rows.map(r => [r.dataset.case, r.dataset.provider, r.dataset.status])"
     )
     assert statuses[0] == ["edit", "openai", "regression"]
-    assert [s[2] for s in statuses] == ["regression", "changed", "changed", "not run"]
+    assert [s[2] for s in statuses] == [
+        "regression",
+        "changed",
+        "changed",
+        "same",
+        "same",
+        "not run",
+    ]
+    assert {s[1] for s in statuses if s[2] == "same"} == {"openai-responses"}
     assert statuses[-1] == ["edit", "anthropic", "not run"]
     first = page.locator("tr.change").first
     assert first.locator(".badge").text_content() == "REGRESSION"
@@ -215,6 +247,52 @@ def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_pa
     survivors = policy.locator("ul.survivors li").all_text_contents()
     assert survivors == ["truncate-2 (truncate): truncate-2 of the recorded answers"]
     page.screenshot(path=str(tmp_path / "mutants.png"), full_page=True)
+
+
+def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
+    page: Any, tmp_path: Path
+) -> None:
+    reason = "\n".join(f"line {i} of why the case failed" for i in range(12))
+
+    def row(case: str, verdict: Verdict, message: str = "") -> EvalRow:
+        return EvalRow(
+            scenario=case,
+            nodeid=f"e::{case}",
+            provider="anthropic",
+            model="claude-sonnet-4-6",
+            verdict=verdict,
+            source=Source.LIVE,
+            message=message,
+        )
+
+    page.set_viewport_size({"width": 1000, "height": 800})  # where the name used to break
+    failing = EvalReport(rows=(row("edit", Verdict.FAIL, reason), row("plan", Verdict.PASS)))
+    _open(page, write_view_page([_write_report(tmp_path, failing)], tmp_path / "f.html"))
+    page.screenshot(path=str(tmp_path / "report-layout.png"), full_page=True)
+    models = page.locator("tr.case-row td:nth-child(2) .mono")
+    assert models.all_text_contents() == ["claude-sonnet-4-6"] * 2
+    lines = models.evaluate_all(
+        "ms => ms.map(m => m.offsetHeight / parseFloat(getComputedStyle(m).lineHeight))"
+    )
+    assert all(count < 1.5 for count in lines), lines  # one line: the name did not break
+    shown = page.locator('tr.case-row[data-case="edit"] .reason')
+    assert shown.text_content() == "fail: " + reason  # all of it is there, cut only on screen
+    box = shown.evaluate("r => [r.clientHeight, r.scrollHeight, getComputedStyle(r).overflowY]")
+    assert box[0] < box[1] and box[2] == "hidden"  # no scrolling inside the box
+    more = page.locator('tr.case-row[data-case="edit"] .reason-more')
+    assert (
+        more.is_visible() and more.text_content() == f"show all (12 lines, {len(reason) + 6} chars)"
+    )
+    more.click()
+    assert shown.evaluate("r => r.clientHeight >= r.scrollHeight")
+    assert more.text_content() == "show less"
+    assert page.locator('tr.case-row[data-case="plan"] .reason-more').count() == 0
+
+    passing = EvalReport(rows=(row("edit", Verdict.PASS), row("plan", Verdict.PASS)))
+    _open(page, write_view_page([_write_report(tmp_path, passing)], tmp_path / "p.html"))
+    assert page.locator("#cases th", has_text="failure").is_hidden()  # no empty column
+    assert page.locator("#cases th", has_text="trace").is_visible()
+    page.screenshot(path=str(tmp_path / "report-no-failures.png"), full_page=True)
 
 
 def _write_report(folder: Path, report: EvalReport) -> Path:

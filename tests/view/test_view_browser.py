@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.view import build_trace_page
 from tests.tracing.scripted_run import SECRET, record_traces
 from tests.view.traces import big_tree, overlapping_tree
@@ -85,6 +87,26 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> No
     assert page.text_content('#summary [data-fact="trace"] .v') == resumed.trace_id
     assert page.text_content('.row[data-kind="approval.resume"] .mark') == "resumed after approval"
     page.screenshot(path=str(tmp_path / "trace-resumed.png"), full_page=True)
+
+
+@pytest.mark.parametrize("count", [1, 2], ids=["one-trace", "many-traces"])
+def test_the_details_pane_is_wide_and_shows_the_clicked_span(
+    page: Any, tmp_path: Path, count: int
+) -> None:
+    # With one trace the list is hidden; the pane once fell into a 1 px column.
+    traces = record_traces(tmp_path, trace_mode="replay")[:count]
+    _open(page, build_trace_page(traces), tmp_path, f"details-{count}")
+    assert page.locator(".trace-item").count() == (0 if count == 1 else count)
+    page.locator('.row[data-kind="tool.call"]').first.click()
+    details = page.locator("#details")
+    page.screenshot(path=str(tmp_path / f"details-{count}.png"))
+    assert details.bounding_box()["width"] >= 300
+    assert details.locator("h3").text_content() == "tool.call read"
+    value = details.locator("tr.attr", has_text="tool_name").locator("td.attr-value")
+    assert value.text_content() == "read"
+    assert value.bounding_box()["width"] >= 100  # the value is readable, not squeezed
+    waterfall = page.locator("#waterfall").bounding_box()
+    assert waterfall["x"] + waterfall["width"] <= details.bounding_box()["x"]  # side by side
 
 
 def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) -> None:

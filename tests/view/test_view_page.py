@@ -10,8 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.evals import EvalReport
 from harness.tracing import Tracer, TraceTree
-from harness.view import ViewError, build_trace_page, embed_json, load_view_input, trace_data
+from harness.view import (
+    ViewError,
+    build_trace_page,
+    embed_json,
+    load_view_input,
+    trace_data,
+    write_compare_page,
+)
 from tests.tracing.conftest import build_run
 from tests.view.traces import overlapping_tree
 
@@ -108,7 +116,7 @@ def _write(path: Path, text: str) -> Path:
     ("text", "message"),
     [
         pytest.param('{"rows": "x", "schema_version": 3}', "report .* is invalid", id="bad-report"),
-        pytest.param("{nope", "not valid JSON", id="not-json"),
+        pytest.param("{nope", "not valid JSON .*or an eval report", id="not-json"),
         pytest.param('{"schema_version": 2, "trace_id": "x"}', "trace schema", id="not-a-trace"),
     ],
 )
@@ -117,6 +125,25 @@ def test_inputs_that_are_neither_traces_nor_reports_are_refused_clearly(
 ) -> None:
     with pytest.raises(ViewError, match=message):
         load_view_input(_write(tmp_path / "input.json", text))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("{nope", "not valid JSON .*--compare takes two eval reports", id="not-json"),
+        pytest.param("{}", "not an eval report .*--compare takes two eval reports", id="no-rows"),
+        pytest.param('{"root": {}}', "is a trace, not an eval report", id="trace"),
+        pytest.param('{"rows": "x", "schema_version": 3}', "report .* is invalid", id="bad-report"),
+    ],
+)
+def test_compare_advises_a_report_for_a_bad_side(tmp_path: Path, text: str, message: str) -> None:
+    good = EvalReport()
+    good.write(tmp_path / "old.json")
+    bad = _write(tmp_path / "bad.json", text)
+    with pytest.raises(ViewError, match=message) as raised:
+        write_compare_page(tmp_path / "old.json", bad, tmp_path / "c.html")
+    assert "trace file" not in str(raised.value)
+    assert not (tmp_path / "c.html").exists()
 
 
 def test_a_trace_file_loads_with_its_path(tmp_path: Path) -> None:

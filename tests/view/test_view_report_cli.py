@@ -63,6 +63,12 @@ def test_compare_refuses_traces_and_extra_paths_in_one_line(tmp_path: Path) -> N
     trace = _harness(tmp_path, "view", "--compare", str(report), str(paused.path))
     assert trace.returncode == 2 and len(trace.stderr.splitlines()) == 1
     assert "not an eval report" in trace.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope", "utf-8")
+    broken = _harness(tmp_path, "view", "--compare", str(report), str(bad))
+    assert broken.returncode == 2 and len(broken.stderr.splitlines()) == 1
+    assert "--compare takes two eval reports" in broken.stderr
+    assert "trace file" not in broken.stderr
     both = _harness(tmp_path, "view", str(report), "--compare", str(report), str(report))
     assert both.returncode == 2 and "not both" in both.stderr
     nothing = _harness(tmp_path, "view")
