@@ -53,8 +53,11 @@ def planned_changeset(
         rel = target.relative_to(root).as_posix()
     except (OSError, ValueError, RuntimeError):
         return None  # outside the workdir, a NUL byte, a loop: the tool refuses it
-    old = read_bytes(target, _MAX_BYTES)
-    before = _state(target)
+    try:
+        old = read_bytes(target, _MAX_BYTES)
+        before = _state(target)
+    except OSError:
+        return None  # e.g. a name too long: the tool gives the model its own clean error
     data = _new_bytes(tool_name, arguments, old, new_text)
     if data is None:
         return None

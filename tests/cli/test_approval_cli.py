@@ -236,7 +236,8 @@ def test_listing_approvals_needs_no_provider(
     from harness.providers import ScriptedProvider, tool_call
 
     work = tmp_path / "work"
-    work.mkdir()
+    (work / "build").mkdir(parents=True)
+    (work / "build" / "out.o").write_text("object\n")  # the effect that pauses: a deletion
     settings = Settings(workdir=work, state_dir=tmp_path / "state", enabled_tools=("bash",))
     paused = build_application(
         settings, provider=ScriptedProvider([tool_call("bash", command="rm -rf build")])

@@ -119,7 +119,8 @@ def test_pytester_two_files_one_name_one_regresses_exits_1(pytester: pytest.Pyte
     old, new = (str(pytester.path / name) for name in ("old.json", "new.json"))
     done = CliRunner().invoke(app, ["eval", "compare", old, new, "--fail-on", "regression"])
     assert done.exit_code == 1, done.stdout
-    assert "REGRESSION: test_flow (evals/test_b.py::test_flow) [scripted]" in done.stdout
+    # No provider ran in these evals: the row says none, never scripted.
+    assert "REGRESSION: test_flow (evals/test_b.py::test_flow) [none]" in done.stdout
     assert "test_flow (evals/test_a.py::test_flow)" in done.stdout
 
 

@@ -103,7 +103,7 @@ def test_pytest_recording_replays_a_sample_of_the_committed_cassettes(
     pytester: pytest.Pytester,
 ) -> None:
     sample = _sample()
-    assert len(sample) == 4
+    assert len(sample) == 6  # plain and streaming of the three provider rows
     _assert_pytest_recording_replays(pytester, sample)
 
 

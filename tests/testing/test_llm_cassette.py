@@ -11,7 +11,6 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from harness.recording.sim import SimulatorServer
 
 import harness.evals.recorded_responses
 import harness.providers.anthropic_messages
@@ -21,6 +20,7 @@ import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.traffic_rows
 from harness.evals import load_report
+from harness.simulator import SimulatorServer
 
 # Kept loaded between pytester's in-process runs.
 PRELOADED = (

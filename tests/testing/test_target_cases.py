@@ -9,7 +9,6 @@ from typing import Any
 
 import openai
 import pytest
-from harness.recording.sim import SimulatorServer
 
 import harness.evals.recorded_responses
 import harness.providers.openai_chat
@@ -17,6 +16,7 @@ import harness.testing.cases_suite
 from harness.core.errors import ConfigurationError
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
+from harness.simulator import SimulatorServer
 
 PRELOADED = (openai, harness.evals.recorded_responses, harness.providers.openai_chat)
 CODE = "RELEASE-CODE-8D3A"
