@@ -213,7 +213,13 @@ def test_openinference_spans_map_by_their_span_kind(
             with tracer.start_as_current_span("ChatCompletion", attributes=answer):
                 pass
     tree = _valid(from_otel_spans(_finished(exporter)))
-    steps = "agent.run\n  agent.step\n    llm.call\n    tool.call lookup !error\n  agent.step\n    llm.call"
+    steps = """\
+agent.run
+  agent.step
+    llm.call
+    tool.call lookup !error
+  agent.step
+    llm.call"""
     assert_trace_shape(tree, steps)
     first = tree.find_all("llm.call")[0].attributes
     assert (first["input_tokens"], first["output_tokens"], first["cached_input_tokens"]) == (
