@@ -243,7 +243,7 @@ def test_the_kill_table_lists_survivors_errors_and_exhaustion_only_kills() -> No
         "1",
         "1",
         "33%",
-        "ok",
+        "WEAK",  # below --min-kill-rate's default 0.5
     ]
     assert lines[3].startswith("  note: all 1 kill(s) came from running out of responses")
     assert lines[4] == "  survived: refuse.1 (refuse.1 described)"

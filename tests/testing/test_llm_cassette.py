@@ -226,7 +226,8 @@ def test_plain_test_calls_out():
 def test_a_live_call_no_cassette_answers_fails_the_test_with_one_clear_error(
     pytester: pytest.Pytester,
 ) -> None:
-    pytester.makepyfile(test_live=LIVE_TESTS)
+    # A basename no other test module has: pytester imports it into this process.
+    pytester.makepyfile(test_guarded_calls=LIVE_TESTS)
     guarded = _run(pytester, "-k", "eval")
     # The swallowed one passes its body, then fails at teardown with the same error.
     guarded.assert_outcomes(failed=1, passed=1, errors=1)
