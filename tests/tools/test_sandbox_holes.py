@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shlex
 import shutil
 import sys
 import tempfile
@@ -51,8 +52,11 @@ def test_no_kernel_knob_opens_for_writing_inside(tmp_path: Path) -> None:
     tool = BashTool(sandbox="required", state_dir=tmp_path / ".harness", key_dir=tmp_path / "k")
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
+    # The base interpreter, not the virtualenv's: a venv under /tmp (a CI clone) is
+    # not visible inside, where /tmp is the sandbox's own. The probe needs the stdlib only.
+    python = shlex.quote(os.path.realpath(sys.executable))
     out = tool.run(
-        ToolInput({"command": f"{sys.executable} probe.py", "timeout_seconds": 300}, tmp_path)
+        ToolInput({"command": f"{python} probe.py", "timeout_seconds": 300}, tmp_path)
     ).text
     assert "probe done" in out, out[-2000:]
     assert "WRITABLE" not in out, "\n".join(line for line in out.splitlines() if "WRITABLE" in line)
