@@ -27,8 +27,7 @@ from harness.integrations.feishu import (
     verify_webhook,
 )
 
-pytest.importorskip("lark_oapi")
-pytest.importorskip("Crypto")
+pytest.importorskip("Crypto", reason="the feishu extra is not installed")
 
 from tests.integrations._feishu_crypto import encrypt
 

@@ -7,6 +7,7 @@ frame payload exactly as ``lark.ws.Client`` does.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -22,7 +23,12 @@ from harness.integrations.feishu import (
 )
 from harness.providers import ScriptedProvider
 
-pytest.importorskip("lark_oapi")
+if importlib.util.find_spec("lark_oapi") is None:  # importing it costs seconds per worker
+    pytest.skip("the feishu extra is not installed", allow_module_level=True)
+
+
+# One worker imports the heavy SDK for all of this module (see the root conftest).
+pytestmark = pytest.mark.xdist_group("lark")
 
 
 def test_sdk_dispatcher_delivers_message_events_to_the_adapter(tmp_path: Path) -> None:

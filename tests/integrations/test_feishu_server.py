@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import os
 import socket
@@ -33,8 +34,12 @@ from harness.integrations.feishu import (
 )
 from harness.providers import ScriptedProvider, tool_call
 
-pytest.importorskip("lark_oapi")
+if importlib.util.find_spec("lark_oapi") is None:  # importing it costs seconds per worker
+    pytest.skip("the feishu extra is not installed", allow_module_level=True)
 pytest.importorskip("uvicorn")
+
+# One worker imports the heavy SDK for all of this module (see the root conftest).
+pytestmark = pytest.mark.xdist_group("lark")
 
 DEMO = "approval-demo-key.txt"
 TOKEN = "verify-token-1"

@@ -11,6 +11,8 @@ trace must tell the same story as the framework's own spans.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -34,19 +36,51 @@ from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans
 from harness.tracing import TraceTree, TraceUsageError, outline_text, validate_trace_document
 from harness.view import build_trace_page
 
+# One worker imports the heavy SDK for all of this module (see the root conftest).
+pytestmark = pytest.mark.xdist_group("agent-frameworks")
+
 # The frameworks are a test extra: without them this module skips, saying so.
 _EXTRA = (
     "needs the agent frameworks: pip install openai-agents 'pydantic-ai-slim[openai,anthropic]'"
 )
-sdk = pytest.importorskip("agents", reason=_EXTRA)
-sdk_tracing = pytest.importorskip("agents.tracing", reason=_EXTRA)
-pai = pytest.importorskip("pydantic_ai", reason=_EXTRA)
-pai_messages = pytest.importorskip("pydantic_ai.messages", reason=_EXTRA)
-pai_function = pytest.importorskip("pydantic_ai.models.function", reason=_EXTRA)
-pai_instrumented = pytest.importorskip("pydantic_ai.models.instrumented", reason=_EXTRA)
-Agent = pai.Agent
-ToolCallPart, TextPart = pai_messages.ToolCallPart, pai_messages.TextPart
-SdkAgent = sdk.Agent
+if not all(importlib.util.find_spec(name) for name in ("agents", "pydantic_ai")):
+    pytest.skip(_EXTRA, allow_module_level=True)
+
+
+class _Lazy:
+    """A module imported on first use: collection on every worker stays cheap,
+    and only the worker that runs these tests pays the frameworks' import."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+sdk = _Lazy("agents")
+sdk_tracing = _Lazy("agents.tracing")
+pai = _Lazy("pydantic_ai")
+pai_messages = _Lazy("pydantic_ai.messages")
+pai_function = _Lazy("pydantic_ai.models.function")
+pai_instrumented = _Lazy("pydantic_ai.models.instrumented")
+
+
+def Agent(*args: Any, **kwargs: Any) -> Any:
+    return pai.Agent(*args, **kwargs)
+
+
+def SdkAgent(*args: Any, **kwargs: Any) -> Any:
+    return sdk.Agent(*args, **kwargs)
+
+
+def ToolCallPart(*args: Any, **kwargs: Any) -> Any:
+    return pai_messages.ToolCallPart(*args, **kwargs)
+
+
+def TextPart(*args: Any, **kwargs: Any) -> Any:
+    return pai_messages.TextPart(*args, **kwargs)
+
 
 SENTINEL = "SENTINEL-ADAPTER-5150"
 ONE_TOOL = """

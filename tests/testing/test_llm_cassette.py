@@ -22,6 +22,9 @@ import harness.testing.traffic_rows
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 
+# One worker imports the heavy SDK for all of this module (see the root conftest).
+pytestmark = pytest.mark.xdist_group("agent-frameworks")
+
 # Kept loaded between pytester's in-process runs.
 PRELOADED = (
     anthropic,

@@ -68,8 +68,8 @@ def create_app(
     token = settings.verification_token.get_secret_value()
     encrypt_key = settings.encrypt_key.get_secret_value()
     if webhook and encrypt_key:
-        # Import the SDK's cipher now, not on the event loop at the first event.
-        import lark_oapi.core.utils.decryptor  # noqa: F401
+        # Import the cipher now, not on the event loop at the first event.
+        import Crypto.Cipher.AES  # noqa: F401
 
     async def health(request: Request) -> Response:
         if not _bearer_matches(request.headers.get("authorization", ""), token):

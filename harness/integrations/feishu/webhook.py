@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.integrations.feishu._cipher import decrypt_event
 from harness.integrations.feishu.bounded_json import MAX_JSON_DEPTH, JsonTooDeep, loads_bounded
 
 __all__ = [
@@ -122,12 +123,10 @@ def _json_object(raw: bytes) -> dict[str, Any]:
 
 
 def _decrypt(ciphertext: Any, encrypt_key: str) -> str:
-    from lark_oapi.core.utils.decryptor import AESCipher
-
     if not isinstance(ciphertext, str):
         raise WebhookRejected("the encrypt field is not a string")
     try:
-        plaintext: str = AESCipher(encrypt_key).decrypt_str(ciphertext)
+        plaintext = decrypt_event(ciphertext, encrypt_key)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         # Wrong key or tampered data; never echo either back.
         raise WebhookRejected("the event could not be decrypted with FEISHU_ENCRYPT_KEY") from None
