@@ -65,6 +65,15 @@ def view(
     open_page: Annotated[
         bool, typer.Option("--open", help="Open the page in the default browser.")
     ] = False,
+    cassettes: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--cassettes",
+            metavar="DIR",
+            help="Where the reports' cassettes are, for the runs' transcripts (repeatable; "
+            "default: every cassettes/ folder above the report, and in the working directory).",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML page (no network needed) for PATHS and print its path.
 
@@ -83,12 +92,13 @@ def view(
                 fail("give either PATH... or --compare OLD NEW, not both")
             old, new = compare
             target = (output or new.with_name(f"{old.stem}-vs-{new.stem}.html")).resolve()
-            written = write_compare_page(old, new, target)
+            written = write_compare_page(old, new, target, cassettes=cassettes or ())
         else:
             if not paths:
                 fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
             inputs = expand_inputs(paths)
-            written = write_view_page(inputs, (output or default_output(paths)).resolve())
+            target = (output or default_output(paths)).resolve()
+            written = write_view_page(inputs, target, cassettes or ())
     except HarnessError as exc:
         fail(str(exc))
     typer.echo(str(written))

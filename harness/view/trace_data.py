@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
 from harness.tracing.outline import walk_with_depth
+from harness.view.transcript import transcript
 
 __all__ = ["MARKED_KINDS", "PARALLEL_KINDS", "trace_data"]
 
@@ -23,12 +24,13 @@ MARKED_KINDS: Final = frozenset({"approval.pause", "approval.resume", "subagent.
 PARALLEL_KINDS: Final = frozenset({"tool.call"})
 
 
-def trace_data(tree: TraceTree, *, source: str) -> dict[str, Any]:
+def trace_data(tree: TraceTree, *, source: str, with_transcript: bool = True) -> dict[str, Any]:
     """Return the JSON-able description of ``tree`` for the page.
 
     Args:
         tree: the trace.
         source: where it was read from, shown on the page.
+        with_transcript: add the trace's transcript (``tx``, see ``transcript``).
     """
     origin = _parse(tree.root.started_at)
     spans: list[dict[str, Any]] = []
@@ -54,6 +56,7 @@ def trace_data(tree: TraceTree, *, source: str) -> dict[str, Any]:
         "total_ms": total,
         "errors": sum(1 for s in spans if s["st"] == "error"),
         "spans": spans,
+        "tx": transcript(tree) if with_transcript else None,
     }
 
 

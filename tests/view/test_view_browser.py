@@ -33,10 +33,10 @@ def _visible_labels(page: Any) -> list[str]:
     )
 
 
-def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> None:
+def test_scripted_run_rows_marks_and_attributes(page: Any, shots: Path, tmp_path: Path) -> None:
     paused, resumed = record_traces(tmp_path, trace_mode="replay")
     _open(page, build_trace_page([paused, resumed]), tmp_path, "trace")
-    page.screenshot(path=str(tmp_path / "trace-page.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-page.png"), full_page=True)
 
     # Depth 0-1 open, deeper rows collapsed except on the way to an approval or subagent.
     assert _visible_labels(page) == [
@@ -75,7 +75,7 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> No
     row = details.locator("tr.attr", has_text="tool_name")
     assert row.locator("td.attr-value").text_content() == "read"
     assert details.locator("pre.payload").first.text_content() == '{"path":"b.txt"}'
-    page.screenshot(path=str(tmp_path / "trace-tool-details.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-tool-details.png"), full_page=True)
 
     # The write's arguments are shown redacted, as stored.
     page.locator('.row[data-kind="tool.call"]', has_text="write").click()
@@ -86,12 +86,12 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> No
     page.locator(".trace-item").nth(1).click()
     assert page.text_content('#summary [data-fact="trace"] .v') == resumed.trace_id
     assert page.text_content('.row[data-kind="approval.resume"] .mark') == "resumed after approval"
-    page.screenshot(path=str(tmp_path / "trace-resumed.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-resumed.png"), full_page=True)
 
 
 @pytest.mark.parametrize("count", [1, 2], ids=["one-trace", "many-traces"])
 def test_the_details_pane_is_wide_and_shows_the_clicked_span(
-    page: Any, tmp_path: Path, count: int
+    page: Any, shots: Path, tmp_path: Path, count: int
 ) -> None:
     # With one trace the list is hidden; the pane once fell into a 1 px column.
     traces = record_traces(tmp_path, trace_mode="replay")[:count]
@@ -99,7 +99,7 @@ def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     assert page.locator(".trace-item").count() == (0 if count == 1 else count)
     page.locator('.row[data-kind="tool.call"]').first.click()
     details = page.locator("#details")
-    page.screenshot(path=str(tmp_path / f"details-{count}.png"))
+    page.screenshot(path=str(shots / f"details-{count}.png"))
     assert details.bounding_box()["width"] >= 300
     assert details.locator("h3").text_content() == "tool.call read"
     value = details.locator("tr.attr", has_text="tool_name").locator("td.attr-value")
@@ -109,7 +109,7 @@ def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     assert waterfall["x"] + waterfall["width"] <= details.bounding_box()["x"]  # side by side
 
 
-def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) -> None:
+def test_concurrent_calls_overlap_on_the_time_axis(page: Any, shots: Path, tmp_path: Path) -> None:
     _open(page, build_trace_page([overlapping_tree()]), tmp_path, "parallel")
     boxes = [bar.bounding_box() for bar in page.locator('.row[data-kind="tool.call"] .bar').all()]
     first, second, third = boxes
@@ -117,7 +117,7 @@ def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) ->
     assert third["x"] >= max(first["x"] + first["width"], second["x"] + second["width"]) - 1
     marks = page.locator('.row[data-kind="tool.call"] .mark-par').count()
     assert marks == 2
-    page.screenshot(path=str(tmp_path / "parallel.png"), full_page=True)
+    page.screenshot(path=str(shots / "parallel.png"), full_page=True)
 
 
 def test_metadata_trace_says_why_there_is_no_payload(page: Any, tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_hostile_payload_is_shown_as_text(page: Any, tmp_path: Path) -> None:
     assert page.evaluate("window.pwned") is None
 
 
-def test_a_thousand_spans_load_and_expand(page: Any, tmp_path: Path) -> None:
+def test_a_thousand_spans_load_and_expand(page: Any, shots: Path, tmp_path: Path) -> None:
     tree = big_tree(1000)
     _open(page, build_trace_page([tree]), tmp_path, "big")
     assert page.text_content('#summary [data-fact="spans"] .v') == "1000"
@@ -153,4 +153,57 @@ def test_a_thousand_spans_load_and_expand(page: Any, tmp_path: Path) -> None:
     assert collapsed.get_attribute("aria-expanded") == "true"
     page.click("#expand-all")
     assert page.locator("#rows .row").count() == 1000
-    page.screenshot(path=str(tmp_path / "big.png"))
+    page.screenshot(path=str(shots / "big.png"))
+
+
+def test_the_transcript_view_folds_long_texts_and_shows_them_whole(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    paused, resumed = record_traces(tmp_path, trace_mode="replay")
+    _open(page, build_trace_page([paused, resumed]), tmp_path, "transcript")
+    page.click("#show-transcript")
+    box = page.locator("#transcript")
+    assert page.locator("#waterfall").is_hidden() and box.is_visible()
+    kinds = box.locator(".tx-entry").evaluate_all("es => es.map(e => e.dataset.type)")
+    assert kinds[:3] == ["msg", "msg", "answer"]
+    assert box.locator(".tx-mark.kind-sub").count() == 2  # the subagent's start and end
+    assert box.locator(".tx-mark.kind-approval").text_content().startswith("waiting for approval")
+    sub = box.locator('.tx-entry[data-type="answer"]', has_text="Report: version 7")
+    assert sub.evaluate("e => parseFloat(e.style.marginLeft)") > 0  # nested one level
+    assert SECRET not in page.content()
+    page.screenshot(path=str(shots / "transcript.png"), full_page=True)
+
+    # The resumed run: its history is named, not repeated; the final answer ends it.
+    page.locator(".trace-item").nth(1).click()
+    assert box.is_visible()
+    assert box.locator(".tx-mark.kind-history").count() == 1
+    assert box.locator(".tx-entry").last.get_attribute("data-type") == "final"
+
+
+def test_a_long_hostile_tool_result_is_folded_text(page: Any, shots: Path, tmp_path: Path) -> None:
+    from harness.tracing import Tracer
+
+    hostile = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
+    long = hostile + "\n" + "\n".join(f"row {i:04d}" for i in range(600))
+    tracer = Tracer(mode="replay", max_payload_chars=100_000)
+    root = tracer.begin_trace("agent.run")
+    with tracer.span("agent.step"):
+        with tracer.span("llm.call") as call:
+            tracer.set_payload(call, "messages", [{"role": "user", "content": hostile}])
+        with tracer.span("tool.call", "read") as tool:
+            tracer.set_payload(tool, "observation", long)
+    tree = tracer.end_trace(root)
+    assert tree is not None
+    _open(page, build_trace_page([tree]), tmp_path, "fold")
+    page.click("#show-transcript")
+    result = page.locator('#transcript .tx-entry[data-type="tool"]')
+    text = result.locator(".tx-text")
+    assert text.get_attribute("data-folded") == "1"
+    assert len(text.text_content() or "") < 1300
+    more = result.locator(".tx-more")
+    assert more.text_content() == f"show all ({len(long):,} chars, 601 lines)"
+    more.click()
+    assert text.text_content() == long
+    assert page.locator(".tx-msg.role-user .tx-text").text_content() == hostile
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(shots / "transcript-fold.png"))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
+from harness.view import unpack_json
 from tests.cli.test_view_cli import _harness
 from tests.tracing.scripted_run import record_traces
 
@@ -39,7 +40,8 @@ def test_a_report_with_trace_files_gets_one_page_with_them(tmp_path: Path) -> No
     done = _harness(tmp_path, "view", str(report), str(resumed.path), "-o", str(out))
     assert done.returncode == 0, done.stderr
     data = _data(out)
-    traces = data["traces"]
+    assert isinstance(data["packed"], str)
+    traces = unpack_json(data["packed"])["traces"]
     assert isinstance(traces, list)
     assert [t["id"] for t in traces] == [paused.trace_id, resumed.trace_id]
     assert data["extra"] == [1]  # the trace given beside the report is listed apart
