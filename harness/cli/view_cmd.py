@@ -80,11 +80,12 @@ def view(
     \b
     harness view TRACE... | FOLDER...     the trace page
     harness view REPORT.json [TRACE...]   the eval-report page, the runs' traces inside
+    harness view REPORTS_DIR              the index: runs newest first, cases x runs
     harness view --compare OLD.json NEW.json
                                           regressions first, as `harness eval compare`
     """
     from harness.core.errors import HarnessError
-    from harness.view import write_compare_page, write_view_page
+    from harness.view import report_files, write_compare_page, write_index_page, write_view_page
 
     try:
         if compare is not None:
@@ -96,9 +97,11 @@ def view(
         else:
             if not paths:
                 fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
-            inputs = expand_inputs(paths)
             target = (output or default_output(paths)).resolve()
-            written = write_view_page(inputs, target, cassettes or ())
+            if len(paths) == 1 and paths[0].is_dir() and report_files(paths[0]):
+                written = write_index_page(paths[0], target)
+            else:
+                written = write_view_page(expand_inputs(paths), target, cassettes or ())
     except HarnessError as exc:
         fail(str(exc))
     typer.echo(str(written))

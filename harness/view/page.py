@@ -26,20 +26,24 @@ from harness.files import atomic_write_text
 from harness.tracing import TraceTree
 from harness.view.compare_data import compare_data
 from harness.view.errors import ViewError
+from harness.view.index_data import index_data
 from harness.view.report_data import TraceIndex, report_data
 from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
 
 __all__ = [
     "build_compare_page",
+    "build_index_page",
     "build_report_page",
     "build_trace_page",
     "embed_json",
     "load_view_input",
     "pack_json",
     "render_page",
+    "report_files",
     "unpack_json",
     "write_compare_page",
+    "write_index_page",
     "write_trace_page",
     "write_view_page",
 ]
@@ -237,6 +241,46 @@ def build_compare_page(
     data.update(_runs_blob(index, store))
     title = f"harness compare {Path(old[1]).name} → {Path(new[1]).name}"
     return render_page("compare.html", title=title, data=data)
+
+
+def report_files(folder: Path) -> list[Path]:
+    """The eval reports directly in ``folder`` (``*.json`` files with rows), by name."""
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue  # not a report; a page of it would say so when given by name
+        if _is_report(data):
+            found.append(path)
+    return found
+
+
+def build_index_page(reports: Sequence[tuple[EvalReport, str]], folder: str) -> str:
+    """The index page of a folder of eval reports: runs newest first, a case x run
+    matrix of verdicts with pass rates, failed cases first, filters and search.
+
+    Raises:
+        ViewError: ``reports`` is empty.
+    """
+    if not reports:
+        raise ViewError(f"no eval report in {folder}: give a folder of reports")
+    data = {"folder": folder, **index_data(reports)}
+    return render_page("index.html", title=f"harness eval runs in {Path(folder).name}", data=data)
+
+
+def write_index_page(folder: Path, output: Path) -> Path:
+    """Read the eval reports in ``folder`` and write their index page to ``output``.
+
+    Raises:
+        ViewError: no report in ``folder``, a report cannot be read, or ``output``
+            cannot be written.
+    """
+    files = report_files(folder)
+    if not files:
+        raise ViewError(f"{folder} has no eval report (*.json with rows) in it")
+    reports = [(_load_report(path), str(path)) for path in files]
+    return _write(output, build_index_page(reports, str(folder)))
 
 
 def write_view_page(inputs: Sequence[Path], output: Path, cassettes: Sequence[Path] = ()) -> Path:

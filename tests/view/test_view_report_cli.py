@@ -75,3 +75,16 @@ def test_compare_refuses_traces_and_extra_paths_in_one_line(tmp_path: Path) -> N
     assert both.returncode == 2 and "not both" in both.stderr
     nothing = _harness(tmp_path, "view")
     assert nothing.returncode == 2 and "--compare OLD NEW" in nothing.stderr
+
+
+def test_a_folder_of_reports_gets_the_index(tmp_path: Path) -> None:
+    _report(tmp_path / "eval-a.json", Verdict.PASS)
+    _report(tmp_path / "eval-b.json", Verdict.FAIL)
+    done = _harness(tmp_path, "view", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    page = Path(done.stdout.strip())
+    assert page == (tmp_path / "harness-view.html").resolve()
+    data = _data(page)
+    assert [run["name"] for run in data["runs"]] == ["eval-b.json", "eval-a.json"]  # type: ignore[index]
+    (case,) = data["cases"]  # type: ignore[misc]
+    assert case["passes"] == 1 and case["runs"] == 2 and case["failed"]
