@@ -126,7 +126,7 @@ def _case(runs: CaseRuns, sources: RunSources) -> dict[str, Any]:
         "runs": runs.runs,
         "passes": runs.passes,
         "rate": runs.rate,
-        "interval": [interval.low, interval.high],
+        "interval": [round(interval.low, 4), round(interval.high, 4)],
         # One run: its verdict (pass / fail / error / skip) says more than "1/1".
         "verdict": ordered[0].verdict.value if len(ordered) == 1 else None,
         "recordings": runs.recordings,

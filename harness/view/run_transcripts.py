@@ -68,14 +68,16 @@ class TranscriptIndex:
         self._folders: dict[Path, list[Path]] = {}
 
     def for_tree(self, tree: TraceTree) -> dict[str, Any]:
-        """``{"index", "from"}`` of a trace's own transcript, or ``{"missing"}``."""
+        """``{"index"}`` of a trace's own transcript, or ``{"missing", "from"}``."""
         key = f"trace:{tree.path or tree.trace_id}"
+        source = str(tree.path or tree.trace_id)
         if key not in self._known:
-            self._known[key] = self._add(transcript(tree))
-        return self._link(key, str(tree.path or tree.trace_id))
+            self._known[key] = self._add(transcript(tree), source)
+        return self._link(key, source)
 
     def for_row(self, row: EvalRow, trees: Sequence[TraceTree], report: Path) -> dict[str, Any]:
-        """``{"index", "from"}`` of the row's transcript, or ``{"missing"}`` saying why none.
+        """``{"index"}`` of the row's transcript (its ``from`` says where it was read),
+        or ``{"missing"}`` saying why there is none.
 
         Args:
             row: the eval row.
@@ -97,15 +99,17 @@ class TranscriptIndex:
         return self._link(key, str(cassette))
 
     def _link(self, key: str, source: str) -> dict[str, Any]:
+        # Where a transcript came from is in the transcript (``from``), not in each
+        # link to it: a thousand rows would repeat a hundred cassette paths.
         found = self._known[key]
         if isinstance(found, int):
-            return {"index": found, "from": source}
+            return {"index": found}
         return {"missing": found, "from": source}
 
-    def _add(self, shown: dict[str, Any]) -> int | str:
+    def _add(self, shown: dict[str, Any], source: str) -> int | str:
         if not shown["entries"]:
             return str(shown.get("why") or "nothing to show")
-        self.transcripts.append(shown)
+        self.transcripts.append({**shown, "from": source})
         return len(self.transcripts) - 1
 
     def _read_cassette(self, path: Path) -> int | str:
@@ -118,7 +122,7 @@ class TranscriptIndex:
             )
         except HarnessError as exc:
             return f"cannot read the cassette {path}: {exc}"
-        return self._add(transcript(tree))
+        return self._add(transcript(tree), str(path))
 
     @staticmethod
     def _why_none(row: EvalRow, trees: Sequence[TraceTree], folders: Sequence[Path]) -> str:

@@ -105,6 +105,9 @@ def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     value = details.locator("tr.attr", has_text="tool_name").locator("td.attr-value")
     assert value.text_content() == "read"
     assert value.bounding_box()["width"] >= 100  # the value is readable, not squeezed
+    read = next(span for span in traces[0].walk() if span.kind == "tool.call")
+    times = details.locator("tr.attr", has_text="started_at").locator("td.attr-value")
+    assert times.text_content() == read.started_at.replace("+00:00", "Z")  # from the offset
     waterfall = page.locator("#waterfall").bounding_box()
     assert waterfall["x"] + waterfall["width"] <= details.bounding_box()["x"]  # side by side
 

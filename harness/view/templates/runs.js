@@ -51,7 +51,8 @@ async function openTranscript(run, label) {
   pane.replaceChildren(renderTranscript(runTranscript(store, run), judgeEntries(run)));
   document.getElementById("viewer-frame").hidden = true;
   pane.hidden = false;
-  showViewer(label, run.transcript.from || "");
+  const shown = runTranscript(store, run);
+  showViewer(label, shown.from || "");
   document.body.dataset.openTranscript = run.nodeid;
   document.body.dataset.transcriptMs = (performance.now() - started).toFixed(1);
 }
@@ -92,7 +93,6 @@ function runLinks(run, caption, runName) {
   if (run.transcript.index !== undefined) {
     const button = node("button", "tx-link", runName + "transcript");
     button.dataset.transcript = run.transcript.index;
-    button.title = run.transcript.from;
     button.addEventListener("click", () => openTranscript(run, caption + " · " + runName + "transcript"));
   } else {
     node("span", "trace-missing", runName + "no transcript").title = run.transcript.missing;
