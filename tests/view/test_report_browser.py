@@ -279,6 +279,37 @@ def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, shots: Path, tmp_
     page.screenshot(path=str(shots / "hostile-trace.png"))
 
 
+def test_a_judged_runs_transcript_ends_with_the_judges_verdict_and_reason(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    from harness.evals.judge import JudgeResult
+    from tests.tracing.scripted_run import record_traces
+
+    _, resumed = record_traces(tmp_path, trace_mode="replay")
+    reason = "the answer never names the file " + HOSTILE
+    row = EvalRow(
+        scenario="judged",
+        nodeid="e::judged",
+        provider="openai",
+        verdict=Verdict.FAIL,
+        source=Source.SCRIPTED,
+        traces=(str(resumed.path),),
+        judge=JudgeResult(verdict="fail", reason=reason, model="judge-model"),
+    )
+    html = write_view_page([_write_report(tmp_path, EvalReport(rows=(row,)))], tmp_path / "j.html")
+    _open(page, html)
+    page.click(".tx-link")
+    last = page.locator("#viewer-tx .tx-entry").last
+    last.wait_for()
+    assert last.get_attribute("data-type") == "judge"
+    assert last.locator("b").text_content() == "judge: fail"
+    assert last.locator(".tx-text").text_content() == reason
+    final = page.locator('#viewer-tx .tx-entry[data-type="final"] .tx-text')
+    assert final.text_content() == "Wrote deploy-key.txt after approval."
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(shots / "judged-transcript.png"))
+
+
 def test_the_mutants_section_lists_each_eval_and_its_survivors(
     page: Any, shots: Path, tmp_path: Path
 ) -> None:
