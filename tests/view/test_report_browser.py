@@ -232,9 +232,13 @@ def test_compare_page_puts_the_regression_first(
     assert "greeting.py is unchanged" in (new_runs.first.locator(".message").text_content() or "")
     assert old_runs.first.locator(".trace-link").count() >= 1
     assert new_runs.first.locator(".tx-link").count() == 1
-    # A case that is the same keeps its answers folded away.
-    same = page.locator('tr.answers-row[data-provider="openai-responses"]').first
-    assert same.is_hidden()
+    # A case that is the same keeps its answers folded away, built when asked for.
+    assert page.locator('tr.answers-row[data-provider="openai-responses"]').count() == 0
+    same = page.locator('tr.change[data-provider="openai-responses"]').first
+    same.locator(".answers-toggle").click()
+    shown = page.locator('tr.answers-row[data-provider="openai-responses"]')
+    assert shown.count() == 1 and shown.is_visible()
+    assert same.evaluate("r => r.nextElementSibling.classList.contains('answers-row')")
     answers.locator(".tx-pair").click()
     columns = page.locator("#viewer-tx .tx-cols > div")
     assert columns.count() == 2
