@@ -87,6 +87,9 @@ def view(
     from harness.core.errors import HarnessError
     from harness.view import report_files, write_compare_page, write_index_page, write_view_page
 
+    for folder in cassettes or ():
+        if not folder.is_dir():
+            fail(f"--cassettes {folder} is not a folder; give the folder the cassettes are in")
     try:
         if compare is not None:
             if paths:

@@ -88,3 +88,10 @@ def test_a_folder_of_reports_gets_the_index(tmp_path: Path) -> None:
     assert [run["name"] for run in data["runs"]] == ["eval-b.json", "eval-a.json"]  # type: ignore[index]
     (case,) = data["cases"]  # type: ignore[misc]
     assert case["passes"] == 1 and case["runs"] == 2 and case["failed"]
+
+
+def test_a_cassettes_folder_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    report = _report(tmp_path / "r.json", Verdict.PASS)
+    done = _harness(tmp_path, "view", str(report), "--cassettes", str(tmp_path / "nowhere"))
+    assert done.returncode != 0
+    assert "--cassettes" in done.stderr and "is not a folder" in done.stderr
