@@ -71,7 +71,7 @@ def view(
             "--cassettes",
             metavar="DIR",
             help="Where the reports' cassettes are, for the runs' transcripts (repeatable; "
-            "default: every cassettes/ folder above the report, and in the working directory).",
+            "default: the cassettes/ folders of the report's project and the working directory).",
         ),
     ] = None,
 ) -> None:

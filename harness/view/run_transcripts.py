@@ -5,10 +5,10 @@ A report row names its cassette by file name only (and its test's node id,
 provider and model), so the file is looked for where harness writes them:
 ``<dir>/<provider>/<model>/<test file>/<name>`` (the ``provider`` fixture) and
 ``<dir>/<test file>/<name>`` (``llm_cassette``), in the cassette folders given,
-else in every ``cassettes/`` folder above the report and in the working
-directory. A cassette is read through the traffic trace
-(``harness.testing.traffic``), the one decoder of every wire format harness
-records, in replay mode: texts redacted as any replay trace's.
+else in the ``cassettes/`` folders of the report's project (``cassette_dirs``).
+A cassette is read through the traffic trace (``harness.testing.traffic``), the
+one decoder of every wire format harness records, in replay mode: texts
+redacted as any replay trace's.
 """
 
 from __future__ import annotations
@@ -30,15 +30,25 @@ _MAX_CHARS: Final = 200_000
 
 
 def cassette_dirs(report: Path, given: Sequence[Path] = ()) -> list[Path]:
-    """The folders to look for a report's cassettes in: ``given``, else every
-    ``cassettes/`` folder beside the report or above it, and the working directory's."""
+    """The folders to look for a report's cassettes in: ``given``, else the
+    ``cassettes/`` folders beside the report and above it up to its project's root
+    (the first folder with a ``pyproject.toml`` or ``.git``), those one level below
+    that root (e.g. ``examples/cassettes``), and the working directory's."""
     if given:
         return list(given)
     found: list[Path] = []
-    for folder in [*report.resolve().parents, Path.cwd()]:
-        candidate = folder / "cassettes"
+
+    def add(candidate: Path) -> None:
         if candidate.is_dir() and candidate not in found:
             found.append(candidate)
+
+    for folder in [*report.resolve().parents, Path.cwd()]:
+        add(folder / "cassettes")
+        if (folder / "pyproject.toml").exists() or (folder / ".git").exists():
+            for below in sorted(folder.glob("*/cassettes")):
+                add(below)
+            break
+    add(Path.cwd() / "cassettes")
     return found
 
 

@@ -16,7 +16,7 @@ from harness.evals.provenance import Source
 from harness.testing import trace_from_cassette
 from harness.tracing import Tracer, TraceSpan, TraceTree
 from harness.view import TranscriptIndex, transcript
-from harness.view.run_transcripts import find_cassette
+from harness.view.run_transcripts import cassette_dirs, find_cassette
 from tests.tracing.scripted_run import SECRET, record_traces
 from tests.view.reports import ROOT
 
@@ -192,3 +192,17 @@ def test_any_stored_payload_reads_as_text_entries(messages: list[Any], answer: A
         assert isinstance(entry["text"], str)
         if entry["t"] == "msg":
             assert isinstance(entry["role"], str)
+
+
+def test_a_reports_project_cassette_folders_are_found_without_being_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    for folder in ("cassettes", "examples/cassettes", ".harness/reports", "elsewhere"):
+        (project / folder).mkdir(parents=True)
+    (project / "pyproject.toml").write_text("", "utf-8")
+    (tmp_path / "cassettes").mkdir()  # above the project: not its cassettes
+    monkeypatch.chdir(project / "elsewhere")
+    found = cassette_dirs(project / ".harness" / "reports" / "eval.json")
+    assert found == [project / "cassettes", project / "examples" / "cassettes"]
+    assert cassette_dirs(project / "r.json", [tmp_path]) == [tmp_path]
