@@ -65,30 +65,46 @@ def view(
     open_page: Annotated[
         bool, typer.Option("--open", help="Open the page in the default browser.")
     ] = False,
+    cassettes: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--cassettes",
+            metavar="DIR",
+            help="Where the reports' cassettes are, for the runs' transcripts (repeatable; "
+            "default: the cassettes/ folders of the report's project and the working directory).",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML page (no network needed) for PATHS and print its path.
 
     \b
     harness view TRACE... | FOLDER...     the trace page
     harness view REPORT.json [TRACE...]   the eval-report page, the runs' traces inside
+    harness view REPORTS_DIR              the index: runs newest first, cases x runs
     harness view --compare OLD.json NEW.json
                                           regressions first, as `harness eval compare`
     """
     from harness.core.errors import HarnessError
-    from harness.view import write_compare_page, write_view_page
+    from harness.view import report_files, write_compare_page, write_index_page, write_view_page
 
+    for folder in cassettes or ():
+        if not folder.is_dir():
+            fail(f"--cassettes {folder} is not a folder; give the folder the cassettes are in")
     try:
         if compare is not None:
             if paths:
                 fail("give either PATH... or --compare OLD NEW, not both")
             old, new = compare
             target = (output or new.with_name(f"{old.stem}-vs-{new.stem}.html")).resolve()
-            written = write_compare_page(old, new, target)
+            written = write_compare_page(old, new, target, cassettes=cassettes or ())
         else:
             if not paths:
                 fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
-            inputs = expand_inputs(paths)
-            written = write_view_page(inputs, (output or default_output(paths)).resolve())
+            target = (output or default_output(paths)).resolve()
+            if len(paths) == 1 and paths[0].is_dir() and report_files(paths[0]):
+                written = write_index_page(paths[0], target)
+            else:
+                written = write_view_page(expand_inputs(paths), target, cassettes or ())
     except HarnessError as exc:
         fail(str(exc))
     typer.echo(str(written))

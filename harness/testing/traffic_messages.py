@@ -87,6 +87,7 @@ def read_messages_request(data: dict[str, Any]) -> ModelRequest:
         thread=thread_key("anthropic", as_text(data.get("system")), first),
         agent=thread_key("anthropic", as_text(data.get("system")), sorted(tools)),
         prompt=prompt,
+        system=as_text(data.get("system")) or None,
     )
 
 

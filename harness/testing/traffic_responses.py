@@ -94,6 +94,7 @@ def read_responses_request(data: dict[str, Any]) -> ModelRequest:
         agent=thread_key("openai-responses", as_text(data.get("instructions")), sorted(tools)),
         prompt=prompt,
         previous_response_id=previous if isinstance(previous, str) else None,
+        system=as_text(data.get("instructions")) or None,
     )
 
 

@@ -145,6 +145,8 @@ class _Builder:
             span.status = "error"
             message = redact_text(response.error_message or "")[:_ERROR_CHARS]
             span.attributes.update(error_type=response.error_type, error_message=message)
+        if request.system:
+            self.payload(span, "system", request.system)
         self.payload(span, "messages", list(request.messages))
         if response.text:
             self.payload(span, "response_text", response.text)

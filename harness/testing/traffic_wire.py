@@ -111,6 +111,9 @@ class ModelRequest:
     agent: str
     prompt: str | None
     previous_response_id: str | None = None
+    # Instructions sent beside the messages (Messages' ``system``, Responses'
+    # ``instructions``); Chat Completions sends them as a message.
+    system: str | None = None
 
 
 @dataclass(frozen=True)

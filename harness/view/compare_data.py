@@ -2,17 +2,23 @@
 
 The verdicts are the gate's (``harness.evals.compare``), so the page and
 ``harness eval compare`` never disagree; this module only orders them gravest
-first and lines up changed trace outlines for a side-by-side view.
+first, lines up changed trace outlines for a side-by-side view, and lists each
+side's runs (verdict, final answer, links to the trace and the transcript).
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from harness.evals.aggregate import CaseRuns
 from harness.evals.compare import Change, compare_reports
 from harness.evals.gate import GateSettings, Status
 from harness.evals.report import EvalReport
+from harness.view.report_data import RunSources, TraceIndex, run_data
+from harness.view.run_transcripts import TranscriptIndex
 
 __all__ = ["compare_data", "side_by_side"]
 
@@ -27,8 +33,20 @@ def compare_data(
     old_source: str,
     new_source: str,
     settings: GateSettings | None = None,
+    traces: TraceIndex | None = None,
+    transcripts: TranscriptIndex | None = None,
 ) -> dict[str, Any]:
-    """Return the JSON-able comparison of ``old`` and ``new`` for the page."""
+    """Return the JSON-able comparison of ``old`` and ``new`` for the page.
+
+    ``traces`` and ``transcripts`` are where the runs' traces and transcripts are
+    read into (new ones by default; the page embeds them).
+    """
+    traces = traces if traces is not None else TraceIndex()
+    transcripts = transcripts if transcripts is not None else TranscriptIndex()
+    sides = (
+        RunSources(traces, transcripts, Path(old_source)),
+        RunSources(traces, transcripts, Path(new_source)),
+    )
     comparison = compare_reports(old, new, settings)
     changes = sorted(comparison.changes, key=lambda c: (_ORDER[c.status], c.key))
     counts = {status.value: len(comparison.with_status(status)) for status in Status}
@@ -41,7 +59,7 @@ def compare_data(
         "sources_differ": comparison.sources_differ,
         "settings": {"alpha": gate.alpha, "max_drop": gate.max_drop},
         "counts": counts,
-        "changes": [_change(change) for change in changes],
+        "changes": [_change(change, sides) for change in changes],
     }
 
 
@@ -49,13 +67,32 @@ def _report(report: EvalReport, source: str, cost: float | None) -> dict[str, An
     return {"source": source, "created_at": report.created_at, "cost_usd": cost}
 
 
-def _change(change: Change) -> dict[str, Any]:
+def _change(change: Change, sides: Sequence[RunSources]) -> dict[str, Any]:
     data = change.to_json()
+    data["old_runs"] = _runs(change.old, sides[0])
+    data["new_runs"] = _runs(change.new, sides[1])
     old_shape = "\n\n".join(change.old.shapes) if change.old is not None else ""
     new_shape = "\n\n".join(change.new.shapes) if change.new is not None else ""
     shape_changed = bool(change.old and change.new and change.old.shapes != change.new.shapes)
     data["shape"] = side_by_side(old_shape, new_shape) if shape_changed else None
     return data
+
+
+def _runs(runs: CaseRuns | None, sources: RunSources) -> list[dict[str, Any]]:
+    """A side's runs, epochs in order, each with its final answer where a transcript has one."""
+    if runs is None:
+        return []
+    shown = []
+    for row in sorted(runs.rows, key=lambda row: (row.epoch or 0, row.nodeid)):
+        run = run_data(row, sources)
+        link = run["transcript"]
+        entries = (
+            sources.transcripts.transcripts[link["index"]]["entries"] if "index" in link else []
+        )
+        finals = [entry["text"] for entry in entries if entry["t"] == "final"]
+        run["answer"] = finals[-1] if finals else None
+        shown.append(run)
+    return shown
 
 
 def side_by_side(old: str, new: str) -> list[dict[str, Any]]:

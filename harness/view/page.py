@@ -9,7 +9,10 @@ is a template and a ``*_data`` builder.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import re
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -23,17 +26,24 @@ from harness.files import atomic_write_text
 from harness.tracing import TraceTree
 from harness.view.compare_data import compare_data
 from harness.view.errors import ViewError
+from harness.view.index_data import index_data
 from harness.view.report_data import TraceIndex, report_data
+from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
 
 __all__ = [
     "build_compare_page",
+    "build_index_page",
     "build_report_page",
     "build_trace_page",
     "embed_json",
     "load_view_input",
+    "pack_json",
     "render_page",
+    "report_files",
+    "unpack_json",
     "write_compare_page",
+    "write_index_page",
     "write_trace_page",
     "write_view_page",
 ]
@@ -57,9 +67,34 @@ def embed_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str).translate(_JSON_ESCAPES)
 
 
+# A template names a shared part (the transcript's CSS and script, the run modal)
+# by a comment that the part replaces: /*HARNESS-INCLUDE transcript.css*/.
+_INCLUDE: Final = re.compile(
+    r"/\*HARNESS-INCLUDE ([a-z_]+\.(?:css|js))\*/|<!--HARNESS-INCLUDE ([a-z_]+\.html)-->"
+)
+
+
+def _read_template(name: str) -> str:
+    return resources.files("harness.view").joinpath("templates", name).read_text("utf-8")
+
+
 @cache
 def _template(name: str) -> str:
-    return resources.files("harness.view").joinpath("templates", name).read_text("utf-8")
+    return _INCLUDE.sub(
+        lambda found: _read_template(found.group(1) or found.group(2)), _read_template(name)
+    )
+
+
+def pack_json(data: Any) -> str:
+    """``data`` as gzipped JSON in base64: the page decodes it on first use
+    (``DecompressionStream``), so bulk it may never show costs no parse at load."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return base64.b64encode(gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)).decode()
+
+
+def unpack_json(packed: str) -> Any:
+    """The data of :func:`pack_json` (as the page's script decodes it)."""
+    return json.loads(gzip.decompress(base64.b64decode(packed)))
 
 
 def render_page(template: str, *, title: str, data: Any) -> str:
@@ -143,24 +178,41 @@ def build_trace_page(traces: Sequence[TraceTree]) -> str:
     return render_page("trace.html", title=title, data=data)
 
 
+def _runs_blob(index: TraceIndex, transcripts: TranscriptIndex) -> dict[str, Any]:
+    """What a page that links runs needs to open them: the traces and transcripts,
+    packed (decoded on first use), and the trace page to show a trace in."""
+    return {
+        "packed": pack_json({"traces": index.traces, "transcripts": transcripts.transcripts}),
+        "trace_page": _template("trace.html"),
+        "trace_slots": {"title": _TITLE_PLACEHOLDER, "data": _DATA_PLACEHOLDER},
+    }
+
+
 def build_report_page(
-    reports: Sequence[tuple[EvalReport, str]], traces: Sequence[TraceTree] = ()
+    reports: Sequence[tuple[EvalReport, str]],
+    traces: Sequence[TraceTree] = (),
+    cassettes: Sequence[Path] = (),
 ) -> str:
     """The HTML page for eval reports (``(report, where it was read from)``), with
-    the trace files of their runs embedded; ``traces`` are shown as well.
+    the trace files and transcripts of their runs embedded; ``traces`` are shown
+    as well. Transcripts come from replay-mode traces, else from the cassettes in
+    ``cassettes`` (default: the ``cassettes/`` folders above each report).
 
     Raises:
         ViewError: ``reports`` is empty.
     """
     if not reports:
         raise ViewError("no eval report to show: give at least one report file")
-    index = TraceIndex()
+    index, store = TraceIndex(), TranscriptIndex(cassettes)
     data = {
-        "reports": [report_data(report, source=where, traces=index) for report, where in reports],
+        "reports": [
+            report_data(report, source=where, traces=index, transcripts=store)
+            for report, where in reports
+        ],
         "extra": [index.add(tree, str(tree.path or tree.trace_id)) for tree in traces],
-        "traces": index.traces,
-        "trace_page": _template("trace.html"),
-        "trace_slots": {"title": _TITLE_PLACEHOLDER, "data": _DATA_PLACEHOLDER},
+        "extra_tx": [store.for_tree(tree) for tree in traces],
+        "extra_labels": [f"{tree.trace_id[:12]} · {tree.session_key or '-'}" for tree in traces],
+        **_runs_blob(index, store),
     }
     title = f"harness eval report {Path(reports[0][1]).name}"
     if len(reports) > 1:
@@ -172,17 +224,69 @@ def build_compare_page(
     old: tuple[EvalReport, str],
     new: tuple[EvalReport, str],
     settings: GateSettings | None = None,
+    cassettes: Sequence[Path] = (),
 ) -> str:
-    """The HTML page comparing two eval reports, gravest changes first."""
-    data = compare_data(old[0], new[0], old_source=old[1], new_source=new[1], settings=settings)
+    """The HTML page comparing two eval reports, gravest changes first, each
+    side's answers beside the other's, with the runs' traces and transcripts."""
+    index, store = TraceIndex(), TranscriptIndex(cassettes)
+    data = compare_data(
+        old[0],
+        new[0],
+        old_source=old[1],
+        new_source=new[1],
+        settings=settings,
+        traces=index,
+        transcripts=store,
+    )
+    data.update(_runs_blob(index, store))
     title = f"harness compare {Path(old[1]).name} → {Path(new[1]).name}"
     return render_page("compare.html", title=title, data=data)
 
 
-def write_view_page(inputs: Sequence[Path], output: Path) -> Path:
+def report_files(folder: Path) -> list[Path]:
+    """The eval reports directly in ``folder`` (``*.json`` files with rows), by name."""
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue  # not a report; a page of it would say so when given by name
+        if _is_report(data):
+            found.append(path)
+    return found
+
+
+def build_index_page(reports: Sequence[tuple[EvalReport, str]], folder: str) -> str:
+    """The index page of a folder of eval reports: runs newest first, a case x run
+    matrix of verdicts with pass rates, failed cases first, filters and search.
+
+    Raises:
+        ViewError: ``reports`` is empty.
+    """
+    if not reports:
+        raise ViewError(f"no eval report in {folder}: give a folder of reports")
+    data = {"folder": folder, **index_data(reports)}
+    return render_page("index.html", title=f"harness eval runs in {Path(folder).name}", data=data)
+
+
+def write_index_page(folder: Path, output: Path) -> Path:
+    """Read the eval reports in ``folder`` and write their index page to ``output``.
+
+    Raises:
+        ViewError: no report in ``folder``, a report cannot be read, or ``output``
+            cannot be written.
+    """
+    files = report_files(folder)
+    if not files:
+        raise ViewError(f"{folder} has no eval report (*.json with rows) in it")
+    reports = [(_load_report(path), str(path)) for path in files]
+    return _write(output, build_index_page(reports, str(folder)))
+
+
+def write_view_page(inputs: Sequence[Path], output: Path, cassettes: Sequence[Path] = ()) -> Path:
     """Read ``inputs`` (trace files and eval reports, in any mix), write their page
     to ``output`` atomically: the report page when a report is among them, else
-    the trace page.
+    the trace page. ``cassettes``: where the reports' cassettes are (for transcripts).
 
     Raises:
         ViewError: an input cannot be shown, or ``output`` cannot be written.
@@ -190,7 +294,7 @@ def write_view_page(inputs: Sequence[Path], output: Path) -> Path:
     loaded = [(path, load_view_input(path)) for path in inputs]
     reports = [(doc, str(path)) for path, doc in loaded if isinstance(doc, EvalReport)]
     traces = [doc for _, doc in loaded if isinstance(doc, TraceTree)]
-    page = build_report_page(reports, traces) if reports else build_trace_page(traces)
+    page = build_report_page(reports, traces, cassettes) if reports else build_trace_page(traces)
     return _write(output, page)
 
 
@@ -204,7 +308,11 @@ def write_trace_page(inputs: Sequence[Path], output: Path) -> Path:
 
 
 def write_compare_page(
-    old: Path, new: Path, output: Path, settings: GateSettings | None = None
+    old: Path,
+    new: Path,
+    output: Path,
+    settings: GateSettings | None = None,
+    cassettes: Sequence[Path] = (),
 ) -> Path:
     """Read two eval reports and write the page comparing them to ``output``.
 
@@ -212,7 +320,7 @@ def write_compare_page(
         ViewError: either file is not a readable eval report, or ``output`` cannot be written.
     """
     sides = [(_load_compare_side(path), str(path)) for path in (old, new)]
-    return _write(output, build_compare_page(sides[0], sides[1], settings))
+    return _write(output, build_compare_page(sides[0], sides[1], settings, cassettes))
 
 
 def _write(output: Path, page: str) -> Path:

@@ -9,6 +9,7 @@ state dir) is listed as missing with its path, never silently dropped.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ from harness.evals.aggregate import CaseRuns, aggregate_rows
 from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
 from harness.evals.report import EvalReport, EvalRow
 from harness.tracing import TraceTree
+from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
 
-__all__ = ["TraceIndex", "report_data"]
+__all__ = ["RunSources", "TraceIndex", "report_data", "run_data"]
 
 
 class TraceIndex:
@@ -29,6 +31,7 @@ class TraceIndex:
 
     def __init__(self) -> None:
         self.traces: list[dict[str, Any]] = []
+        self.trees: dict[str, TraceTree] = {}
         self._known: dict[str, int | str] = {}
 
     def link(self, path: str) -> dict[str, Any]:
@@ -42,7 +45,10 @@ class TraceIndex:
 
     def add(self, tree: TraceTree, source: str) -> int:
         """Embed a trace given as such (not through a report row); its index."""
-        self.traces.append(trace_data(tree, source=source))
+        # The page passes a run's transcript to the trace it opens (it may come from
+        # the cassette), so the embedded trace carries none of its own.
+        self.traces.append(trace_data(tree, source=source, with_transcript=False))
+        self.trees[source] = tree
         return len(self.traces) - 1
 
     def _read(self, path: Path) -> int | str:
@@ -59,14 +65,25 @@ class TraceIndex:
         return self.add(tree, str(path))
 
 
-def report_data(report: EvalReport, *, source: str, traces: TraceIndex) -> dict[str, Any]:
+def report_data(
+    report: EvalReport,
+    *,
+    source: str,
+    traces: TraceIndex,
+    transcripts: TranscriptIndex | None = None,
+) -> dict[str, Any]:
     """Return the JSON-able description of ``report`` for the page.
 
     Args:
         report: the eval report.
         source: where it was read from, shown on the page.
         traces: where the runs' trace files are read into (shared by several reports).
+        transcripts: where the runs' transcripts are read into; default: from
+            replay-mode traces, and cassettes under the ``cassettes/`` folders
+            above ``source``.
     """
+    if transcripts is None:
+        transcripts = TranscriptIndex()
     rows = report.rows
     return {
         "source": source,
@@ -78,12 +95,24 @@ def report_data(report: EvalReport, *, source: str, traces: TraceIndex) -> dict[
         "sources": [s.value for s in report.sources],
         "runs": len(rows),
         "passed": sum(1 for row in rows if row.verdict.value == "pass"),
-        "cases": [_case(runs, traces) for runs in aggregate_rows(rows).values()],
+        "cases": [
+            _case(runs, RunSources(traces, transcripts, Path(source)))
+            for runs in aggregate_rows(rows).values()
+        ],
         "mutants": [_mutants(summary) for summary in summarize_mutants(report.mutants)],
     }
 
 
-def _case(runs: CaseRuns, traces: TraceIndex) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RunSources:
+    """Where a report's runs are read from: trace files, transcripts, the report's path."""
+
+    traces: TraceIndex
+    transcripts: TranscriptIndex
+    report: Path
+
+
+def _case(runs: CaseRuns, sources: RunSources) -> dict[str, Any]:
     interval = runs.interval
     per_run = runs.cost_per_run()
     ordered = sorted(runs.rows, key=lambda row: (row.epoch or 0, row.nodeid))
@@ -97,7 +126,7 @@ def _case(runs: CaseRuns, traces: TraceIndex) -> dict[str, Any]:
         "runs": runs.runs,
         "passes": runs.passes,
         "rate": runs.rate,
-        "interval": [interval.low, interval.high],
+        "interval": [round(interval.low, 4), round(interval.high, 4)],
         # One run: its verdict (pass / fail / error / skip) says more than "1/1".
         "verdict": ordered[0].verdict.value if len(ordered) == 1 else None,
         "recordings": runs.recordings,
@@ -108,11 +137,14 @@ def _case(runs: CaseRuns, traces: TraceIndex) -> dict[str, Any]:
         "cost_usd": None if per_run is None else per_run * runs.runs,
         "duration_s": runs.median_duration(),
         "failures": list(runs.failures),
-        "rows": [_run(row, traces) for row in ordered],
+        "rows": [run_data(row, sources) for row in ordered],
     }
 
 
-def _run(row: EvalRow, traces: TraceIndex) -> dict[str, Any]:
+def run_data(row: EvalRow, sources: RunSources) -> dict[str, Any]:
+    """One run of a case for the page: verdict, message, trace links, transcript link, judge."""
+    links = [sources.traces.link(path) for path in row.traces]
+    trees = [sources.traces.trees[link["path"]] for link in links if "index" in link]
     return {
         "nodeid": row.nodeid,
         # Counted from 1 on the page, as in the table and the test ids.
@@ -121,7 +153,8 @@ def _run(row: EvalRow, traces: TraceIndex) -> dict[str, Any]:
         "verdict": row.verdict.value,
         "message": row.message,
         "duration_s": row.duration_s,
-        "traces": [traces.link(path) for path in row.traces],
+        "traces": links,
+        "transcript": sources.transcripts.for_row(row, trees, sources.report),
         "judge": _judge(row),
     }
 

@@ -1,9 +1,10 @@
 """A trace as the trace page's script reads it: a flat list of spans with times
 relative to the start of the trace.
 
-The page gets plain numbers (milliseconds since the root began) so its script
-does no date arithmetic, and a flat list with child indices so it can render
-any subtree lazily, on expand, without walking the whole tree.
+The page gets plain numbers (milliseconds since the root began, to the
+microsecond) so its script does no date arithmetic but to print a span's times,
+and a flat list with child indices so it can render any subtree lazily, on
+expand, without walking the whole tree.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
 from harness.tracing.outline import walk_with_depth
+from harness.view.transcript import transcript
 
 __all__ = ["MARKED_KINDS", "PARALLEL_KINDS", "trace_data"]
 
@@ -23,12 +25,13 @@ MARKED_KINDS: Final = frozenset({"approval.pause", "approval.resume", "subagent.
 PARALLEL_KINDS: Final = frozenset({"tool.call"})
 
 
-def trace_data(tree: TraceTree, *, source: str) -> dict[str, Any]:
+def trace_data(tree: TraceTree, *, source: str, with_transcript: bool = True) -> dict[str, Any]:
     """Return the JSON-able description of ``tree`` for the page.
 
     Args:
         tree: the trace.
         source: where it was read from, shown on the page.
+        with_transcript: add the trace's transcript (``tx``, see ``transcript``).
     """
     origin = _parse(tree.root.started_at)
     spans: list[dict[str, Any]] = []
@@ -46,6 +49,9 @@ def trace_data(tree: TraceTree, *, source: str) -> dict[str, Any]:
         "id": tree.trace_id,
         "session": tree.session_key,
         "created_at": tree.created_at,
+        # Spans carry offsets from this (the page prints their times from it): a
+        # thousand traces of timestamps would be half of a packed report.
+        "started_at": tree.root.started_at,
         "capture_mode": tree.capture_mode,
         "has_payloads": has_payloads,
         "source": source,
@@ -54,6 +60,7 @@ def trace_data(tree: TraceTree, *, source: str) -> dict[str, Any]:
         "total_ms": total,
         "errors": sum(1 for s in spans if s["st"] == "error"),
         "spans": spans,
+        "tx": transcript(tree) if with_transcript else None,
     }
 
 
@@ -70,8 +77,6 @@ def _span(span: TraceSpan, depth: int, origin: datetime, parent: int) -> dict[st
         "e": span.duration_ms,
         "st": span.status,
         "seq": span.sequence,
-        "t0": span.started_at,
-        "t1": span.ended_at,
         "a": attributes,
         "pl": payload if isinstance(payload, dict) else None,
         "ev": [

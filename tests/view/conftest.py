@@ -71,3 +71,16 @@ def page(browser: Any) -> Iterator[Any]:
     yield opened
     context.close()
     assert errors == [], errors
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """Where a browser test saves its screenshots: ``HARNESS_VIEW_SCREENSHOTS/<test>``
+    when set (CI keeps that folder as an artifact), else the test's tmp dir."""
+    root = os.environ.get("HARNESS_VIEW_SCREENSHOTS")
+    if not root:
+        return tmp_path
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.node.name)
+    folder = Path(root) / f"{Path(str(request.node.path)).stem}-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -55,3 +55,34 @@ def edited(report: Path, target: Path, edit: Callable[[dict[str, Any]], bool]) -
     data["rows"] = [row for row in data["rows"] if edit(row)]
     target.write_text(json.dumps(data), "utf-8")
     return target
+
+
+def synthetic_reports(folder: Path, reports: int, cases: int) -> list[Path]:
+    """``reports`` report files of ``cases`` cases each, a day apart, on two
+    providers and two sources, where every seventh (case, run) fails with a reason
+    naming the case; written to ``folder``, oldest first."""
+    from harness.evals import EvalReport, EvalRow, Verdict
+    from harness.evals.provenance import Source
+
+    paths = []
+    for run in range(reports):
+        rows = []
+        for case in range(cases):
+            failing = (case * 3 + run) % 7 == 0
+            rows.append(
+                EvalRow(
+                    scenario=f"case-{case:03d}",
+                    nodeid=f"evals/test_cases.py::test_case[case-{case:03d}]",
+                    provider="openai" if case % 2 == 0 else "anthropic",
+                    model="gpt-4.1-mini" if case % 2 == 0 else "claude-sonnet-4-6",
+                    source=Source.SIMULATOR if case % 3 else Source.LIVE,
+                    verdict=Verdict.FAIL if failing else Verdict.PASS,
+                    message=f"the answer of case-{case:03d} lacks the marker" if failing else "",
+                    cost_usd=0.001 if case % 3 == 0 else None,
+                )
+            )
+        created = f"2026-11-{1 + run // 24:02d}T{run % 24:02d}:00:00+00:00"
+        path = folder / f"eval-{run:03d}.json"
+        EvalReport(created_at=created, rows=tuple(rows)).write(path)
+        paths.append(path)
+    return paths

@@ -18,7 +18,7 @@ from harness.evals.mutant_results import MutantOutcome, MutantResult
 from harness.evals.provenance import Source
 from harness.tracing import TraceTree
 from harness.view import write_compare_page, write_view_page
-from tests.view.reports import edited, remove, run_harness_eval
+from tests.view.reports import ROOT, edited, remove, run_harness_eval
 
 HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2><!--"
 
@@ -40,7 +40,7 @@ def _open(page: Any, html: Path) -> None:
 
 
 def test_report_page_shows_every_case_with_its_source_and_trace(
-    page: Any, real_report: Path, tmp_path: Path
+    page: Any, shots: Path, real_report: Path, tmp_path: Path
 ) -> None:
     report = load_report(real_report)
     cases = aggregate_rows(report.rows)
@@ -50,7 +50,7 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
     assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
     html = write_view_page([real_report], tmp_path / "report.html")
     _open(page, html)
-    page.screenshot(path=str(tmp_path / "report-page.png"), full_page=True)
+    page.screenshot(path=str(shots / "report-page.png"), full_page=True)
 
     rows = page.locator("tr.case-row")
     assert rows.count() == len(cases)
@@ -73,13 +73,13 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
     frame.locator('.row[data-kind="agent.run"]').wait_for()
     assert frame.locator('.row[data-kind="llm.call"]').count() >= 1
     assert page.text_content("#viewer-path") == first.get_attribute("title")
-    page.screenshot(path=str(tmp_path / "report-trace.png"))
+    page.screenshot(path=str(shots / "report-trace.png"))
     page.click("#viewer-close")
     assert page.locator("#viewer").is_hidden()
 
 
 def test_the_trace_modal_shows_a_clicked_span_in_a_wide_pane(
-    page: Any, real_report: Path, tmp_path: Path
+    page: Any, shots: Path, real_report: Path, tmp_path: Path
 ) -> None:
     # A report's run has one trace per button: the one-trace layout, in a frame.
     html = write_view_page([real_report], tmp_path / "report.html")
@@ -93,15 +93,55 @@ def test_the_trace_modal_shows_a_clicked_span_in_a_wide_pane(
     assert llm is not None
     row.click()
     details = frame.locator("#details")
-    page.screenshot(path=str(tmp_path / "report-trace-details.png"))
+    page.screenshot(path=str(shots / "report-trace-details.png"))
     assert details.bounding_box()["width"] >= 300
     assert details.locator("h3").text_content() == "llm.call"
     keys = details.locator("td.attr-key").all_text_contents()
     assert llm.attributes and set(llm.attributes) <= set(keys)
 
 
+GREETING = "SENTINEL-GREET-7F3A91C4E2"  # in fixtures/: the model can only know it by a read
+
+
+def test_a_replayed_rows_transcript_shows_the_tool_result_and_the_final_answer(
+    page: Any, shots: Path, real_report: Path, tmp_path: Path
+) -> None:
+    # The eval's traces are metadata-mode: the transcript comes from the cassette.
+    cassettes = [ROOT / "cassettes"]
+    html = write_view_page([real_report], tmp_path / "report.html", cassettes)
+    _open(page, html)
+    row = page.locator('tr.case-row[data-case="edit"][data-provider="openai"]')
+    assert row.locator(".tx-link").count() == 2  # one per epoch
+    row.locator(".tx-link").first.click()
+    pane = page.locator("#viewer-tx")
+    pane.locator(".tx-entry").first.wait_for()
+    page.screenshot(path=str(shots / "report-transcript.png"))
+    kinds = pane.locator(".tx-entry").evaluate_all("es => es.map(e => e.dataset.type)")
+    assert kinds[:3] == ["msg", "msg", "answer"] and kinds[-1] == "final"
+    assert pane.locator(".tx-msg.role-system").count() == 1
+    assert "greeting.txt" in (pane.locator(".tx-msg.role-user").text_content() or "")
+    reads = pane.locator('.tx-entry[data-type="tool"]', has_text="tool result · read")
+    assert GREETING in (reads.first.locator(".tx-text").text_content() or "")
+    calls = pane.locator(".tx-call").all_text_contents()
+    assert '→ read {"path": "greeting.txt"}' in calls
+    final = pane.locator('.tx-entry[data-type="final"] .tx-text').text_content() or ""
+    assert GREETING in final
+    assert "test_edit_flow" in (page.text_content("#viewer-path") or "")
+    page.click("#viewer-close")
+
+    # The run's trace (metadata mode) opens with the same transcript beside its waterfall.
+    row.locator(".trace-link").first.click()
+    frame = page.frame_locator("#viewer-frame")
+    frame.locator('.row[data-kind="agent.run"]').wait_for()
+    frame.locator("#show-transcript").click()
+    shown = frame.locator('#transcript .tx-entry[data-type="final"] .tx-text')
+    assert GREETING in (shown.text_content() or "")
+    assert frame.locator("#waterfall").is_hidden()
+    page.screenshot(path=str(shots / "report-trace-transcript.png"))
+
+
 def test_a_row_whose_trace_file_is_gone_says_so(
-    page: Any, real_report: Path, tmp_path: Path
+    page: Any, shots: Path, real_report: Path, tmp_path: Path
 ) -> None:
     def hostile(row: dict[str, Any]) -> bool:
         if (row["scenario"], row["provider"]) == ("edit", "openai"):
@@ -120,11 +160,11 @@ def test_a_row_whose_trace_file_is_gone_says_so(
     assert row.locator(".badge").text_content() == "0/2 0%"
     assert HOSTILE in (row.locator(".reason").text_content() or "")
     assert page.evaluate("window.pwned") is None
-    page.screenshot(path=str(tmp_path / "report-missing.png"), full_page=True)
+    page.screenshot(path=str(shots / "report-missing.png"), full_page=True)
 
 
 def test_compare_page_puts_the_regression_first(
-    page: Any, real_report: Path, tmp_path: Path
+    page: Any, shots: Path, real_report: Path, tmp_path: Path
 ) -> None:
     def regress(row: dict[str, Any]) -> bool:
         key = (row["scenario"], row["provider"])
@@ -138,9 +178,11 @@ def test_compare_page_puts_the_regression_first(
         return key != ("edit", "anthropic")  # not run in the new report
 
     new = edited(real_report, tmp_path / "new.json", regress)
-    html = write_compare_page(real_report, new, tmp_path / "compare.html")
+    html = write_compare_page(
+        real_report, new, tmp_path / "compare.html", cassettes=[ROOT / "cassettes"]
+    )
     _open(page, html)
-    page.screenshot(path=str(tmp_path / "compare-page.png"), full_page=True)
+    page.screenshot(path=str(shots / "compare-page.png"), full_page=True)
 
     statuses = page.eval_on_selector_all(
         "tr.change", "rows => rows.map(r => [r.dataset.case, r.dataset.provider, r.dataset.status])"
@@ -177,10 +219,40 @@ def test_compare_page_puts_the_regression_first(
     assert inserted.locator("td.new").text_content() == "    tool.call bash"
     assert inserted.locator("td.old").text_content() == ""
     assert shape.locator("tr.op-equal").count() >= 3
-    page.screenshot(path=str(tmp_path / "compare-shape.png"), full_page=True)
+    page.screenshot(path=str(shots / "compare-shape.png"), full_page=True)
+
+    # The regression's answers, old beside new, each run linking its trace and transcript.
+    answers = page.locator('tr.answers-row[data-case="edit"][data-provider="openai"]')
+    assert answers.is_visible()
+    old_runs = answers.locator('[data-side="old"] .run')
+    new_runs = answers.locator('[data-side="new"] .run')
+    assert old_runs.count() == new_runs.count() == 2
+    assert [r.get_attribute("data-verdict") for r in new_runs.all()] == ["fail", "fail"]
+    assert GREETING in (old_runs.first.locator(".answer").text_content() or "")
+    assert "greeting.py is unchanged" in (new_runs.first.locator(".message").text_content() or "")
+    assert old_runs.first.locator(".trace-link").count() >= 1
+    assert new_runs.first.locator(".tx-link").count() == 1
+    # A case that is the same keeps its answers folded away, built when asked for.
+    assert page.locator('tr.answers-row[data-provider="openai-responses"]').count() == 0
+    same = page.locator('tr.change[data-provider="openai-responses"]').first
+    same.locator(".answers-toggle").click()
+    shown = page.locator('tr.answers-row[data-provider="openai-responses"]')
+    assert shown.count() == 1 and shown.is_visible()
+    assert same.evaluate("r => r.nextElementSibling.classList.contains('answers-row')")
+    answers.locator(".tx-pair").click()
+    columns = page.locator("#viewer-tx .tx-cols > div")
+    assert columns.count() == 2
+    assert columns.nth(0).get_attribute("data-side") == "old"
+    for column in columns.all():
+        final = column.locator('.tx-entry[data-type="final"] .tx-text').text_content() or ""
+        assert GREETING in final
+    page.screenshot(path=str(shots / "compare-transcripts.png"))
+    page.click("#viewer-close")
+    new_runs.first.locator(".trace-link").first.click()
+    page.frame_locator("#viewer-frame").locator('.row[data-kind="agent.run"]').wait_for()
 
 
-def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, tmp_path: Path) -> None:
+def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, shots: Path, tmp_path: Path) -> None:
     from harness.tracing import Tracer
 
     tracer = Tracer(mode="replay")
@@ -208,10 +280,43 @@ def test_a_hostile_trace_opens_in_its_frame_as_text(page: Any, tmp_path: Path) -
     assert shown == HOSTILE + " $& $1 __HARNESS_VIEW_DATA__"
     assert page.evaluate("window.pwned") is None
     assert page.frames[1].evaluate("window.pwned") is None
-    page.screenshot(path=str(tmp_path / "hostile-trace.png"))
+    page.screenshot(path=str(shots / "hostile-trace.png"))
 
 
-def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_path: Path) -> None:
+def test_a_judged_runs_transcript_ends_with_the_judges_verdict_and_reason(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    from harness.evals.judge import JudgeResult
+    from tests.tracing.scripted_run import record_traces
+
+    _, resumed = record_traces(tmp_path, trace_mode="replay")
+    reason = "the answer never names the file " + HOSTILE
+    row = EvalRow(
+        scenario="judged",
+        nodeid="e::judged",
+        provider="openai",
+        verdict=Verdict.FAIL,
+        source=Source.SCRIPTED,
+        traces=(str(resumed.path),),
+        judge=JudgeResult(verdict="fail", reason=reason, model="judge-model"),
+    )
+    html = write_view_page([_write_report(tmp_path, EvalReport(rows=(row,)))], tmp_path / "j.html")
+    _open(page, html)
+    page.click(".tx-link")
+    last = page.locator("#viewer-tx .tx-entry").last
+    last.wait_for()
+    assert last.get_attribute("data-type") == "judge"
+    assert last.locator("b").text_content() == "judge: fail"
+    assert last.locator(".tx-text").text_content() == reason
+    final = page.locator('#viewer-tx .tx-entry[data-type="final"] .tx-text')
+    assert final.text_content() == "Wrote deploy-key.txt after approval."
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(shots / "judged-transcript.png"))
+
+
+def test_the_mutants_section_lists_each_eval_and_its_survivors(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
     def result(eval_id: str, mutant: str, outcome: MutantOutcome, order: int) -> MutantResult:
         return MutantResult(
             eval_nodeid=eval_id,
@@ -246,11 +351,11 @@ def test_the_mutants_section_lists_each_eval_and_its_survivors(page: Any, tmp_pa
     assert policy.locator(".badge").text_content() == "1 survived"
     survivors = policy.locator("ul.survivors li").all_text_contents()
     assert survivors == ["truncate-2 (truncate): truncate-2 of the recorded answers"]
-    page.screenshot(path=str(tmp_path / "mutants.png"), full_page=True)
+    page.screenshot(path=str(shots / "mutants.png"), full_page=True)
 
 
 def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
-    page: Any, tmp_path: Path
+    page: Any, shots: Path, tmp_path: Path
 ) -> None:
     reason = "\n".join(f"line {i} of why the case failed" for i in range(12))
 
@@ -268,7 +373,7 @@ def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
     page.set_viewport_size({"width": 1000, "height": 800})  # where the name used to break
     failing = EvalReport(rows=(row("edit", Verdict.FAIL, reason), row("plan", Verdict.PASS)))
     _open(page, write_view_page([_write_report(tmp_path, failing)], tmp_path / "f.html"))
-    page.screenshot(path=str(tmp_path / "report-layout.png"), full_page=True)
+    page.screenshot(path=str(shots / "report-layout.png"), full_page=True)
     models = page.locator("tr.case-row td:nth-child(2) .mono")
     assert models.all_text_contents() == ["claude-sonnet-4-6"] * 2
     lines = models.evaluate_all(
@@ -292,7 +397,7 @@ def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
     _open(page, write_view_page([_write_report(tmp_path, passing)], tmp_path / "p.html"))
     assert page.locator("#cases th", has_text="failure").is_hidden()  # no empty column
     assert page.locator("#cases th", has_text="trace").is_visible()
-    page.screenshot(path=str(tmp_path / "report-no-failures.png"), full_page=True)
+    page.screenshot(path=str(shots / "report-no-failures.png"), full_page=True)
 
 
 def _write_report(folder: Path, report: EvalReport) -> Path:

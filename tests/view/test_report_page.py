@@ -115,6 +115,30 @@ def test_the_report_page_embeds_the_trace_page_and_escapes_report_text(tmp_path:
     assert not re.search(r"https?://", outside) and "default-src 'none'" in page
 
 
+def test_a_report_page_packs_its_traces_and_transcripts_for_the_first_click(
+    tmp_path: Path,
+) -> None:
+    from harness.view import unpack_json
+    from tests.view.traces import big_tree
+
+    paths = []
+    for number in range(3):
+        path = tmp_path / f"t{number}.json"
+        path.write_text(big_tree(40).to_json(), "utf-8")
+        paths.append(str(path))
+    report = EvalReport(rows=tuple(_row(f"c{n}", traces=(p,)) for n, p in enumerate(paths)))
+    page = build_report_page([(report, str(tmp_path / "r.json"))])
+    data = _embedded(page)
+    assert '"spans"' not in _DATA.search(page).group(1)  # type: ignore[union-attr]
+    packed = unpack_json(data["packed"])
+    assert [t["source"] for t in packed["traces"]] == paths
+    assert all(len(t["spans"]) >= 40 and "t0" not in t["spans"][0] for t in packed["traces"])
+    links = [case["rows"][0]["traces"][0]["index"] for case in data["reports"][0]["cases"]]
+    assert sorted(links) == [0, 1, 2]
+    # Metadata traces and no cassette: each run says why it has no transcript.
+    assert all("missing" in case["rows"][0]["transcript"] for case in data["reports"][0]["cases"])
+
+
 def test_keep_traces_copies_the_files_and_repoints_the_rows(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     run_dir.mkdir()

@@ -1,4 +1,5 @@
-"""The trace page in a real headless Chromium, opened from file://.
+"""The trace page and the index of eval reports (``harness view DIR``) in a real
+headless Chromium, opened from file://.
 
 Screenshots of each page go to the test's tmp dir (``*.png``).
 """
@@ -10,8 +11,11 @@ from typing import Any
 
 import pytest
 
-from harness.view import build_trace_page
+from harness.evals import EvalReport, EvalRow, Verdict
+from harness.evals.provenance import Source
+from harness.view import build_trace_page, index_data, load_view_input, write_index_page
 from tests.tracing.scripted_run import SECRET, record_traces
+from tests.view.reports import synthetic_reports
 from tests.view.traces import big_tree, overlapping_tree
 
 
@@ -33,10 +37,10 @@ def _visible_labels(page: Any) -> list[str]:
     )
 
 
-def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> None:
+def test_scripted_run_rows_marks_and_attributes(page: Any, shots: Path, tmp_path: Path) -> None:
     paused, resumed = record_traces(tmp_path, trace_mode="replay")
     _open(page, build_trace_page([paused, resumed]), tmp_path, "trace")
-    page.screenshot(path=str(tmp_path / "trace-page.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-page.png"), full_page=True)
 
     # Depth 0-1 open, deeper rows collapsed except on the way to an approval or subagent.
     assert _visible_labels(page) == [
@@ -75,7 +79,7 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> No
     row = details.locator("tr.attr", has_text="tool_name")
     assert row.locator("td.attr-value").text_content() == "read"
     assert details.locator("pre.payload").first.text_content() == '{"path":"b.txt"}'
-    page.screenshot(path=str(tmp_path / "trace-tool-details.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-tool-details.png"), full_page=True)
 
     # The write's arguments are shown redacted, as stored.
     page.locator('.row[data-kind="tool.call"]', has_text="write").click()
@@ -86,12 +90,12 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, tmp_path: Path) -> No
     page.locator(".trace-item").nth(1).click()
     assert page.text_content('#summary [data-fact="trace"] .v') == resumed.trace_id
     assert page.text_content('.row[data-kind="approval.resume"] .mark') == "resumed after approval"
-    page.screenshot(path=str(tmp_path / "trace-resumed.png"), full_page=True)
+    page.screenshot(path=str(shots / "trace-resumed.png"), full_page=True)
 
 
 @pytest.mark.parametrize("count", [1, 2], ids=["one-trace", "many-traces"])
 def test_the_details_pane_is_wide_and_shows_the_clicked_span(
-    page: Any, tmp_path: Path, count: int
+    page: Any, shots: Path, tmp_path: Path, count: int
 ) -> None:
     # With one trace the list is hidden; the pane once fell into a 1 px column.
     traces = record_traces(tmp_path, trace_mode="replay")[:count]
@@ -99,17 +103,20 @@ def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     assert page.locator(".trace-item").count() == (0 if count == 1 else count)
     page.locator('.row[data-kind="tool.call"]').first.click()
     details = page.locator("#details")
-    page.screenshot(path=str(tmp_path / f"details-{count}.png"))
+    page.screenshot(path=str(shots / f"details-{count}.png"))
     assert details.bounding_box()["width"] >= 300
     assert details.locator("h3").text_content() == "tool.call read"
     value = details.locator("tr.attr", has_text="tool_name").locator("td.attr-value")
     assert value.text_content() == "read"
     assert value.bounding_box()["width"] >= 100  # the value is readable, not squeezed
+    read = next(span for span in traces[0].walk() if span.kind == "tool.call")
+    times = details.locator("tr.attr", has_text="started_at").locator("td.attr-value")
+    assert times.text_content() == read.started_at.replace("+00:00", "Z")  # from the offset
     waterfall = page.locator("#waterfall").bounding_box()
     assert waterfall["x"] + waterfall["width"] <= details.bounding_box()["x"]  # side by side
 
 
-def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) -> None:
+def test_concurrent_calls_overlap_on_the_time_axis(page: Any, shots: Path, tmp_path: Path) -> None:
     _open(page, build_trace_page([overlapping_tree()]), tmp_path, "parallel")
     boxes = [bar.bounding_box() for bar in page.locator('.row[data-kind="tool.call"] .bar').all()]
     first, second, third = boxes
@@ -117,7 +124,7 @@ def test_concurrent_calls_overlap_on_the_time_axis(page: Any, tmp_path: Path) ->
     assert third["x"] >= max(first["x"] + first["width"], second["x"] + second["width"]) - 1
     marks = page.locator('.row[data-kind="tool.call"] .mark-par').count()
     assert marks == 2
-    page.screenshot(path=str(tmp_path / "parallel.png"), full_page=True)
+    page.screenshot(path=str(shots / "parallel.png"), full_page=True)
 
 
 def test_metadata_trace_says_why_there_is_no_payload(page: Any, tmp_path: Path) -> None:
@@ -143,7 +150,7 @@ def test_hostile_payload_is_shown_as_text(page: Any, tmp_path: Path) -> None:
     assert page.evaluate("window.pwned") is None
 
 
-def test_a_thousand_spans_load_and_expand(page: Any, tmp_path: Path) -> None:
+def test_a_thousand_spans_load_and_expand(page: Any, shots: Path, tmp_path: Path) -> None:
     tree = big_tree(1000)
     _open(page, build_trace_page([tree]), tmp_path, "big")
     assert page.text_content('#summary [data-fact="spans"] .v') == "1000"
@@ -153,4 +160,166 @@ def test_a_thousand_spans_load_and_expand(page: Any, tmp_path: Path) -> None:
     assert collapsed.get_attribute("aria-expanded") == "true"
     page.click("#expand-all")
     assert page.locator("#rows .row").count() == 1000
-    page.screenshot(path=str(tmp_path / "big.png"))
+    page.screenshot(path=str(shots / "big.png"))
+
+
+def test_the_transcript_view_folds_long_texts_and_shows_them_whole(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    paused, resumed = record_traces(tmp_path, trace_mode="replay")
+    _open(page, build_trace_page([paused, resumed]), tmp_path, "transcript")
+    page.click("#show-transcript")
+    box = page.locator("#transcript")
+    assert page.locator("#waterfall").is_hidden() and box.is_visible()
+    kinds = box.locator(".tx-entry").evaluate_all("es => es.map(e => e.dataset.type)")
+    assert kinds[:3] == ["msg", "msg", "answer"]
+    assert box.locator(".tx-mark.kind-sub").count() == 2  # the subagent's start and end
+    assert box.locator(".tx-mark.kind-approval").text_content().startswith("waiting for approval")
+    sub = box.locator('.tx-entry[data-type="answer"]', has_text="Report: version 7")
+    assert sub.evaluate("e => parseFloat(e.style.marginLeft)") > 0  # nested one level
+    assert SECRET not in page.content()
+    page.screenshot(path=str(shots / "transcript.png"), full_page=True)
+
+    # The resumed run: its history is named, not repeated; the final answer ends it.
+    page.locator(".trace-item").nth(1).click()
+    assert box.is_visible()
+    assert box.locator(".tx-mark.kind-history").count() == 1
+    assert box.locator(".tx-entry").last.get_attribute("data-type") == "final"
+
+
+def test_a_long_hostile_tool_result_is_folded_text(page: Any, shots: Path, tmp_path: Path) -> None:
+    from harness.tracing import Tracer
+
+    hostile = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
+    long = hostile + "\n" + "\n".join(f"row {i:04d}" for i in range(600))
+    tracer = Tracer(mode="replay", max_payload_chars=100_000)
+    root = tracer.begin_trace("agent.run")
+    with tracer.span("agent.step"):
+        with tracer.span("llm.call") as call:
+            tracer.set_payload(call, "messages", [{"role": "user", "content": hostile}])
+        with tracer.span("tool.call", "read") as tool:
+            tracer.set_payload(tool, "observation", long)
+    tree = tracer.end_trace(root)
+    assert tree is not None
+    _open(page, build_trace_page([tree]), tmp_path, "fold")
+    page.click("#show-transcript")
+    result = page.locator('#transcript .tx-entry[data-type="tool"]')
+    text = result.locator(".tx-text")
+    assert text.get_attribute("data-folded") == "1"
+    assert len(text.text_content() or "") < 1300
+    more = result.locator(".tx-more")
+    assert more.text_content() == f"show all ({len(long):,} chars, 601 lines)"
+    more.click()
+    assert text.text_content() == long
+    assert page.locator(".tx-msg.role-user .tx-text").text_content() == hostile
+    assert page.evaluate("window.pwned") is None
+    page.screenshot(path=str(shots / "transcript-fold.png"))
+
+
+INDEX_HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
+
+
+def _open_file(page: Any, html: Path) -> None:
+    page.goto(html.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def _visible_cases(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(
+            "tr.case", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.case)"
+        )
+    )
+
+
+def test_the_index_shows_runs_newest_first_and_the_case_matrix(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    files = synthetic_reports(tmp_path, reports=5, cases=8)
+    html = write_index_page(tmp_path, tmp_path / "index.html")
+    _open_file(page, html)
+    page.screenshot(path=str(shots / "index.png"), full_page=True)
+    runs = page.eval_on_selector_all("tr.run", "rows => rows.map(r => r.dataset.source)")
+    assert runs == [str(path) for path in reversed(files)]  # newest first
+
+    reports = [load_view_input(path) for path in files]
+    assert all(isinstance(report, EvalReport) for report in reports)
+    cases = page.locator("tr.case")
+    assert cases.count() == 8
+    # Failed cases first: every case that failed in some run comes before any that never did.
+    failed = [f"case-{c:03d}" for c in range(8) if any((c * 3 + r) % 7 == 0 for r in range(5))]
+    shown = _visible_cases(page)
+    assert set(shown[: len(failed)]) == set(failed) and len(failed) < 8
+    # One cell per run, newest left: case-000 fails in run 0 (the oldest), so its last cell.
+    row = page.locator('tr.case[data-case="case-000"]')
+    verdicts = row.locator("td[data-verdict]").evaluate_all("ts => ts.map(t => t.dataset.verdict)")
+    assert verdicts == ["pass", "pass", "pass", "pass", "fail"]
+    assert row.locator(".rate").text_content() == "80%"
+    assert "lacks the marker" in (row.locator(".reason").text_content() or "")
+    title = row.locator("td[data-verdict='fail'] .cell").get_attribute("title") or ""
+    assert "eval-000.json" in title and "lacks the marker" in title
+
+
+def test_filters_and_search_hide_and_show_rows(page: Any, shots: Path, tmp_path: Path) -> None:
+    synthetic_reports(tmp_path, reports=4, cases=12)
+    _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
+    assert len(_visible_cases(page)) == 12
+    page.select_option("#f-provider", "anthropic")
+    assert len(_visible_cases(page)) == 6
+    assert all(int(name[-3:]) % 2 == 1 for name in _visible_cases(page))
+    page.select_option("#f-source", "live")  # case % 3 == 0, odd: 3 and 9
+    assert set(_visible_cases(page)) == {"case-003", "case-009"}
+    page.select_option("#f-provider", "")
+    page.select_option("#f-source", "")
+    page.select_option("#f-verdict", "passing")
+    passing = set(_visible_cases(page))
+    page.select_option("#f-verdict", "failed")
+    failing = set(_visible_cases(page))
+    assert passing and failing and not passing & failing and len(passing | failing) == 12
+    page.screenshot(path=str(shots / "index-failed.png"), full_page=True)
+    page.select_option("#f-verdict", "")
+    page.fill("#f-text", "case-004 LACKS")  # a failure reason's words, any case
+    assert _visible_cases(page) == ["case-004"]
+    page.fill("#f-text", "")
+    assert len(_visible_cases(page)) == 12
+    assert page.text_content("#shown") == "12 of 12 cases"
+
+
+def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
+    page: Any, tmp_path: Path
+) -> None:
+    def row(case: str, verdict: Verdict) -> EvalRow:
+        return EvalRow(
+            scenario=case,
+            nodeid=f"e::{case}",
+            verdict=verdict,
+            source=Source.SCRIPTED,
+            message=INDEX_HOSTILE if verdict is Verdict.FAIL else "",
+        )
+
+    old = EvalReport(
+        created_at="2026-01-01T00:00:00+00:00", rows=(row(INDEX_HOSTILE, Verdict.PASS),)
+    )
+    new = EvalReport(
+        created_at="2026-02-01T00:00:00+00:00",
+        rows=(row(INDEX_HOSTILE, Verdict.FAIL), row("added", Verdict.PASS)),
+    )
+    old.write(tmp_path / "a.json")
+    new.write(tmp_path / "b.json")
+    (tmp_path / "not-a-report.json").write_text('{"root": {}}', "utf-8")
+    _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
+    assert page.locator("tr.run").count() == 2
+    assert page.locator("tr.case .case-name").first.text_content() == INDEX_HOSTILE
+    added = page.locator('tr.case[data-case="added"] td[data-verdict]')
+    assert added.evaluate_all("ts => ts.map(t => t.dataset.verdict)") == ["pass", "none"]
+    assert page.evaluate("window.pwned") is None
+
+
+def test_index_data_groups_epochs_into_one_cell() -> None:
+    rows = tuple(
+        EvalRow(scenario="c", nodeid="e::c", verdict=v, epoch=i, source=Source.SCRIPTED)
+        for i, v in enumerate([Verdict.PASS, Verdict.FAIL])
+    )
+    data = index_data([(EvalReport(rows=rows), "r.json")])
+    (case,) = data["cases"]
+    assert case["cells"] == [[1, 2, "mixed"]] and case["failed"] and case["rate"] == 0.5

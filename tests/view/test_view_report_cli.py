@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
+from harness.view import unpack_json
 from tests.cli.test_view_cli import _harness
 from tests.tracing.scripted_run import record_traces
 
@@ -39,7 +40,8 @@ def test_a_report_with_trace_files_gets_one_page_with_them(tmp_path: Path) -> No
     done = _harness(tmp_path, "view", str(report), str(resumed.path), "-o", str(out))
     assert done.returncode == 0, done.stderr
     data = _data(out)
-    traces = data["traces"]
+    assert isinstance(data["packed"], str)
+    traces = unpack_json(data["packed"])["traces"]
     assert isinstance(traces, list)
     assert [t["id"] for t in traces] == [paused.trace_id, resumed.trace_id]
     assert data["extra"] == [1]  # the trace given beside the report is listed apart
@@ -73,3 +75,23 @@ def test_compare_refuses_traces_and_extra_paths_in_one_line(tmp_path: Path) -> N
     assert both.returncode == 2 and "not both" in both.stderr
     nothing = _harness(tmp_path, "view")
     assert nothing.returncode == 2 and "--compare OLD NEW" in nothing.stderr
+
+
+def test_a_folder_of_reports_gets_the_index(tmp_path: Path) -> None:
+    _report(tmp_path / "eval-a.json", Verdict.PASS)
+    _report(tmp_path / "eval-b.json", Verdict.FAIL)
+    done = _harness(tmp_path, "view", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    page = Path(done.stdout.strip())
+    assert page == (tmp_path / "harness-view.html").resolve()
+    data = _data(page)
+    assert [run["name"] for run in data["runs"]] == ["eval-b.json", "eval-a.json"]  # type: ignore[index]
+    (case,) = data["cases"]  # type: ignore[misc]
+    assert case["passes"] == 1 and case["runs"] == 2 and case["failed"]
+
+
+def test_a_cassettes_folder_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    report = _report(tmp_path / "r.json", Verdict.PASS)
+    done = _harness(tmp_path, "view", str(report), "--cassettes", str(tmp_path / "nowhere"))
+    assert done.returncode != 0
+    assert "--cassettes" in done.stderr and "is not a folder" in done.stderr

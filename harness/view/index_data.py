@@ -1,0 +1,96 @@
+"""A folder of eval reports as the index page's script reads it: the runs newest
+first, and a case x run matrix of verdicts with each case's pass rate.
+
+Rows are grouped per case as ``harness eval compare`` groups them (case,
+provider, model role, test), epochs folded into passes / runs. A case fails
+when any run of it failed; failed cases come first, worst pass rate first.
+Cells are compact arrays (``[passes, runs, verdict]``) because a page of a
+hundred reports by a hundred cases holds ten thousand of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
+from harness.evals.report import EvalReport
+
+__all__ = ["index_data"]
+
+
+def index_data(reports: Sequence[tuple[EvalReport, str]]) -> dict[str, Any]:
+    """Return the JSON-able index of ``reports`` (``(report, where it was read from)``)."""
+    ordered = sorted(reports, key=lambda pair: (pair[0].created_at, pair[1]), reverse=True)
+    runs = [_run(report, source) for report, source in ordered]
+    grouped = [aggregate_rows(report.rows) for report, _ in ordered]
+    keys: dict[CaseKey, None] = {}
+    for groups in grouped:
+        keys.update(dict.fromkeys(groups))
+    cases = [_case(key, [groups.get(key) for groups in grouped]) for key in keys]
+    cases.sort(
+        key=lambda c: (not c["failed"], c["rate"] if c["rate"] is not None else 2, c["case"])
+    )
+    return {
+        "runs": runs,
+        "cases": cases,
+        "providers": sorted({c["provider"] for c in cases}),
+        "sources": sorted({s for c in cases for s in c["sources"]}),
+    }
+
+
+def _run(report: EvalReport, source: str) -> dict[str, Any]:
+    rows = report.rows
+    verdicts = [row.verdict.value for row in rows]
+    return {
+        "source": source,
+        "name": Path(source).name,
+        "created_at": report.created_at,
+        "sources": [s.value for s in report.sources],
+        "providers": sorted({row.provider for row in rows}),
+        "rows": len(rows),
+        "passed": verdicts.count("pass"),
+        "failed": verdicts.count("fail") + verdicts.count("error"),
+        "cost_usd": report.cost_usd,
+        "record_mode": report.record_mode,
+    }
+
+
+def _cell(runs: CaseRuns | None) -> list[Any] | None:
+    if runs is None:
+        return None
+    verdicts = {row.verdict.value for row in runs.rows}
+    verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
+    return [runs.passes, runs.runs, verdict]
+
+
+def _case(key: CaseKey, per_run: list[CaseRuns | None]) -> dict[str, Any]:
+    present = [runs for runs in per_run if runs is not None]
+    passes = sum(runs.passes for runs in present)
+    total = sum(runs.runs for runs in present)
+    # The newest failure's reason (runs are newest first): what a reader fixes now.
+    reason = next(
+        (failure for runs in present for failure in runs.failures if failure),
+        "",
+    )
+    sources = sorted({s.value for runs in present for s in runs.sources})
+    cells = [_cell(runs) for runs in per_run]
+    latest = next(cell for cell in cells if cell is not None)
+    return {
+        "case": key[0],
+        "provider": key[1],
+        "role": key[2],
+        "test": key[3],
+        "models": sorted({m for runs in present for m in runs.models}),
+        "sources": sources,
+        "passes": passes,
+        "runs": total,
+        "rate": passes / total if total else None,
+        "failed": any(
+            row.verdict.value in ("fail", "error") for runs in present for row in runs.rows
+        ),
+        "latest": latest[2],
+        "reason": reason,
+        "cells": cells,
+    }
