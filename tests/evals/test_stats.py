@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats as scipy_stats
 
 from harness.evals.stats import Interval, fisher_drop_p, wilson_interval
+
+
+def _scipy_stats() -> Any:
+    """scipy.stats, imported by the tests that use it, not at collection on every worker."""
+    return pytest.importorskip("scipy.stats")
 
 
 @st.composite
@@ -22,7 +27,7 @@ def counts(draw: st.DrawFn, max_runs: int = 60) -> tuple[int, int]:
 @given(counts(max_runs=500))
 def test_wilson_matches_scipy(count: tuple[int, int]) -> None:
     passes, runs = count
-    expected = scipy_stats.binomtest(passes, runs).proportion_ci(method="wilson")
+    expected = _scipy_stats().binomtest(passes, runs).proportion_ci(method="wilson")
     got = wilson_interval(passes, runs)
     assert got.low == pytest.approx(expected.low, abs=1e-9)
     assert got.high == pytest.approx(expected.high, abs=1e-9)
@@ -33,7 +38,7 @@ def test_wilson_matches_scipy(count: tuple[int, int]) -> None:
 @given(counts(), counts())
 def test_fisher_matches_scipy_one_sided(old: tuple[int, int], new: tuple[int, int]) -> None:
     table = [[old[0], old[1] - old[0]], [new[0], new[1] - new[0]]]
-    expected = scipy_stats.fisher_exact(table, alternative="greater").pvalue
+    expected = _scipy_stats().fisher_exact(table, alternative="greater").pvalue
     got = fisher_drop_p(old[0], old[1], new[0], new[1])
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
     assert 0.0 <= got <= 1.0

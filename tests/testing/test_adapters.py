@@ -32,7 +32,7 @@ from harness.core import ConfigurationError
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import assert_trace_shape, trace_from_cassette
-from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans
+from harness.testing.adapters import from_otel_spans
 from harness.tracing import TraceTree, TraceUsageError, outline_text, validate_trace_document
 from harness.view import build_trace_page
 
@@ -56,6 +56,12 @@ class _Lazy:
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(importlib.import_module(self._name), attr)
+
+
+def AgentsTraceProcessor() -> Any:
+    from harness.testing.adapters import AgentsTraceProcessor as processor
+
+    return processor()
 
 
 sdk = _Lazy("agents")
@@ -334,7 +340,7 @@ def test_pydantic_ai_spans_and_its_traffic_tell_the_same_run(
 
 
 @pytest.fixture
-def processor() -> Iterator[AgentsTraceProcessor]:
+def processor() -> Iterator[Any]:
     """The only trace processor for the test (no export to OpenAI), removed after it."""
     collected = AgentsTraceProcessor()
     sdk_tracing.set_trace_processors([collected])
@@ -355,7 +361,7 @@ def _sdk_run(url: str, build: Callable[[Any], Any], *prompts: str) -> list[Any]:
 
 
 def test_an_agents_sdk_run_and_its_traffic_tell_the_same_run(
-    processor: AgentsTraceProcessor, tmp_path: Path
+    processor: Any, tmp_path: Path
 ) -> None:
     cassette = tmp_path / "cassette.yaml"
     with SimulatorServer(SCRIPT) as sim, use_cassette(cassette, record_mode="once"):
@@ -384,7 +390,7 @@ def test_an_agents_sdk_run_and_its_traffic_tell_the_same_run(
 
 
 def test_handoffs_guardrails_and_agents_as_tools_keep_their_own_spans(
-    processor: AgentsTraceProcessor,
+    processor: Any,
 ) -> None:
     script = {
         "version": 1,
@@ -434,7 +440,7 @@ def test_handoffs_guardrails_and_agents_as_tools_keep_their_own_spans(
     assert tree.one("tool.call").attributes["tool_call_index"] == 0
 
 
-def test_the_processor_keeps_each_run_apart(processor: AgentsTraceProcessor) -> None:
+def test_the_processor_keeps_each_run_apart(processor: Any) -> None:
     with pytest.raises(TraceUsageError, match="no trace was collected"):
         processor.tree()
     script = {"version": 1, "turns": ["one", "two"]}
