@@ -39,6 +39,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "deep: loops over everything a default-run test samples; needs --deep"
     )
+    # Known without xdist too (``-p no:xdist`` runs), where it only documents the group.
+    config.addinivalue_line("markers", "xdist_group(name): tests one worker runs together")
     _group_heavy_imports(config)
     if config.getoption("--deep"):
         # Modules that size their tables at import read this (tests/effects).
