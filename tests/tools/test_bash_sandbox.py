@@ -284,7 +284,9 @@ def test_required_without_bwrap_is_an_error_observation_in_a_run(
     assert "HARNESS_BASH_SANDBOX=required" in str(observation)
 
 
-@pytest.mark.parametrize("mode,label", [("required", "bwrap"), ("off", "none")])
+@pytest.mark.parametrize(
+    "mode,label", [("required", "bwrap"), pytest.param("off", "none", marks=needs_landlock)]
+)
 def test_the_tool_span_records_the_sandbox(tmp_path: Path, mode: str, label: str) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -334,3 +336,22 @@ def test_sandboxed_processes_keep_no_capabilities_even_as_root(tmp_path: Path) -
     assert "CapEff:\t0000000000000000" in text
     assert "umount=0" not in text and "remount=0" not in text
     assert "cat=1" in text
+
+
+def test_back_to_back_calls_reuse_layers_only_once_unmounted(tmp_path: Path) -> None:
+    # Each call's overlay is unmounted in a background thread after the call
+    # returns; a layer still mounted must never be handed to the next call
+    # (overlayfs would refuse its upper dir, and the call would fail).
+    work, state = tmp_path / "work", tmp_path / "state"
+    work.mkdir()
+    tool = sandboxed(state_dir=state)
+
+    outputs = [run(tool, work, f"echo {n} > f{n}.txt").text for n in range(10)]
+
+    assert all(f"created f{n}.txt" in out for n, out in enumerate(outputs)), outputs
+    assert sorted(p.name for p in work.iterdir()) == sorted(f"f{n}.txt" for n in range(10))
+    for thread in threading.enumerate():
+        if thread.name == "harness-unmount":
+            thread.join(10)
+    layers = [p for p in (state / "layers").iterdir() if p.is_dir()]
+    assert len(layers) <= 4 and all(not any((p / "upper").iterdir()) for p in layers)
