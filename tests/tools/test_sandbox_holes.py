@@ -120,7 +120,7 @@ def _as_nobody(base: Path, guard: bool) -> str:
                 # (started as that user) is dumpable: put that back, then skip the guards.
                 ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
                 launch.make_undumpable = lambda: False  # type: ignore[assignment]
-                launch.confine = lambda *args: _NoConfinement()  # type: ignore[assignment]
+                launch.confine = lambda *args, **kwargs: _NoConfinement()  # type: ignore[assignment]
             out = tool.run(ToolInput({"command": COMMAND}, base / "work")).text
             os.write(write_end, out.encode())
             status = 0

@@ -25,6 +25,7 @@ from harness.core.errors import ToolError
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput
 from harness.tools.sandbox import confinement_problem
+from harness.tools.sandbox.landlock import landlock_abi
 from tests.tools.conftest import needs_landlock
 
 pytestmark = needs_landlock
@@ -248,3 +249,20 @@ def test_a_reachable_tmux_server_refuses(layout: Layout, tmp_path: Path) -> None
 
     assert problem is not None and "runs commands on request" in problem, problem
     assert confinement_problem(layout.work.resolve(), [layout.state.resolve()], {}) is None
+
+
+@pytest.mark.skipif(landlock_abi() < 4, reason="TCP rules need Landlock ABI 4 (Linux 6.7)")
+@pytest.mark.parametrize("network", [False, True], ids=["network off", "network on"])
+def test_tcp_follows_harness_bash_network(layout: Layout, network: bool) -> None:
+    import socket
+
+    tool = BashTool(sandbox="off", state_dir=layout.state, key_dir=layout.key_dir, network=network)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        code = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5); print('OK')"
+        probe = f'python3 -c "{code}"'
+        out = tool.run(ToolInput({"command": probe, "timeout_seconds": 30}, layout.work)).text
+
+    assert ("OK\n" in out) is network, out

@@ -14,7 +14,13 @@ cannot run) puts every call under a Landlock domain built for it (see
   the rest of ``/dev`` cannot be opened (a raw disk holds the key too);
 * harness's process: not readable (``environ``, ``mem``, ``maps``, fds) nor
   signalable; every capability is dropped first, since a root bash holding
-  ``CAP_SYS_PTRACE`` still reads ``/proc/<pid>/environ`` under Landlock.
+  ``CAP_SYS_PTRACE`` still reads ``/proc/<pid>/environ`` under Landlock;
+* TCP: no connect or bind unless ``HARNESS_BASH_NETWORK=on`` (ABI 4+).
+
+Older kernels confine less: before ABI 2 (Linux 5.19) moving or linking a
+file between folders is always refused, before ABI 3 (6.2) ``truncate`` is
+not governed (the key could be emptied: harness then refuses it, a denial of
+service, never a forgery), before ABI 4 (6.7) TCP stays open.
 
 Landlock (up to ABI 7) does not govern metadata: ``stat``, ``chmod``,
 ``utime`` and extended attributes of a hidden path still work, so the agent
@@ -92,9 +98,18 @@ def landlock_problem() -> str | None:
 
 
 def confine(
-    workdir: Path, hidden: Iterable[Path], environ: Mapping[str, str] | None = None
+    workdir: Path,
+    hidden: Iterable[Path],
+    environ: Mapping[str, str] | None = None,
+    *,
+    network: bool = False,
 ) -> Confinement:
     """The Landlock ruleset for a call in ``workdir`` that must never reach ``hidden``.
+
+    ``network`` False (``HARNESS_BASH_NETWORK`` off, the default) also refuses
+    every TCP connect and bind (Landlock ABI 4+, Linux 6.7+; older kernels
+    leave TCP open): a local service that runs commands for whoever connects
+    (sshd taking the user's own key, a notebook server) is out of reach too.
 
     Raises:
         ToolError: (``sandbox_unavailable``) the confinement cannot hold here;
@@ -108,7 +123,7 @@ def confine(
             f"bash refused to run without the sandbox: {problem}. Nothing was run.",
             error_type="sandbox_unavailable",
         )
-    return Confinement(_ruleset(root, covered))
+    return Confinement(_ruleset(root, covered, network=network))
 
 
 def confinement_problem(
@@ -150,14 +165,14 @@ def unsandboxed_status(
     )
 
 
-def _ruleset(workdir: Path, hidden: list[Path]) -> Ruleset:
+def _ruleset(workdir: Path, hidden: list[Path], *, network: bool) -> Ruleset:
     zones: dict[Path, int] = {Path("/"): READ, Path("/dev"): DIR_ONLY}
     zones |= {Path("/dev", name): FILE_RIGHTS for name in _DEVICES}
     zones[Path("/dev/pts")] = DIR_ONLY | FILE_RIGHTS
     zones |= {Path(place).resolve(): WRITE for place in _SCRATCH}
     zones[workdir] = WRITE
     zones |= dict.fromkeys(hidden, 0)
-    ruleset = Ruleset(landlock_abi())
+    ruleset = Ruleset(landlock_abi(), tcp=network)
     try:
         for path, rights, is_dir in zone_rules(zones):
             ruleset.allow(path, rights, is_dir=is_dir)

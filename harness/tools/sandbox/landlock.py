@@ -43,6 +43,7 @@ REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
 MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
 MAKE_SYM, REFER, TRUNCATE, IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 
 READ = EXECUTE | READ_FILE | READ_DIR
 # No MAKE_CHAR / MAKE_BLOCK anywhere: a device node is a way around every rule.
@@ -109,10 +110,12 @@ def handled_rights(abi: int) -> int:
 class Ruleset:
     """An open ruleset: add rules in the parent, ``restrict`` in the child, then ``close``."""
 
-    def __init__(self, abi: int) -> None:
+    def __init__(self, abi: int, *, tcp: bool = True) -> None:
+        """``tcp`` False: no TCP connect or bind at all (ABI 4+; UDP and unix sockets stay)."""
         self.handled = handled_rights(abi)
         scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
-        attr = _RulesetAttr(self.handled, 0, scoped)
+        net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 and not tcp else 0
+        attr = _RulesetAttr(self.handled, net, scoped)
         size = 24 if abi >= 6 else 16 if abi >= 4 else 8
         fd = int(_syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0))
         if fd < 0:

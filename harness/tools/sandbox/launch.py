@@ -225,7 +225,7 @@ class ShellLauncher:
         env = {**self.env_filter.apply(environ), TAG_VARIABLE: tag}
         bwrap = self.choice.bwrap
         if bwrap is None:
-            confinement = confine(workdir, hidden, environ)
+            confinement = confine(workdir, hidden, environ, network=self.network)
             make_undumpable()
             try:
                 process = self._popen(
