@@ -4,7 +4,9 @@
 bash tool reads, plus ``finish`` (after a normal exit) and ``kill`` (on
 timeout). Both leave nothing running: in bwrap they wait for the sandbox's PID
 namespace to be torn down; unsandboxed they kill the process group and every
-process ``reaper`` can attribute to the call.
+process ``reaper`` can attribute to the call (which ran under Landlock, see
+``confinement``). Over an overlay, the sandbox's mount namespace is held past
+the call's last exit (``take_namespace``), so its unmount can happen later.
 """
 
 from __future__ import annotations
