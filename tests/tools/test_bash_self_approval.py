@@ -15,9 +15,10 @@ environment scrubbed, attackers dead when the call returns), not the policy.
 A positive control runs the same attack script outside harness afterwards and
 shows that it does approve the call when nothing contains it.
 
-In ``off`` mode the scrubbing and the reaping stop this attack too, but not an
-attacker that also clears its environment before leaving the session
-(``env -i setsid -f``): ``off`` cannot stop a determined agent.
+In ``off`` mode (the state dir outside the workdir, as unsandboxed bash needs)
+an attacker that also clears its environment before leaving the session
+(``env -i setsid -f``) outlives the call, but the Landlock domain it inherited
+keeps the state dir and the key out of its reach, so it finds nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from harness.tools.sandbox import check_bwrap, find_bwrap
+from tests.tools.conftest import needs_landlock
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem
 HARNESS_BIN = Path(sys.executable).parent / "harness"
@@ -76,10 +78,14 @@ ENV_CLEARING = (
 )
 
 
+def _state(tmp_path: Path, work: Path, mode: str) -> Path:
+    return work / ".harness" if mode == "bwrap" else tmp_path / "state"
+
+
 def _first_turn(tmp_path: Path, work: Path, script: Path, mode: str) -> str:
     attack = ATTACK
     for name, value in {
-        "@STATE@": work / ".harness",
+        "@STATE@": _state(tmp_path, work, mode),
         "@WORK@": work,
         "@SCRIPT@": script,
         "@HARNESS@": HARNESS_BIN,
@@ -87,7 +93,7 @@ def _first_turn(tmp_path: Path, work: Path, script: Path, mode: str) -> str:
         "@TMP@": tmp_path,
     }.items():
         attack = attack.replace(name, str(value))
-    launches = list(LAUNCH.values()) + ([ENV_CLEARING] if mode == "bwrap" else [])
+    launches = [*LAUNCH.values(), ENV_CLEARING]
     starts = "\n".join(launch.format(delay=2) for launch in launches)
     return (
         f"export LOGDIR=$PWD\ncat > .attack.sh <<'ATTACK'\n{attack}\nATTACK\n"
@@ -104,18 +110,15 @@ def _env(tmp_path: Path, work: Path, script: Path, mode: str) -> dict[str, str]:
         HARNESS_ENABLED_TOOLS="read,write,bash",
         HARNESS_APPROVAL_REQUIRED_TOOLS="write",
         HARNESS_BASH_SANDBOX="required" if mode == "bwrap" else "off",
+        HARNESS_STATE_DIR=str(_state(tmp_path, work, mode)),
         XDG_STATE_HOME=str(tmp_path / "xdg"),
         OPENAI_API_KEY="sk-test-self-approval",
     )
-    if mode == "off" and os.geteuid() == 0:
-        # A root harness with a secret in its environment refuses unsandboxed bash
-        # (a root bash reads /proc/<pid>/environ); this test is about the reaping.
-        del env["OPENAI_API_KEY"]
     return env
 
 
-def _record(work: Path, approval_id: str) -> dict[str, object]:
-    path = work / ".harness" / "sessions" / "demo" / "approvals" / f"{approval_id}.json"
+def _record(state: Path, approval_id: str) -> dict[str, object]:
+    path = state / "sessions" / "demo" / "approvals" / f"{approval_id}.json"
     loaded: dict[str, object] = json.loads(path.read_text())
     return loaded
 
@@ -129,7 +132,7 @@ def _record(work: Path, approval_id: str) -> dict[str, object]:
                 BWRAP_PROBLEM is not None, reason=f"bwrap cannot run here: {BWRAP_PROBLEM}"
             ),
         ),
-        "off",
+        pytest.param("off", marks=needs_landlock),
     ],
 )
 def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> None:
@@ -157,23 +160,23 @@ def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> N
     data = json.loads(paused.stdout)
     assert data["stop_reason"] == "approval_required", paused.stderr
     approval_id = data["approval_id"]
+    state = _state(tmp_path, work, mode)
     deadline = time.monotonic() + WAIT_FOR_ATTACK_SECONDS
-    while time.monotonic() < deadline and _record(work, approval_id)["status"] == "pending":
+    while time.monotonic() < deadline and _record(state, approval_id)["status"] == "pending":
         time.sleep(0.2)
-    assert _record(work, approval_id)["status"] == "pending"
+    assert _record(state, approval_id)["status"] == "pending"
     assert not (work / "deploy-key.txt").exists()
     log = (work / "attack.log").read_text()
     assert "attacker in-call running" in log  # the attack did run, inside the call
     assert "approved" not in log and "found" not in log
-    state_seen = [line for line in log.splitlines() if f"sees in {work}/.harness:" in line]
-    if mode == "bwrap":  # in the sandbox even the in-call attacker sees an empty state dir
-        assert state_seen and all(line.endswith(".harness: ") for line in state_seen)
-    else:  # off: the state dir is in plain sight; only reaping stopped this attacker
-        assert any("sessions" in line for line in state_seen)
-    # Only the in-call attacker ran: every one left behind died with the call.
-    assert [line for line in log.splitlines() if "running as" in line] == [
-        line for line in log.splitlines() if "attacker in-call" in line
-    ]
+    # Even the in-call attacker sees an empty state dir: bwrap covers it; off,
+    # Landlock refuses to list it.
+    state_seen = [line for line in log.splitlines() if f"sees in {state}:" in line]
+    assert state_seen and all(line.endswith(f"{state}: ") for line in state_seen)
+    # Only the in-call attacker ran: every one left behind died with the call;
+    # off, but for the one that cleared its environment (see the docstring).
+    ran = [line.split()[1] for line in log.splitlines() if "running as" in line]
+    assert ran == (["in-call"] if mode == "bwrap" else ["in-call", "env-i"])
 
     # Positive control: the same script, run with nothing containing it, approves.
     # (The scripted provider picks its turn by the conversation, so the resumed run

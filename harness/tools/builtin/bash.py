@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,11 +84,13 @@ class BashTool:
         max_timeout_seconds: the largest ``timeout_seconds`` a call may ask for.
         max_output_chars: output beyond this is cut from the middle.
         sandbox: ``auto`` (bwrap when it works, else unsandboxed with a warning),
-            ``required`` (no working bwrap: refuse to run) or ``off``.
+            ``required`` (no working bwrap: refuse to run) or ``off``. Unsandboxed
+            calls run under Landlock, or are refused (``sandbox.confinement``).
         network: keep the network inside the sandbox.
         env_names: extra variables bash may see (``HARNESS_BASH_ENV``); names of
             secrets, harness or providers are refused whatever is listed.
-        state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``.
+        state_dir: the harness state dir to hide; None hides ``<workdir>/.harness``
+            (which only bwrap can hide: unsandboxed, bash then refuses).
         key_dir: the approval-key dir to hide; None means ``approval_key_dir()``
             (``$XDG_STATE_HOME/harness``, default ``~/.local/state/harness``).
         bwrap_finder: where bwrap comes from (a seam for tests and platforms).
@@ -147,6 +149,8 @@ class BashTool:
         self._launcher: ShellLauncher | None = None
         self._spare: list[Layer] = []
         self._mount_dirs: dict[str, set[str]] = {}
+        # Mount namespaces still holding a layer's overlay (see ShellRun.take_namespace).
+        self._held: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
@@ -203,11 +207,12 @@ class BashTool:
             # The gate reads it from here (and a pause keeps it for another process).
             layer.save_changeset(changeset)
             metadata[LAYER_KEY] = str(layer.root)
+            self._release(layer, then=None)
             return text
         try:
             apply_changeset(changeset, tool_input.workdir, layer.upper)
         except BaseException:
-            layer.discard()
+            self._drop(layer)
             raise
         self._give_back(layer, keep)
         return f"{text}\n{summarize(changeset)}"
@@ -217,11 +222,12 @@ class BashTool:
         with self._lock:
             if self._launcher is None:
                 choice = choose_sandbox(self.sandbox, self._finder)
-                if not self.overlay and choice.overlay:
+                chosen = not self.overlay and choice.overlay
+                if chosen:
                     choice = dataclasses.replace(
                         choice, overlay=False, overlay_problem="BashTool(overlay=False)"
                     )
-                _warn_if_downgraded(choice)
+                _warn_if_downgraded(choice, chosen=chosen)
                 self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
             return self._launcher
 
@@ -260,7 +266,7 @@ class BashTool:
             return self._run_in(launcher, command, workdir, (state_dir, key_dir), timeout, layer)
         except BaseException:
             if layer is not None:
-                layer.discard()
+                self._drop(layer)
             raise
 
     def _take_layer(self, state_dir: Path) -> Layer:
@@ -274,11 +280,45 @@ class BashTool:
         return base.create()
 
     def _give_back(self, layer: Layer, keep: Collection[str] = ()) -> None:
-        """Keep an emptied layer for the next call (a few at most), else remove it."""
+        """Keep an emptied layer for the next call (a few at most), else remove it.
+
+        It is emptied at once (its overlay may still be mounted, with no process
+        left to use it: nothing reads or writes through it again), but joins the
+        spares only after the unmount, in a thread of its own: the call returns
+        meanwhile, and overlayfs refuses an upper dir that is still mounted.
+        """
+        emptied = layer.reset(keep)
+        self._release(layer, then=lambda: self._keep_spare(layer, emptied))
+
+    def _keep_spare(self, layer: Layer, emptied: bool) -> None:
         with self._lock:
-            if len(self._spare) < _SPARE_LAYERS and layer.reset(keep):
+            if emptied and len(self._spare) < _SPARE_LAYERS:
                 self._spare.append(layer)
                 return
+        layer.discard()
+
+    def _release(self, layer: Layer, then: Callable[[], None] | None) -> None:
+        """Unmount the layer's overlay off the call's path, then run ``then``."""
+        with self._lock:
+            fd = self._held.pop(layer.layer_id, None)
+        if fd is None:
+            if then is not None:
+                then()
+            return
+
+        def unmount() -> None:
+            os.close(fd)  # the last reference: the kernel unmounts (and syncs) here
+            if then is not None:
+                then()
+
+        threading.Thread(target=unmount, name="harness-unmount", daemon=True).start()
+
+    def _drop(self, layer: Layer) -> None:
+        """On an error: unmount now and remove the layer."""
+        with self._lock:
+            fd = self._held.pop(layer.layer_id, None)
+        if fd is not None:
+            os.close(fd)
         layer.discard()
 
     def _run_in(
@@ -312,6 +352,12 @@ class BashTool:
             finally:
                 assert process.stdout is not None
                 process.stdout.close()
+                held = run.take_namespace()
+                if held is not None and layer is not None:
+                    with self._lock:
+                        self._held[layer.layer_id] = held
+                elif held is not None:
+                    os.close(held)
                 run.close()
         exit_code = process.wait()
         if not timed_out and run.sandbox_failed:
@@ -344,17 +390,19 @@ def _changeset(
     return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
 
 
-def _warn_if_downgraded(choice: SandboxChoice) -> None:
+def _warn_if_downgraded(choice: SandboxChoice, *, chosen: bool) -> None:
+    """Log a downgrade the caller did not ask for; ``overlay=False`` is a choice, not one."""
     if choice.bwrap is not None and not choice.overlay:
-        logger.warning(
+        (logger.debug if chosen else logger.warning)(
             "bash runs in the sandbox but WITHOUT an overlay: %s. Its changes land in the "
             "workdir at once; the command-text policy alone decides which calls need approval.",
             choice.overlay_problem,
         )
     if choice.bwrap is None and choice.mode == "auto":
         logger.warning(
-            "bash runs WITHOUT a sandbox: %s. The agent's commands see the real filesystem, "
-            "network and harness state dir. Set HARNESS_BASH_SANDBOX=required to refuse instead.",
+            "bash runs WITHOUT the bwrap sandbox: %s. Each call is confined by Landlock (or "
+            "refused where it cannot be), but sees the real filesystem read-only, the host's "
+            "network and processes. Set HARNESS_BASH_SANDBOX=required to refuse instead.",
             choice.reason,
         )
 

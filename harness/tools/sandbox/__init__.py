@@ -25,15 +25,25 @@ Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
   a local ``harness serve`` too); kernel bugs.
 
 Unsandboxed (``off``, or ``auto`` without a working bwrap, with one warning):
-the same scrubbed environment, and process-group + session + tag-variable
-reaping (see ``reaper``) after every call. That stops a casual escape, such as
-a background ``harness approve`` that relies on inherited ``HARNESS_*``
-variables, but not a determined agent: it can read the state dir and the key
-file, write anywhere the user can, and outlive the call with
-``env -i setsid -f``. ``off`` is for trusted agents only.
+the same scrubbed environment, process-group + session + tag-variable reaping
+(see ``reaper``) after every call, and a Landlock domain per call (see
+``confinement``): the state dir, the approval-key dir and harness's process out
+of reach, only the workdir and ``/tmp`` writable, no capability even as root.
+Where Landlock cannot promise that (no Landlock, the state dir inside the
+workdir, a bind mount of it, a reachable systemd/D-Bus/docker/tmux socket)
+bash refuses, saying why. What remains open there: the network, processes that
+leave the session with a new environment (``env -i setsid -f``), named unix
+sockets of other services, everything the user can read.
 """
 
 from harness.tools.sandbox.argv import ISOLATION_FLAGS, KERNEL_KNOBS, OverlayMount, bwrap_argv
+from harness.tools.sandbox.confinement import (
+    Confinement,
+    confine,
+    confinement_problem,
+    landlock_problem,
+    unsandboxed_status,
+)
 from harness.tools.sandbox.discovery import (
     BwrapCheck,
     check_bwrap,
@@ -47,7 +57,7 @@ from harness.tools.sandbox.environment import (
     EnvironmentFilter,
     is_forbidden_name,
 )
-from harness.tools.sandbox.exposure import secret_names, unsandboxed_exposure
+from harness.tools.sandbox.exposure import make_undumpable, secret_names
 from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
 from harness.tools.sandbox.launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
@@ -69,6 +79,7 @@ __all__ = [
     "TAG_VARIABLE",
     "BwrapCheck",
     "BwrapFinder",
+    "Confinement",
     "EnvironmentFilter",
     "OverlayDirs",
     "OverlayMount",
@@ -80,14 +91,18 @@ __all__ = [
     "bwrap_argv",
     "check_bwrap",
     "choose_sandbox",
+    "confine",
+    "confinement_problem",
     "existing_hidden_dirs",
     "find_bwrap",
     "is_forbidden_name",
     "kill_survivors",
+    "landlock_problem",
+    "make_undumpable",
     "open_pidfd",
     "probe_bwrap",
     "probe_overlay",
     "secret_names",
-    "unsandboxed_exposure",
+    "unsandboxed_status",
     "wait_for_exit",
 ]
