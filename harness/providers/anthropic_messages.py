@@ -24,6 +24,7 @@ from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
+from harness.providers.tls import shared_ssl_context
 
 if TYPE_CHECKING:
     import anthropic
@@ -104,8 +105,13 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
         def build(key: str) -> anthropic.Anthropic:
             import anthropic
 
+            # The SDK's default HTTP client on the shared TLS context (CA bundle loaded once).
             return anthropic.Anthropic(
-                api_key=key, base_url=url, max_retries=max_retries, timeout=timeout
+                api_key=key,
+                base_url=url,
+                max_retries=max_retries,
+                timeout=timeout,
+                http_client=anthropic.DefaultHttpxClient(verify=shared_ssl_context()),
             )
 
         self._connect(
