@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ssl
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,10 +42,14 @@ def test_clients_share_the_context_but_not_their_http_clients() -> None:
             provider.close()
 
 
-def test_a_cert_file_setting_gives_a_context_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cert_file_setting_gives_a_context_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     default = shared_ssl_context()
     cafile = ssl.get_default_verify_paths().cafile or pytest.importorskip("certifi").where()
-    monkeypatch.setenv("SSL_CERT_FILE", cafile)
+    bundle = tmp_path / "bundle.pem"  # a path no environment here names yet
+    bundle.write_bytes(Path(cafile).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     assert shared_ssl_context() is not default
     assert shared_ssl_context() is shared_ssl_context()
 
