@@ -301,15 +301,22 @@ def view_figures(report: Path, out: Path) -> tuple[float, float | None, str]:
     return size, statistics.median(opens), f"build {build:.2f} s"
 
 
-def scaled_report(source: Path, rows: int, out: Path, *, flip_every: int = 0) -> None:
-    """A report of ``rows`` rows copied from ``source``'s, each copy a case of its own."""
+def scaled_report(
+    source: Path, rows: int, out: Path, *, flip_every: int = 0, start: int = 0
+) -> None:
+    """A report of ``rows`` rows copied from ``source``'s, each copy a case of its own
+    (rows ``start`` to ``start + rows`` of the endless copy)."""
     from harness.evals import Verdict, load_report
 
     report = load_report(source)
     made = []
-    for k in range(rows):
+    for k in range(start, start + rows):
         row = report.rows[k % len(report.rows)]
-        update: dict[str, Any] = {"scenario": f"{row.scenario}#{k // len(report.rows)}"}
+        copy = k // len(report.rows)
+        update: dict[str, Any] = {
+            "scenario": f"{row.scenario}#{copy}",
+            "nodeid": row.nodeid.replace("[", f"[c{copy}-", 1),
+        }
         if flip_every and k % flip_every == 0:
             update["verdict"] = Verdict.FAIL
         made.append(row.model_copy(update=update))
@@ -340,10 +347,14 @@ def compare_merge(source: Path, folder: Path) -> None:
         scaled_report(source, rows, new, flip_every=97)
         wall, cpu, code = timed_cli("eval", "compare", str(old), str(new), "--fail-on", "never")
         print(f"  compare {rows:6d} rows: wall {wall:5.2f} s  cpu {cpu:5.2f} s  (exit {code})")
-        half = folder / f"half-{rows}.json"
-        scaled_report(source, rows // 2, half)
+        # Two shards of rows/2 each: disjoint, as pytest-split's groups are.
+        first, second = folder / f"shard1-{rows}.json", folder / f"shard2-{rows}.json"
+        scaled_report(source, rows // 2, first)
+        scaled_report(source, rows - rows // 2, second, start=rows // 2)
         merged = folder / f"merged-{rows}.json"
-        wall, cpu, code = timed_cli("eval", "merge", str(half), str(new), "--output", str(merged))
+        wall, cpu, code = timed_cli(
+            "eval", "merge", str(first), str(second), "--output", str(merged)
+        )
         print(f"  merge   {rows:6d} rows: wall {wall:5.2f} s  cpu {cpu:5.2f} s  (exit {code})")
 
 

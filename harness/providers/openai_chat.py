@@ -40,7 +40,7 @@ from harness.providers._tool_arguments import (
 )
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
-from harness.providers.tls import shared_ssl_context
+from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
     import openai
@@ -76,13 +76,16 @@ def openai_client(
     """
     import openai
 
-    return openai.OpenAI(
+    http = openai.DefaultHttpxClient(verify=shared_ssl_context())
+    client = openai.OpenAI(
         api_key=key,
         base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
         max_retries=max_retries,
         timeout=timeout,
-        http_client=openai.DefaultHttpxClient(verify=shared_ssl_context()),
+        http_client=http,
     )
+    close_with(client, http)
+    return client
 
 
 def _options() -> RequestOptions:

@@ -12,6 +12,10 @@ context after it is built; the one setting the HTTP layer writes on it at
 connect time (ALPN) is the same ``http/1.1`` for every one of these clients,
 since none of them enables HTTP/2. The context is keyed on ``SSL_CERT_FILE`` /
 ``SSL_CERT_DIR``, which the HTTP layer reads, so changing them gives a new one.
+
+Handing the SDK an HTTP client of our own loses one thing its default client
+does: close itself (and its sockets) when it is garbage collected.
+:func:`close_with` restores that.
 """
 
 from __future__ import annotations
@@ -19,8 +23,14 @@ from __future__ import annotations
 import functools
 import os
 import ssl
+import weakref
+from typing import Protocol
 
-__all__ = ["shared_ssl_context"]
+__all__ = ["close_with", "shared_ssl_context"]
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
 
 
 def shared_ssl_context() -> ssl.SSLContext:
@@ -34,3 +44,9 @@ def _context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 
     del cert_file, cert_dir  # the cache key: httpx2 reads them from the environment itself
     return httpx2.create_ssl_context()
+
+
+def close_with(owner: object, http_client: _Closable) -> None:
+    """Close ``http_client`` when ``owner`` (the SDK client using it) is collected,
+    as the SDK's own default client does, so an unclosed provider leaks no socket."""
+    weakref.finalize(owner, http_client.close)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import ssl
 from pathlib import Path
 from typing import Any
@@ -66,3 +67,12 @@ def test_closing_one_client_leaves_the_next_working() -> None:
             assert second.complete(request).text == "pong"
         finally:
             second.close()
+
+
+def test_an_unclosed_provider_closes_its_http_client_when_collected() -> None:
+    provider: Any = AnthropicProvider("m", api_key="k")
+    http = _http(provider)
+    assert not http.is_closed
+    del provider
+    gc.collect()
+    assert http.is_closed  # as the SDK's own default client does: no socket left open
