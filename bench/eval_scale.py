@@ -367,6 +367,9 @@ def main() -> int:
     parser.add_argument("--no-mutants", action="store_true")
     parser.add_argument("--no-view", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temp projects")
+    parser.add_argument(
+        "--dist", default=None, help="pytest-xdist mode for -n auto (load, worksteal, ...)"
+    )
     args = parser.parse_args()
     sizes = [50] if args.quick else [int(n) for n in args.cases.split(",")]
     runs = 1 if args.quick else args.runs
@@ -384,7 +387,8 @@ def main() -> int:
         pick = provider_args(providers)
         serial = best([harness_eval(project, *pick) for _ in range(runs)])
         show("serial", serial)
-        auto = best([harness_eval(project, "-n", "auto", *pick) for _ in range(runs)])
+        dist = ["--dist", args.dist] if args.dist else []
+        auto = best([harness_eval(project, "-n", "auto", *dist, *pick) for _ in range(runs)])
         show("-n auto", auto)
         if serial.rows:
             serial_ms[serial.rows] = serial.wall * 1000

@@ -7,9 +7,10 @@ import, and Python does not remember the failure: the next cassette searches
 every ``sys.path`` entry for it again. For a suite of small cassettes that
 search was a third of the cost of entering one.
 
-:func:`known_absent_skipped` remembers, per ``sys.path`` (and working directory), the top-level names
-that failed, and while a cassette is being entered (only then) answers a
-second import of one of them at once with the same ``ModuleNotFoundError``.
+:func:`known_absent_skipped` remembers, per ``sys.path`` (and working
+directory), the top-level names that failed, and while a cassette is being
+entered (only then) answers a second import of one of them at once with the
+same ``ModuleNotFoundError``.
 A change of ``sys.path`` forgets them, so a library made importable later is
 found again; nothing outside the block is affected.
 """

@@ -60,7 +60,7 @@ def test_a_written_trace_changed_since_is_validated_and_a_bad_one_refused(
     text = path.read_text("utf-8")
     assert '"status":"ok"' in text
     path.write_text(text.replace('"status":"ok"', '"status":"maybe"', 1), "utf-8")
-    with pytest.raises(TraceFormatError, match="root.status"):
+    with pytest.raises(TraceFormatError, match=r"root\.status"):
         TraceTree.load(path)
     assert validations == [str(path)]
     path.unlink()  # tests/conftest.py checks every trace a test leaves against the schema
