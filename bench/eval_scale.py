@@ -18,6 +18,10 @@ For each size, in a temp project (loopback only):
    in this process on the same SDKs parsing the same recorded bodies served by
    an in-memory transport (no pytest, no cassette, no report).
 
+``--against DIR`` also replays each size serially with the ``harness`` package
+in DIR (``git archive main harness | tar -x -C DIR``) and prints the ratios side
+by side; ``--dist worksteal`` picks pytest-xdist's mode for the ``-n auto`` runs.
+
 Then ``--mutants`` on 50 rows (mutants per second), the ``harness view`` page
 of the largest report (size, and its open time in headless Chromium when
 Playwright and a Chromium are there), and ``eval compare`` / ``eval merge`` of
@@ -151,12 +155,20 @@ def _rss_sampler(pid: int) -> Iterator[list[int]]:
         thread.join()
 
 
-def harness_eval(project: Path, *args: str, report: Path | None = None) -> Run:
-    """``harness eval ARGS`` in ``project``; the report goes to ``report``."""
+def harness_eval(
+    project: Path, *args: str, report: Path | None = None, tree: Path | None = None
+) -> Run:
+    """``harness eval ARGS`` in ``project``; the report goes to ``report``.
+
+    ``tree``: a folder holding another ``harness`` package (e.g. ``git archive
+    main harness | tar -x -C DIR``) to run instead of this one.
+    """
     from harness.evals import Verdict, load_report
 
     report = report or project / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(":")
     command = [sys.executable, "-m", "harness", "eval", "--report", str(report), *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -368,6 +380,12 @@ def main() -> int:
     parser.add_argument("--no-view", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temp projects")
     parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="also replay serially with the harness package in this folder, side by side",
+    )
+    parser.add_argument(
         "--dist", default=None, help="pytest-xdist mode for -n auto (load, worksteal, ...)"
     )
     args = parser.parse_args()
@@ -387,6 +405,14 @@ def main() -> int:
         pick = provider_args(providers)
         serial = best([harness_eval(project, *pick) for _ in range(runs)])
         show("serial", serial)
+        if args.against is not None:
+            # Alternating with this tree's serial runs would be fairer still; one each here.
+            other = best([harness_eval(project, *pick, tree=args.against) for _ in range(runs)])
+            show("serial base", other)
+            print(
+                f"  this tree / base: wall {serial.wall / other.wall:.2f}x, "
+                f"cpu {serial.cpu / other.cpu:.2f}x"
+            )
         dist = ["--dist", args.dist] if args.dist else []
         auto = best([harness_eval(project, "-n", "auto", *dist, *pick) for _ in range(runs)])
         show("-n auto", auto)
