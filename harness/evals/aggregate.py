@@ -25,6 +25,8 @@ __all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "identity_of", "render_rate"
 # (case, provider, model role, test): the test (``file::function`` of the node
 # id, parameters cut) keeps same-named evals of two files apart.
 CaseKey = tuple[str, str, str, str]
+# Iterating an Enum class runs a generator each time: once, in declaration order.
+_SOURCES = tuple(Source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,7 @@ class CaseRuns:
     @property
     def sources(self) -> tuple[Source, ...]:
         found = {r.source for r in self.rows}
-        return tuple(s for s in Source if s in found)
+        return tuple(s for s in _SOURCES if s in found)
 
     @property
     def synthetic(self) -> bool:
