@@ -24,13 +24,13 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def read_document(
     path: Path,
     model: type[ModelT],
-    version: int,
+    version: int | tuple[int, ...],
     *,
     what: str,
     error: type[HarnessError],
     consequence: str = "",
 ) -> ModelT:
-    """Load ``path`` as ``model`` of ``schema_version`` ``version``.
+    """Load ``path`` as ``model`` of ``schema_version`` ``version`` (or one of several).
 
     Args:
         what: how to name the file in messages ("approval file", "eval report").
@@ -47,10 +47,13 @@ def read_document(
     except (OSError, ValueError) as exc:  # also UnicodeDecodeError, JSONDecodeError
         raise error(f"{what} {path} is unreadable or corrupt ({exc}){tail}") from None
     found = data.get("schema_version") if isinstance(data, dict) else None
-    if found != version:
+    readable = version if isinstance(version, tuple) else (version,)
+    if found not in readable or isinstance(found, bool):
+        shown = " to ".join(map(str, sorted({min(readable), max(readable)})))
+        plural = "s" if len(readable) > 1 else ""
         raise error(
-            f"{what} {path} has schema_version {found!r}; this harness reads version "
-            f"{version}{tail}"
+            f"{what} {path} has schema_version {found!r}; this harness reads version{plural} "
+            f"{shown}{tail}"
         )
     try:
         return model.model_validate(data)

@@ -23,7 +23,6 @@ from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
 from harness.files import atomic_write_text
-from harness.jsonload import load_json
 
 __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
 
@@ -106,20 +105,12 @@ class EvalReport(BaseModel):
         atomic_write_text(path, self.sorted().model_dump_json(indent=2) + "\n")
 
 
-def _stored_version(path: Path) -> int:
-    try:
-        found = load_json(path.read_bytes()).get("schema_version")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return REPORT_SCHEMA_VERSION  # read_document names what is wrong
-    return found if found in _READABLE_VERSIONS else REPORT_SCHEMA_VERSION
-
-
 def load_report(path: Path) -> EvalReport:
     """Read a report file (schema 1 to 3); a missing, corrupt or foreign file is a clear error."""
     return read_document(
         path,
         EvalReport,
-        _stored_version(path),
+        _READABLE_VERSIONS,  # read once: the model upgrades older versions itself
         what="eval report",
         error=ConfigurationError,
         consequence=f"write one with `harness eval --report {path}`",

@@ -24,6 +24,7 @@ from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
+from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
     import anthropic
@@ -104,9 +105,17 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
         def build(key: str) -> anthropic.Anthropic:
             import anthropic
 
-            return anthropic.Anthropic(
-                api_key=key, base_url=url, max_retries=max_retries, timeout=timeout
+            # The SDK's default HTTP client on the shared TLS context (CA bundle loaded once).
+            http = anthropic.DefaultHttpxClient(verify=shared_ssl_context())
+            client = anthropic.Anthropic(
+                api_key=key,
+                base_url=url,
+                max_retries=max_retries,
+                timeout=timeout,
+                http_client=http,
             )
+            close_with(client, http)
+            return client
 
         self._connect(
             client, api_key=api_key, key_env="ANTHROPIC_API_KEY", base_url=url, build=build

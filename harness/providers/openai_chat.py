@@ -40,6 +40,7 @@ from harness.providers._tool_arguments import (
 )
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
+from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
     import openai
@@ -68,15 +69,23 @@ MaxTokensParam = Literal["max_completion_tokens", "max_tokens"]
 def openai_client(
     key: str, base_url: str | None, max_retries: int, timeout: float
 ) -> openai.OpenAI:
-    """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``."""
+    """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``.
+
+    Its HTTP client is the SDK's default one on the process's shared TLS context
+    (:mod:`harness.providers.tls`): the CA bundle is loaded once, not per client.
+    """
     import openai
 
-    return openai.OpenAI(
+    http = openai.DefaultHttpxClient(verify=shared_ssl_context())
+    client = openai.OpenAI(
         api_key=key,
         base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
         max_retries=max_retries,
         timeout=timeout,
+        http_client=http,
     )
+    close_with(client, http)
+    return client
 
 
 def _options() -> RequestOptions:

@@ -65,13 +65,25 @@ class _RedactingFilter(logging.Filter):
         return True
 
 
+# (number of names in logging's registry, the family loggers among them). Names
+# are only ever added, so an unchanged count is an unchanged list; every cassette
+# a test enters asks, and walking the registry (hundreds of loggers) each time
+# was a millisecond a row.
+_families: tuple[int, list[logging.Logger]] = (-1, [])
+
+
 def _family_loggers() -> list[logging.Logger]:
-    names = [
-        name
-        for name in list(logging.root.manager.loggerDict)
-        if any(name == family or name.startswith(family + ".") for family in FAMILIES)
-    ]
-    return [logging.getLogger(name) for name in sorted({*names, *FAMILIES})]
+    global _families
+    registry = logging.root.manager.loggerDict
+    if _families[0] != len(registry):
+        names = [
+            name
+            for name in list(registry)
+            if any(name == family or name.startswith(family + ".") for family in FAMILIES)
+        ]
+        found = [logging.getLogger(name) for name in sorted({*names, *FAMILIES})]
+        _families = (len(registry), found)  # after getLogger, which may add names
+    return _families[1]
 
 
 def _install() -> None:

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import CassetteError
+from harness.recording._absent import known_absent_skipped
 from harness.recording._guard import block_network
 from harness.recording._logfilter import quiet_http_logs
 from harness.recording._matching import BodyNormalizer
@@ -145,7 +146,8 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
             stack.enter_context(quiet_http_logs())
             if self._guard:
                 stack.enter_context(block_network())
-            self._cassette = stack.enter_context(patcher)
+            with known_absent_skipped():  # vcrpy imports every library it could patch
+                self._cassette = stack.enter_context(patcher)
             if self._options.mode is not RecordMode.NONE:
                 _count_recording(1)
                 stack.callback(_count_recording, -1)

@@ -176,7 +176,11 @@ def _recorded(
 
 
 def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: HarnessOptions) -> str:
-    """The command that re-records this test's cassette, as it was recorded."""
+    """The command that re-records this test's cassette, as it was recorded.
+
+    Built for every recorded test (a miss may need it), so it reads only the
+    cassette's ``harness:`` header, not the whole file.
+    """
     parts = [f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider}"]
     if options.stream != "off":
         parts.append(f"--harness-stream={options.stream}")  # the node id needs it
@@ -184,10 +188,20 @@ def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: Harnes
         parts.append(f"--harness-ignore-query-params={','.join(options.ignore_query_params)}")
     if options.base_url:
         parts.append(f"--harness-base-url={options.base_url}")
-    elif _source_of(path) == "simulator":
+        return " ".join(parts)
+    header = _cassette_header(path)
+    against = header.get("recorded_against") if header is not None else None
+    if header is not None:
+        from harness.evals.provenance import source_of_recording
+
+        simulated = source_of_recording(against if isinstance(against, str) else None)
+        simulator = simulated.value == "simulator"
+    else:  # no harness block (a plain vcrpy file, or none yet): its hosts decide
+        simulator = _source_of(path) == "simulator"
+    if simulator:
         # The address it was recorded against, not a guess: the re-record must reach
         # a simulator on that port (8765 only when nothing says otherwise).
-        where = _recorded_address(path) or "127.0.0.1:8765"
+        where = _recorded_address(against) or "127.0.0.1:8765"
         port = where.rpartition(":")[2] if ":" in where else "8765"
         parts.append(
             f"--harness-base-url=http://{where} (it was recorded against the harness "
@@ -196,20 +210,35 @@ def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: Harnes
     return " ".join(parts)
 
 
-def _recorded_address(path: Path) -> str | None:
-    """``host:port`` of the cassette's ``recorded_against`` (its first host), or None."""
+# harness writes its block first; a header longer than this is read whole.
+_HEADER_BYTES = 16 * 1024
+
+
+def _cassette_header(path: Path) -> dict[str, Any] | None:
+    """The cassette's ``harness:`` block, or None (no file, no block, unreadable)."""
     import yaml
 
     from harness.recording import METADATA_KEY
+    from harness.yamlload import load_yaml
 
     try:
-        text = path.read_text("utf-8")
-        head = text.partition("\ninteractions:")[0]
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(head)
+        if path.suffix == ".json":
+            data = json.loads(path.read_text("utf-8"))
+        else:
+            with path.open("rb") as file:
+                head = file.read(_HEADER_BYTES).decode("utf-8", "replace")
+            text, found, _ = head.partition("\ninteractions:")
+            if not found:
+                text = path.read_text("utf-8").partition("\ninteractions:")[0]
+            data = load_yaml(text, source=str(path))
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return None
     header = data.get(METADATA_KEY) if isinstance(data, dict) else None
-    against = header.get("recorded_against") if isinstance(header, dict) else None
+    return header if isinstance(header, dict) else None
+
+
+def _recorded_address(against: object) -> str | None:
+    """``host:port`` of a ``recorded_against`` value (its first host), or None."""
     if not isinstance(against, str):
         return None
     first = against.removesuffix("(harness simulator)").split(",")[0].strip()
@@ -261,7 +290,7 @@ def make_harness_app(
     # Each test signs its approvals with a key of its own and keeps its own ledger of
     # decided ids, under its tmp dir: a test suite never writes into the user's
     # ~/.local/state, and no test sees another's decisions.
-    state_home = request.getfixturevalue("tmp_path_factory").mktemp("xdg-state")
+    state_home = _private_state_home(request.getfixturevalue("tmp_path_factory"))
     request.getfixturevalue("monkeypatch").setenv("XDG_STATE_HOME", str(state_home))
 
     def make(
@@ -282,6 +311,20 @@ def make_harness_app(
     yield make
     for app in built:
         app.close()
+
+
+def _private_state_home(factory: pytest.TempPathFactory) -> Path:
+    """A fresh folder outside the test's tmp_path (a test may make all of that its workdir).
+
+    ``mktemp`` at the base temp folder lists that folder to number the new one, so
+    with a row per test a suite of N rows paid O(N) per row (2 ms at 1,000 rows);
+    a random name in one shared sub-folder costs the same at any size.
+    """
+    import tempfile
+
+    shared = factory.getbasetemp() / "harness-xdg-state"
+    shared.mkdir(exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="xdg-state-", dir=shared))
 
 
 @pytest.fixture

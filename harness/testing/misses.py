@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from harness.core.errors import CassetteError
     from harness.recording import CassetteHandle
 
-__all__ = ["HANDLE_KEY", "REPORTED_KEY", "already_reported", "rewrite_miss_report"]
+__all__ = [
+    "HANDLE_KEY",
+    "REPORTED_KEY",
+    "already_reported",
+    "forget_cassette",
+    "rewrite_miss_report",
+]
 
 HANDLE_KEY: pytest.StashKey[CassetteHandle] = pytest.StashKey()
 REPORTED_KEY: pytest.StashKey[CassetteError] = pytest.StashKey()
@@ -95,3 +101,16 @@ def _rewrite_setup_error(
 def already_reported(item: pytest.Item, error: BaseException) -> bool:
     """Whether ``error`` (raised at teardown) is the miss this test already failed with."""
     return item.stash.get(REPORTED_KEY, None) is error
+
+
+def forget_cassette(item: pytest.Item) -> None:
+    """Drop the test's parsed cassette and reported miss once its teardown is reported.
+
+    The item lives until the session ends; the handle (every parsed interaction,
+    about 32 KB a row) and the miss (with its traceback frames) are of no use after
+    the teardown report, which is the last one that reads them.
+    """
+    if HANDLE_KEY in item.stash:
+        del item.stash[HANDLE_KEY]
+    if REPORTED_KEY in item.stash:
+        del item.stash[REPORTED_KEY]

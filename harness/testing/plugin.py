@@ -270,6 +270,18 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    try:
+        return _finish_report(item, call, report)
+    finally:
+        if report.when == "teardown":
+            misses.forget_cassette(item)
+            if RUN_LOG_KEY in item.stash:  # its runs' results: read by the call report only
+                del item.stash[RUN_LOG_KEY]
+
+
+def _finish_report(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> pytest.TestReport:
     if call.excinfo is not None and report.failed:
         misses.rewrite_miss_report(item, call, report)
         log = item.stash.get(RUN_LOG_KEY, None)

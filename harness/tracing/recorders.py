@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Final, Protocol, runtime_checkable
 
 from harness.core import TraceAssertionError
-from harness.files import atomic_write_text
+from harness.files import atomic_write_bytes
 from harness.tracing.errors import TraceRecordError
 from harness.tracing.tree import TraceTree
+from harness.tracing.written import remember_written
 
 __all__ = [
     "NO_SESSION_DIR",
@@ -95,13 +96,15 @@ class FileTraceRecorder:
                 left half-written.
         """
         target = self.path_for(tree)
-        text = _file_text(tree)
+        document = _file_text(tree).encode("utf-8")
         try:
-            atomic_write_text(target, text, durable=False, private=True)  # creates the folders too
+            atomic_write_bytes(target, document, durable=False, private=True)  # creates folders
         except OSError as exc:
             raise TraceRecordError(
                 f"cannot write trace {tree.trace_id} to {target}: {exc.strerror or exc}"
             ) from exc
+        # Valid by construction: reading it back in this process skips the schema.
+        remember_written(document)
         return target
 
 

@@ -205,7 +205,7 @@ def test_version_1_reports_still_load_with_a_derived_source(tmp_path: Path) -> N
         ("b", Source.SCRIPTED),
     ]
     path.write_text(json.dumps({**old, "schema_version": 7}), "utf-8")
-    wanted = f"schema_version 7; this harness reads version {REPORT_SCHEMA_VERSION}"
+    wanted = f"schema_version 7; this harness reads versions 1 to {REPORT_SCHEMA_VERSION}"
     with pytest.raises(Exception, match=wanted):
         load_report(path)
 

@@ -117,6 +117,22 @@ def test_a_warning_logged_during_a_cassette_is_redacted(
     assert logging.getLogger("vcr").level == logging.NOTSET
 
 
+def test_a_logger_made_after_an_earlier_cassette_is_redacted_too(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    path = tmp_path / "empty.yaml"
+    path.write_text("version: 1\ninteractions: []\n", encoding="utf-8")
+    with use_cassette(path, record_mode="once"):
+        pass  # the family loggers are listed (and remembered) here
+    later = logging.getLogger(f"httpx2.made_later_{tmp_path.name}")
+    with use_cassette(path, record_mode="once"):
+        later.warning("retrying https://x.test/v1?key=%s", QUERY_KEY)
+    assert _leaks(caplog.text) == []
+    assert "retrying https://x.test/v1?key=REDACTED" in caplog.text
+    assert later.filters == []
+
+
 def test_a_key_in_a_prompt_is_refused_even_inside_gzip(tmp_path: Path) -> None:
     path = tmp_path / "gz.yaml"
     leaked = gzip.compress(f"api_key={QUERY_KEY}".encode())

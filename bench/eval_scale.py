@@ -1,0 +1,475 @@
+"""``harness eval`` at scale: generated cases, recorded once, replayed serially and -n auto.
+
+Run: ``python bench/eval_scale.py`` (sizes 50, 200, 500 cases) or
+``python bench/eval_scale.py --quick`` (50 cases, one run each, a few minutes
+here); ``--cases 100,334`` picks the sizes. Each case is one row per provider
+(openai, openai-responses, anthropic; ``--providers`` narrows it), a one-tool,
+two-call task: read ``note.txt``, report the sentinel it holds.
+
+For each size, in a temp project (loopback only):
+
+1. generate the case file, one small workspace per case and a simulator script;
+2. record every row once against the in-process simulator (``--record-mode once``);
+3. replay with ``harness eval`` serially and with ``-n auto``: wall time, CPU
+   time of the process tree (the machine is shared: CPU is the steadier figure),
+   per-row wall cost and the peak RSS summed over the process tree;
+4. the per-row overhead of harness: the marginal serial cost of a row (between
+   the smallest and the largest size) minus the floor, i.e. the same agent run
+   in this process on the same SDKs parsing the same recorded bodies served by
+   an in-memory transport (no pytest, no cassette, no report).
+
+``--against DIR`` also replays each size serially with the ``harness`` package
+in DIR (``git archive main harness | tar -x -C DIR``) and prints the ratios side
+by side; ``--dist worksteal`` picks pytest-xdist's mode for the ``-n auto`` runs.
+
+Then ``--mutants`` on 50 rows (mutants per second), the ``harness view`` page
+of the largest report (size, and its open time in headless Chromium when
+Playwright and a Chromium are there), and ``eval compare`` / ``eval merge`` of
+synthetic 1,000- and 10,000-row reports made from the real rows.
+
+Targets (issue 27, 2 cores): 1,000 rows replayed < 15 s with ``-n auto`` and
+< 25 s serially; per-row harness overhead <= 5 ms; view < 2 MB and < 1 s;
+compare and merge < 2 s. Printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PROVIDERS = ("openai", "openai-responses", "anthropic")
+TARGETS = {"auto_1000": 15.0, "serial_1000": 25.0, "overhead_ms": 5.0, "view_mb": 2.0}
+SCRIPT = """version: 1
+rules:
+  - when: {has_tool_results: false}
+    reply: {tool_calls: [{name: read, arguments: {path: note.txt}}]}
+  - when: {has_tool_results: true}
+    fill: "(SENTINEL-GEN-[A-Z0-9]+)"
+    reply: "The marker in note.txt is {match}."
+"""
+TEST_MODULE = '''"""Generated cases (bench/eval_scale.py)."""
+
+from harness.testing.cases_suite import llm_cassette_config, pytest_generate_tests, test_cases
+
+__all__ = ["llm_cassette_config", "pytest_generate_tests", "test_cases"]
+'''
+
+
+def sentinel(i: int) -> str:
+    return "SENTINEL-GEN-" + hashlib.sha256(str(i).encode()).hexdigest()[:10].upper()
+
+
+def generate(project: Path, cases: int) -> None:
+    """A project of ``cases`` generated cases: case file, workspaces, test module, ini."""
+    (project / "evals" / "cases").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", "utf-8")
+    (project / "evals" / "test_cases.py").write_text(TEST_MODULE, "utf-8")
+    lines = ["version: 1", "cases:"]
+    for i in range(cases):
+        folder = project / "fixtures" / "gen" / f"w{i:04d}"
+        folder.mkdir(parents=True)
+        (folder / "note.txt").write_text(f"Case {i} marker: {sentinel(i)}\n", "utf-8")
+        lines += [
+            f"  - name: gen-{i:04d}",
+            f"    workspace: gen/w{i:04d}",
+            f"    prompt: Case {i} - read note.txt and report the marker it holds.",
+            "    tools: [read]",
+            "    max_steps: 3",
+            "    checks:",
+            "      calls: [read note.txt]",
+            "      steps: 2",
+            f"      answer_contains: [{sentinel(i)}]",
+            "      tools_called: {read: 1}",
+        ]
+    (project / "evals" / "cases" / "gen.yaml").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ``harness eval`` subprocess: wall and CPU seconds, peak RSS (MiB), rows, exit."""
+
+    wall: float
+    cpu: float
+    rss_mib: float
+    rows: int
+    passed: int
+    code: int
+    stdout: str
+
+
+def _tree_rss_kib(root_pid: int) -> int:
+    """Resident memory of ``root_pid`` and its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+            parents[int(entry)] = int(fields[1])
+            rss[int(entry)] = int(fields[21]) * resource.getpagesize() // 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    tree, frontier = {root_pid}, [root_pid]
+    while frontier:
+        pid = frontier.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+@contextmanager
+def _rss_sampler(pid: int) -> Iterator[list[int]]:
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            peak[0] = max(peak[0], _tree_rss_kib(pid))
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        thread.join()
+
+
+def harness_eval(
+    project: Path, *args: str, report: Path | None = None, tree: Path | None = None
+) -> Run:
+    """``harness eval ARGS`` in ``project``; the report goes to ``report``.
+
+    ``tree``: a folder holding another ``harness`` package (e.g. ``git archive
+    main harness | tar -x -C DIR``) to run instead of this one.
+    """
+    from harness.evals import Verdict, load_report
+
+    report = report or project / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(":")
+    command = [sys.executable, "-m", "harness", "eval", "--report", str(report), *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    with _rss_sampler(process.pid) as peak:
+        stdout, _ = process.communicate()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rows = load_report(report).rows if report.exists() else ()
+    passed = sum(1 for row in rows if row.verdict is Verdict.PASS)
+    return Run(wall, cpu, peak[0] / 1024, len(rows), passed, process.returncode, stdout)
+
+
+def record(project: Path, providers: tuple[str, ...]) -> Run:
+    """Record every row against the simulator (one process, in-process server)."""
+    import yaml
+
+    from harness.simulator import SimulatorServer
+
+    with SimulatorServer(yaml.safe_load(SCRIPT)) as sim:
+        args = ["--record-mode", "once", "--harness-base-url", sim.url]
+        if len(providers) == 1:
+            args += ["--harness-provider", providers[0]]
+        return harness_eval(project, *args, report=project / "recorded.json")
+
+
+def provider_args(providers: tuple[str, ...]) -> list[str]:
+    if len(providers) == len(PROVIDERS):
+        return []
+    return (
+        ["-k", " or ".join(providers)] if len(providers) > 1 else ["--harness-provider", *providers]
+    )
+
+
+def show(label: str, run: Run) -> None:
+    per_row = run.wall / run.rows * 1000 if run.rows else float("nan")
+    ok = "" if run.code == 0 and run.passed == run.rows else f"  (exit {run.code}!)"
+    print(
+        f"  {label:<12} {run.rows:5d} rows {run.passed:5d} pass  wall {run.wall:6.2f} s  "
+        f"cpu {run.cpu:6.2f} s  {per_row:5.1f} ms/row  peak RSS {run.rss_mib:6.0f} MiB{ok}"
+    )
+    if ok:
+        print("\n".join("      " + line for line in run.stdout.splitlines()[-15:]))
+
+
+def best(runs: list[Run]) -> Run:
+    """The median run by wall time (the first of two)."""
+    return sorted(runs, key=lambda r: r.wall)[(len(runs) - 1) // 2]
+
+
+def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> float:
+    """Milliseconds per row of the bare agent run: the same SDKs parse the same
+    recorded bodies from an in-memory transport; no pytest, cassette or report."""
+    import httpx2
+
+    from harness import Settings, build_application
+    from harness.evals.cases import load_cases
+    from harness.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
+    from harness.recording import read_cassette
+
+    cases = load_cases(project / "evals" / "cases")[:sample]
+    total, runs = 0.0, 0
+    for name in providers:
+        folder = next((project / "cassettes" / name).iterdir())
+        for case in cases:
+            path = folder / "evals" / "test_cases" / f"test_cases-{case.name}.yaml"
+            bodies = [i.response["body"]["string"] for i in read_cassette(path).interactions]
+            queue = list(bodies)
+
+            def answer(request: httpx2.Request, queue: list[bytes] = queue) -> httpx2.Response:
+                return httpx2.Response(
+                    200, content=queue.pop(0), headers={"content-type": "application/json"}
+                )
+
+            http = httpx2.Client(transport=httpx2.MockTransport(answer))
+            provider: Any
+            if name == "anthropic":
+                import anthropic
+
+                sdk: Any = anthropic.Anthropic(api_key="x", max_retries=0, http_client=http)
+                provider = AnthropicProvider(folder.name, client=sdk)
+            else:
+                import openai
+
+                sdk = openai.OpenAI(api_key="x", max_retries=0, http_client=http)
+                adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
+                provider = adapter(folder.name, client=sdk)
+            with tempfile.TemporaryDirectory() as tmp:
+                work = Path(tmp) / "w"
+                work.mkdir()
+                src = project / "fixtures" / case.workspace / "note.txt"
+                (work / "note.txt").write_bytes(src.read_bytes())
+                settings = Settings(
+                    workdir=work, state_dir=Path(tmp) / "s", enabled_tools=case.tools
+                )
+                started = time.perf_counter()
+                app = build_application(settings, provider=provider)
+                app.run(case.prompt, session=case.session_name, max_steps=case.max_steps)
+                app.close()
+                total += time.perf_counter() - started
+                runs += 1
+            sdk.close()
+    return total / runs * 1000
+
+
+def view_figures(report: Path, out: Path) -> tuple[float, float | None, str]:
+    """Page size (MB) of ``harness view REPORT`` and its open time in Chromium (s)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "view", str(report), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    build = time.perf_counter() - started
+    if done.returncode != 0:
+        return float("nan"), None, f"harness view failed: {done.stderr.strip()[-200:]}"
+    size = out.stat().st_size / 1e6
+    try:
+        from playwright.sync_api import sync_playwright
+
+        from tests.view.conftest import chromium_path, launch_chromium
+    except ImportError:
+        return size, None, f"build {build:.2f} s; no playwright"
+    executable = chromium_path() or "/usr/bin/chromium"
+    opens: list[float] = []
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as home:
+        browser = launch_chromium(playwright, executable, Path(home))
+        try:
+            for _ in range(3):
+                page = browser.new_page()
+                started = time.perf_counter()
+                page.goto(out.as_uri())
+                page.wait_for_selector("body[data-ready='1']", timeout=60_000)
+                opens.append(time.perf_counter() - started)
+                page.close()
+        finally:
+            browser.close()
+    return size, statistics.median(opens), f"build {build:.2f} s"
+
+
+def scaled_report(
+    source: Path, rows: int, out: Path, *, flip_every: int = 0, start: int = 0
+) -> None:
+    """A report of ``rows`` rows copied from ``source``'s, each copy a case of its own
+    (rows ``start`` to ``start + rows`` of the endless copy)."""
+    from harness.evals import Verdict, load_report
+
+    report = load_report(source)
+    made = []
+    for k in range(start, start + rows):
+        row = report.rows[k % len(report.rows)]
+        copy = k // len(report.rows)
+        update: dict[str, Any] = {
+            "scenario": f"{row.scenario}#{copy}",
+            "nodeid": row.nodeid.replace("[", f"[c{copy}-", 1),
+        }
+        if flip_every and k % flip_every == 0:
+            update["verdict"] = Verdict.FAIL
+        made.append(row.model_copy(update=update))
+    report.model_copy(update={"rows": tuple(made)}).write(out)
+
+
+def timed_cli(*args: str) -> tuple[float, float, int]:
+    """Wall and CPU seconds of ``harness ARGS`` in a subprocess, and its exit code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (
+        wall,
+        after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
+        done.returncode,
+    )
+
+
+def compare_merge(source: Path, folder: Path) -> None:
+    print("compare / merge of synthetic reports (target < 2 s each):")
+    for rows in (1_000, 10_000):
+        old, new = folder / f"old-{rows}.json", folder / f"new-{rows}.json"
+        scaled_report(source, rows, old)
+        scaled_report(source, rows, new, flip_every=97)
+        wall, cpu, code = timed_cli("eval", "compare", str(old), str(new), "--fail-on", "never")
+        print(f"  compare {rows:6d} rows: wall {wall:5.2f} s  cpu {cpu:5.2f} s  (exit {code})")
+        # Two shards of rows/2 each: disjoint, as pytest-split's groups are.
+        first, second = folder / f"shard1-{rows}.json", folder / f"shard2-{rows}.json"
+        scaled_report(source, rows // 2, first)
+        scaled_report(source, rows - rows // 2, second, start=rows // 2)
+        merged = folder / f"merged-{rows}.json"
+        wall, cpu, code = timed_cli(
+            "eval", "merge", str(first), str(second), "--output", str(merged)
+        )
+        print(f"  merge   {rows:6d} rows: wall {wall:5.2f} s  cpu {cpu:5.2f} s  (exit {code})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default="50,200,500", help="case counts, comma-separated")
+    parser.add_argument("--providers", default=",".join(PROVIDERS))
+    parser.add_argument("--runs", type=int, default=2, help="replays per mode (median shown)")
+    parser.add_argument("--quick", action="store_true", help="50 cases, one run each")
+    parser.add_argument("--no-mutants", action="store_true")
+    parser.add_argument("--no-view", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the temp projects")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="also replay serially with the harness package in this folder, side by side",
+    )
+    parser.add_argument(
+        "--dist", default=None, help="pytest-xdist mode for -n auto (load, worksteal, ...)"
+    )
+    args = parser.parse_args()
+    sizes = [50] if args.quick else [int(n) for n in args.cases.split(",")]
+    runs = 1 if args.quick else args.runs
+    providers = tuple(p for p in args.providers.split(",") if p)
+    print(f"harness eval at scale: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    tmp = Path(tempfile.mkdtemp(prefix="harness-scale-"))
+    serial_ms: dict[int, float] = {}
+    largest: Path | None = None
+    for cases in sizes:
+        project = tmp / f"p{cases}"
+        generate(project, cases)
+        recorded = record(project, providers)
+        print(f"{cases} cases x {len(providers)} providers:")
+        show("record", recorded)
+        pick = provider_args(providers)
+        serial = best([harness_eval(project, *pick) for _ in range(runs)])
+        show("serial", serial)
+        if args.against is not None:
+            # Alternating with this tree's serial runs would be fairer still; one each here.
+            other = best([harness_eval(project, *pick, tree=args.against) for _ in range(runs)])
+            show("serial base", other)
+            print(
+                f"  this tree / base: wall {serial.wall / other.wall:.2f}x, "
+                f"cpu {serial.cpu / other.cpu:.2f}x"
+            )
+        dist = ["--dist", args.dist] if args.dist else []
+        auto = best([harness_eval(project, "-n", "auto", *dist, *pick) for _ in range(runs)])
+        show("-n auto", auto)
+        if serial.rows:
+            serial_ms[serial.rows] = serial.wall * 1000
+        largest = project
+    if len(serial_ms) > 1:
+        (small, t0), (big, t1) = min(serial_ms.items()), max(serial_ms.items())
+        marginal = (t1 - t0) / (big - small)
+        floor = floor_ms(tmp / f"p{min(sizes)}", providers)
+        print(
+            f"per row (serial, marginal {small}->{big} rows): {marginal:.1f} ms; bare agent run "
+            f"{floor:.1f} ms; harness overhead {marginal - floor:.1f} ms "
+            f"(target <= {TARGETS['overhead_ms']:g} ms)"
+        )
+    elif serial_ms:
+        floor = floor_ms(tmp / f"p{min(sizes)}", providers)
+        print(f"bare agent run: {floor:.1f} ms per row (give two sizes for the marginal cost)")
+    if not args.no_mutants:
+        project = tmp / f"p{min(sizes)}"
+        subset = [
+            "--harness-provider",
+            "openai",
+            "-k",
+            " or ".join(f"gen-{i:04d}" for i in range(50)),
+        ]
+        for label, extra in (("serial", []), ("-n auto", ["-n", "auto"])):
+            started = time.perf_counter()
+            run = harness_eval(project, "--mutants", "--fail-on", "never", *subset, *extra)
+            from harness.evals import load_report
+
+            mutants = len(load_report(project / "report.json").mutants)
+            wall = time.perf_counter() - started
+            print(
+                f"  mutants {label:<8} {mutants} mutants of {min(50, min(sizes))} rows: wall "
+                f"{wall:6.2f} s cpu {run.cpu:6.2f} s  {mutants / wall:5.1f} mutants/s "
+                f"(exit {run.code})"
+            )
+    if largest is not None:
+        report = largest / "report.json"
+        harness_eval(largest, "-n", "auto", *provider_args(providers), report=report)
+        if not args.no_view:
+            size, opened, note = view_figures(report, tmp / "page.html")
+            shown = f"{opened:.2f} s" if opened is not None else "n/a"
+            print(
+                f"view of {report.name} ({largest.name}): {size:.2f} MB, open {shown} ({note}); "
+                f"target < {TARGETS['view_mb']:g} MB and < 1 s"
+            )
+        compare_merge(report, tmp)
+    if args.keep:
+        print(f"projects kept in {tmp}")
+    else:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
