@@ -57,7 +57,7 @@ def _group_heavy_imports(config: pytest.Config) -> None:
 
 
 def _listed_deep() -> set[str]:
-    """Node ids in the deep list (``file::test`` or ``file::test[param]``)."""
+    """Entries of the deep list: ``file`` (all its tests), ``file::test`` or ``file::test[param]``."""
     lines = _DEEP_LIST.read_text("utf-8").splitlines() if _DEEP_LIST.is_file() else []
     return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
@@ -66,8 +66,8 @@ def _mark_listed_deep(config: pytest.Config, items: list[pytest.Item]) -> None:
     listed = _listed_deep()
     matched: set[str] = set()
     for item in items:
-        base = item.nodeid.split("[", 1)[0]
-        hit = item.nodeid if item.nodeid in listed else base if base in listed else None
+        base, file = item.nodeid.split("[", 1)[0], item.nodeid.split("::", 1)[0]
+        hit = next((key for key in (item.nodeid, base, file) if key in listed), None)
         if hit is not None:
             item.add_marker(pytest.mark.deep)
             matched.add(hit)
