@@ -1,6 +1,6 @@
 """Replaying an agent harness did not build: harness's cassette vs plain vcrpy vs a fake transport.
 
-Run: ``python bench/foreign_replay.py [RUNS]`` (needs the test extra). For each
+Run: ``python bench/foreign_replay.py [RUNS] [LABEL PART]`` (needs the test extra). For each
 recipe in ``examples/`` (a raw openai loop, pydantic-ai on OpenAI chat and on
 Responses, the Agents SDK on chat completions and on Responses) one whole agent
 run is replayed from its committed cassette three ways, side by side:
@@ -14,7 +14,8 @@ run is replayed from its committed cassette three ways, side by side:
 
 Method: each iteration runs the three ways back to back, in a rotating order
 (so that load drifting on a shared machine hits them alike), each on an HTTP
-client built beforehand, untimed. Only the agent run is timed: for harness and
+client built beforehand and after a full garbage collection, both untimed (so
+that no way pays for the garbage of the one before). Only the agent run is timed: for harness and
 vcrpy the cassette is opened before the clock starts and closed after it stops,
 so opening and closing (loading the file, patching) are left out of both alike,
 and timed apart as ``open+close``. Every way runs the same number of
@@ -27,6 +28,7 @@ Target: harness <= 1 ms per call over the floor, and never slower than vcrpy.
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import statistics
 import sys
@@ -55,6 +57,8 @@ from harness.testing.llm_cassette import open_llm_cassette  # noqa: E402
 from harness.testing.llm_config import resolve_config  # noqa: E402
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+LAYER_RUNS = 200
+ONLY = sys.argv[2] if len(sys.argv) > 2 else ""  # run only the recipes whose label has this
 CASSETTES = ROOT / "examples" / "cassettes" / "examples"
 NOTES = "The release code is {code}.\n"
 WORKSPACES: dict[str, Path] = {}
@@ -222,9 +226,12 @@ class _Way:
         self.session = session
         self.runs: list[Clock] = []
         self.opens: list[Clock] = []
+        self.layer: list[Clock] = []
 
     def once(self, fn: Callable[[Any], None]) -> None:
         http = self.client()  # untimed: loading the CA bundle is nobody's overhead
+        # The garbage of the way before is collected now, not charged to this one.
+        gc.collect()
         if self.session is None:
             start = _now()
             fn(http)
@@ -234,6 +241,7 @@ class _Way:
         session = self.session()
         session.__enter__()
         opened = _since(start)
+        gc.collect()  # nor the garbage of opening the cassette to the run
         try:
             start = _now()
             fn(http)
@@ -290,7 +298,40 @@ def _measure(
             shift = iteration % len(order)
             for way in order[shift:] + order[:shift]:
                 way.once(run)
+        with harness_session() as opened:  # the requests the SDK sent, for the layer rows
+            fn(path, default_client())
+            requests = [request for request, _ in opened.exchanges()]
+        ways["harness"].layer = _layer(harness_session, lambda o: o.handle._cassette, requests)
+        ways["vcrpy"].layer = _layer(vcrpy_session, lambda cassette: cassette, requests)
         return ways
+
+
+def _layer(
+    session: Callable[[], AbstractContextManager[Any]],
+    cassette_of: Callable[[Any], Any],
+    requests: list[Any],
+) -> list[Clock]:
+    """The cassette library alone: match and play each recorded request, per open session.
+
+    harness parses a stored response when it is first played, vcrpy every one when
+    the file is opened: this row charges harness for that parsing and vcrpy not.
+
+    Both libraries get the same vcrpy ``Request`` objects the SDK sent and answer
+    them through the same two calls vcrpy's stubs make (``can_play_response_for``,
+    ``play_response``); the SDK and vcrpy's HTTP stubs, the same for both, are
+    left out, and with them most of the noise of a whole run.
+    """
+    clocks = []
+    for _ in range(LAYER_RUNS):
+        with session() as opened:
+            cassette = cassette_of(opened)
+            gc.collect()
+            start = _now()
+            for request in requests:
+                assert cassette.can_play_response_for(request)
+                cassette.play_response(request)
+            clocks.append(_since(start))
+    return clocks
 
 
 def _ms(clock: Clock) -> str:
@@ -306,11 +347,15 @@ def main() -> None:
 
     set_tracing_disabled(True)  # the exporter's thread would add noise to every row
     print(f"median of {RUNS} replayed agent runs per way, interleaved; wall / CPU in ms")
-    print("per call = (run - floor run) / calls; open+close is timed apart, in no row")
+    print("per call = (run - floor run) / calls; open+close is timed apart, in no row;")
+    print(f"layer = the cassette library alone per call (median of {LAYER_RUNS}), CPU microseconds")
     print(f"{'recipe':26} {'calls':>5} {'floor':>13} {'harness':>13} {'vcrpy':>13} "
-          f"{'open+close h / v':>17} {'per call h':>13} {'per call v':>13}")  # fmt: skip
+          f"{'open+close h / v':>17} {'per call h':>13} {'per call v':>13} "
+          f"{'layer h / v':>13}")  # fmt: skip
     try:
         for label, fn, relative, asynchronous, profile in RECIPES:
+            if ONLY not in label:
+                continue
             path = CASSETTES / relative
             calls = len(_responses(path))
             ways = _measure(fn, path, asynchronous, profile)
@@ -320,7 +365,9 @@ def main() -> None:
             print(
                 f"{label:26} {calls:>5} {_ms(floor)} {_ms(ours)} {_ms(theirs)} "
                 f"{open_ours[1] * 1000:>8.1f}/{open_theirs[1] * 1000:<8.1f} "
-                f"{_ms(_per_call(ours, floor, calls))} {_ms(_per_call(theirs, floor, calls))}"
+                f"{_ms(_per_call(ours, floor, calls))} {_ms(_per_call(theirs, floor, calls))} "
+                f"{_median(ways['harness'].layer)[1] / calls * 1e6:6.0f}/"
+                f"{_median(ways['vcrpy'].layer)[1] / calls * 1e6:<6.0f}"
             )
     finally:
         for folder in WORKSPACES.values():
