@@ -1,23 +1,34 @@
 """Replaying an agent harness did not build: harness's cassette vs plain vcrpy vs a fake transport.
 
-Run: ``python bench/foreign_replay.py`` (needs the test extra). For each recipe in
-``examples/`` (a raw openai loop, pydantic-ai on OpenAI chat, the Agents SDK on
-chat completions) one whole agent run is replayed from its committed cassette
-three ways, side by side:
+Run: ``python bench/foreign_replay.py [RUNS] [LABEL PART]`` (needs the test extra). For each
+recipe in ``examples/`` (a raw openai loop, pydantic-ai on OpenAI chat and on
+Responses, the Agents SDK on chat completions and on Responses) one whole agent
+run is replayed from its committed cassette three ways, side by side:
 
 - floor: the SDK on ``httpx2.MockTransport`` serving the recorded responses in
   order (no cassette library at all);
-- harness: ``use_cassette`` with the recipe's profile (as ``llm_cassette`` opens it);
+- harness: the cassette ``llm_cassette`` opens (``open_llm_cassette`` with the
+  recipe's profile, record mode none);
 - vcrpy: ``vcr.use_cassette`` with ``VCRPY_MATCH_ON`` (body matching; the Agents
-  SDK's random ``prompt_cache_key`` defeats it, so that row matches without the body).
+  SDK's random ``prompt_cache_key`` defeats it, so those rows match without the body).
 
-It prints the median run time and the overhead per model call over the floor.
+Method: each iteration runs the three ways back to back, in a rotating order
+(so that load drifting on a shared machine hits them alike), each on an HTTP
+client built beforehand and after a full garbage collection, both untimed (so
+that no way pays for the garbage of the one before). Only the agent run is timed: for harness and
+vcrpy the cassette is opened before the clock starts and closed after it stops,
+so opening and closing (loading the file, patching) are left out of both alike,
+and timed apart as ``open+close``. Every way runs the same number of
+iterations after one warm-up; the figures are medians, wall time and the
+process's CPU time side by side (CPU is what a loaded machine distorts least).
+Per call = (median run - median floor run) / model calls.
 Target: harness <= 1 ms per call over the floor, and never slower than vcrpy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import statistics
 import sys
@@ -40,12 +51,17 @@ from examples.openai_agents.agent import build  # noqa: E402
 from examples.pydantic_ai_agent.agent import agent as pydantic_agent  # noqa: E402
 from examples.pydantic_ai_agent.agent import model as pydantic_model  # noqa: E402
 from examples.raw_openai.agent import run as raw_run  # noqa: E402
-from harness.recording import VCRPY_MATCH_ON, use_cassette  # noqa: E402
-from harness.testing import PROFILES  # noqa: E402
+from harness.recording import VCRPY_MATCH_ON  # noqa: E402
+from harness.testing import LLMCassette  # noqa: E402
+from harness.testing.llm_cassette import open_llm_cassette  # noqa: E402
+from harness.testing.llm_config import resolve_config  # noqa: E402
 
-RUNS = 15
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+LAYER_RUNS = 200
+ONLY = sys.argv[2] if len(sys.argv) > 2 else ""  # run only the recipes whose label has this
 CASSETTES = ROOT / "examples" / "cassettes" / "examples"
 NOTES = "The release code is {code}.\n"
+WORKSPACES: dict[str, Path] = {}
 
 
 def _responses(path: Path) -> list[tuple[int, list[tuple[str, str]], bytes]]:
@@ -75,9 +91,12 @@ def _mock(path: Path, asynchronous: bool) -> Any:
 
 
 def _workspace(code: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="harness-bench-"))
-    (folder / "notes.txt").write_text(NOTES.format(code=code))
-    return folder
+    """One workspace per code for the whole bench (removed at the end), made untimed."""
+    if code not in WORKSPACES:
+        folder = Path(tempfile.mkdtemp(prefix="harness-bench-"))
+        (folder / "notes.txt").write_text(NOTES.format(code=code))
+        WORKSPACES[code] = folder
+    return WORKSPACES[code]
 
 
 def raw(path: Path, http: Any) -> None:
@@ -87,14 +106,14 @@ def raw(path: Path, http: Any) -> None:
     assert "RELEASE-CODE-7Q4Z" in result.answer, result
 
 
-def pydantic(path: Path, http: Any) -> None:
+def _pydantic(provider: str, path: Path, http: Any) -> None:
     async def ask() -> str:
         client = openai.AsyncOpenAI(
             api_key="sk-bench", max_retries=0, http_client=http or httpx2.AsyncClient()
         )
         async with client:
             workspace = _workspace("RELEASE-CODE-3M8K")
-            model = pydantic_model("openai", client)
+            model = pydantic_model(provider, client)
             result = await pydantic_agent.run(
                 "What is the release code?", deps=workspace, model=model
             )
@@ -103,7 +122,15 @@ def pydantic(path: Path, http: Any) -> None:
     assert "RELEASE-CODE-3M8K" in asyncio.run(ask())
 
 
-def agents_sdk(path: Path, http: Any) -> None:
+def pydantic(path: Path, http: Any) -> None:
+    _pydantic("openai", path, http)
+
+
+def pydantic_responses(path: Path, http: Any) -> None:
+    _pydantic("openai-responses", path, http)
+
+
+def _agents_sdk(api: Any, path: Path, http: Any) -> None:
     from agents import Runner
 
     async def ask() -> str:
@@ -112,10 +139,20 @@ def agents_sdk(path: Path, http: Any) -> None:
         )
         async with client:
             workspace = _workspace("RELEASE-CODE-9T2W")
-            result = await Runner.run(build(client), "What is the release code?", context=workspace)
+            result = await Runner.run(
+                build(client, api), "What is the release code?", context=workspace
+            )
             return str(result.final_output)
 
     assert "RELEASE-CODE-9T2W" in asyncio.run(ask())
+
+
+def agents_sdk(path: Path, http: Any) -> None:
+    _agents_sdk("chat", path, http)
+
+
+def agents_sdk_responses(path: Path, http: Any) -> None:
+    _agents_sdk("responses", path, http)
 
 
 RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = [
@@ -134,9 +171,23 @@ RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = 
         "pydantic-ai",
     ),
     (
-        "openai-agents",
+        "pydantic-ai (responses)",
+        pydantic_responses,
+        "pydantic_ai_agent/test_pydantic_ai/test_reads_the_release_code-openai-responses.yaml",
+        True,
+        "pydantic-ai",
+    ),
+    (
+        "openai-agents (chat)",
         agents_sdk,
         "openai_agents/test_openai_agents/test_reads_the_release_code.yaml",
+        True,
+        "openai-agents",
+    ),
+    (
+        "openai-agents (responses)",
+        agents_sdk_responses,
+        "openai_agents/test_openai_agents/test_reads_the_release_code_on_responses.yaml",
         True,
         "openai-agents",
     ),
@@ -151,29 +202,74 @@ def _copy(path: Path) -> Iterator[Path]:
         yield target
 
 
-def _median(fn: Callable[[Any], None], prepare: Callable[[], Any]) -> float:
-    """Median time of ``fn(prepare())``; ``prepare`` (building an HTTP client, which
-    loads the CA bundle) is not timed, so every row pays the same client cost: none."""
-    fn(prepare())  # warm up: imports, schema caches
-    times = []
-    for _ in range(RUNS):
-        argument = prepare()
-        start = time.perf_counter()
-        fn(argument)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+Clock = tuple[float, float]  # (wall, cpu) seconds
+
+
+def _now() -> Clock:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start: Clock) -> Clock:
+    wall, cpu = _now()
+    return wall - start[0], cpu - start[1]
+
+
+class _Way:
+    """One way of replaying a recipe: how to build its client and its cassette session."""
+
+    def __init__(
+        self,
+        client: Callable[[], Any],
+        session: Callable[[], AbstractContextManager[Any]] | None,
+    ) -> None:
+        self.client = client
+        self.session = session
+        self.runs: list[Clock] = []
+        self.opens: list[Clock] = []
+        self.layer: list[Clock] = []
+
+    def once(self, fn: Callable[[Any], None]) -> None:
+        http = self.client()  # untimed: loading the CA bundle is nobody's overhead
+        # The garbage of the way before is collected now, not charged to this one.
+        gc.collect()
+        if self.session is None:
+            start = _now()
+            fn(http)
+            self.runs.append(_since(start))
+            return
+        start = _now()
+        session = self.session()
+        session.__enter__()
+        opened = _since(start)
+        gc.collect()  # nor the garbage of opening the cassette to the run
+        try:
+            start = _now()
+            fn(http)
+            self.runs.append(_since(start))
+        finally:
+            start = _now()
+            session.__exit__(None, None, None)
+            closed = _since(start)
+        self.opens.append((opened[0] + closed[0], opened[1] + closed[1]))
+
+
+def _median(clocks: list[Clock]) -> Clock:
+    if not clocks:
+        return 0.0, 0.0
+    return statistics.median(c[0] for c in clocks), statistics.median(c[1] for c in clocks)
 
 
 def _measure(
     fn: Callable[[Path, Any], None], path: Path, asynchronous: bool, profile: str | None
-) -> tuple[float, float, float, float, float]:
-    """Median seconds: floor run, harness run, vcrpy run, harness and vcrpy open+close."""
-    fields = PROFILES[profile] if profile else ()
+) -> dict[str, _Way]:
+    """Floor, harness and vcrpy runs of one recipe, interleaved in a rotating order."""
+    config = resolve_config(None, {"profile": profile} if profile else None)
     match_on = VCRPY_MATCH_ON if profile != "openai-agents" else VCRPY_MATCH_ON[:-1]
     with _copy(path) as copy:
 
         def harness_session() -> AbstractContextManager[Any]:
-            return use_cassette(copy, ignore_body_fields=fields)
+            cassette = LLMCassette(copy, "none", config=config)
+            return open_llm_cassette(cassette, allow_unplayed=False)
 
         def vcrpy_session() -> AbstractContextManager[Any]:
             cassette: AbstractContextManager[Any] = vcr.VCR(
@@ -184,43 +280,103 @@ def _measure(
         def default_client() -> Any:
             return httpx2.AsyncClient() if asynchronous else httpx2.Client()
 
-        def replay(session: Callable[[], AbstractContextManager[Any]], http: Any) -> None:
-            with session():
-                fn(path, http)
+        ways = {
+            "floor": _Way(lambda: _mock(path, asynchronous), None),
+            "harness": _Way(default_client, harness_session),
+            "vcrpy": _Way(default_client, vcrpy_session),
+        }
+        order = list(ways.values())
 
-        def empty(session: Callable[[], AbstractContextManager[Any]], http: Any) -> None:
-            with session():
-                pass
+        def run(http: Any) -> None:
+            fn(path, http)
 
-        return (
-            _median(lambda http: fn(path, http), lambda: _mock(path, asynchronous)),
-            _median(lambda http: replay(harness_session, http), default_client),
-            _median(lambda http: replay(vcrpy_session, http), default_client),
-            _median(lambda http: empty(harness_session, http), lambda: None),
-            _median(lambda http: empty(vcrpy_session, http), lambda: None),
-        )
+        for way in order:  # warm up: imports, schema caches
+            way.once(run)
+            way.runs.clear()
+            way.opens.clear()
+        # What the imports and the warm-up left stays out of every collection: a full
+        # collection then costs what the runs allocated, not the frameworks' import heap.
+        gc.collect()
+        gc.freeze()
+        for iteration in range(RUNS):
+            shift = iteration % len(order)
+            for way in order[shift:] + order[:shift]:
+                way.once(run)
+        with harness_session() as opened:  # the requests the SDK sent, for the layer rows
+            fn(path, default_client())
+            requests = [request for request, _ in opened.exchanges()]
+        ways["harness"].layer = _layer(harness_session, lambda o: o.handle._cassette, requests)
+        ways["vcrpy"].layer = _layer(vcrpy_session, lambda cassette: cassette, requests)
+        return ways
+
+
+def _layer(
+    session: Callable[[], AbstractContextManager[Any]],
+    cassette_of: Callable[[Any], Any],
+    requests: list[Any],
+) -> list[Clock]:
+    """The cassette library alone: match and play each recorded request, per open session.
+
+    harness parses a stored response when it is first played, vcrpy every one when
+    the file is opened: this row charges harness for that parsing and vcrpy not.
+
+    Both libraries get the same vcrpy ``Request`` objects the SDK sent and answer
+    them through the same two calls vcrpy's stubs make (``can_play_response_for``,
+    ``play_response``); the SDK and vcrpy's HTTP stubs, the same for both, are
+    left out, and with them most of the noise of a whole run.
+    """
+    clocks = []
+    for _ in range(LAYER_RUNS):
+        with session() as opened:
+            cassette = cassette_of(opened)
+            gc.collect()
+            start = _now()
+            for request in requests:
+                assert cassette.can_play_response_for(request)
+                cassette.play_response(request)
+            clocks.append(_since(start))
+    return clocks
+
+
+def _ms(clock: Clock) -> str:
+    return f"{clock[0] * 1000:6.2f}/{clock[1] * 1000:<6.2f}"
+
+
+def _per_call(run: Clock, floor: Clock, calls: int) -> Clock:
+    return (run[0] - floor[0]) / calls, (run[1] - floor[1]) / calls
 
 
 def main() -> None:
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)  # the exporter's thread would add noise to every row
-    print(f"median of {RUNS} replayed agent runs (ms); per call = (run - floor - open/close)"
-          " / calls")  # fmt: skip
-    print(f"{'recipe':22} {'calls':>5} {'floor':>8} {'harness':>8} {'vcrpy':>8} "
-          f"{'open h/v':>12} {'per call h':>11} {'per call v':>11}")  # fmt: skip
-    for label, fn, relative, asynchronous, profile in RECIPES:
-        path = CASSETTES / relative
-        calls = len(_responses(path))
-        floor, ours, theirs, open_ours, open_theirs = _measure(fn, path, asynchronous, profile)
-        per_ours = (ours - floor - open_ours) / calls * 1000
-        per_theirs = (theirs - floor - open_theirs) / calls * 1000
-        print(
-            f"{label:22} {calls:>5} {floor * 1000:>8.2f} {ours * 1000:>8.2f} {theirs * 1000:>8.2f} "
-            f"{open_ours * 1000:>5.1f}/{open_theirs * 1000:<5.1f} {per_ours:>11.2f} "
-            f"{per_theirs:>11.2f}"
-        )
-    print("target: per call h <= 1 ms, and harness <= vcrpy")
+    print(f"median of {RUNS} replayed agent runs per way, interleaved; wall / CPU in ms")
+    print("per call = (run - floor run) / calls; open+close is timed apart, in no row;")
+    print(f"layer = the cassette library alone per call (median of {LAYER_RUNS}), CPU microseconds")
+    print(f"{'recipe':26} {'calls':>5} {'floor':>13} {'harness':>13} {'vcrpy':>13} "
+          f"{'open+close h / v':>17} {'per call h':>13} {'per call v':>13} "
+          f"{'layer h / v':>13}")  # fmt: skip
+    try:
+        for label, fn, relative, asynchronous, profile in RECIPES:
+            if ONLY not in label:
+                continue
+            path = CASSETTES / relative
+            calls = len(_responses(path))
+            ways = _measure(fn, path, asynchronous, profile)
+            floor, ours, theirs = (_median(ways[k].runs) for k in ("floor", "harness", "vcrpy"))
+            open_ours, open_theirs = (_median(ways[k].opens) for k in ("harness", "vcrpy"))
+
+            print(
+                f"{label:26} {calls:>5} {_ms(floor)} {_ms(ours)} {_ms(theirs)} "
+                f"{open_ours[1] * 1000:>8.1f}/{open_theirs[1] * 1000:<8.1f} "
+                f"{_ms(_per_call(ours, floor, calls))} {_ms(_per_call(theirs, floor, calls))} "
+                f"{_median(ways['harness'].layer)[1] / calls * 1e6:6.0f}/"
+                f"{_median(ways['vcrpy'].layer)[1] / calls * 1e6:<6.0f}"
+            )
+    finally:
+        for folder in WORKSPACES.values():
+            shutil.rmtree(folder, ignore_errors=True)
+    print("target: per call h <= 1 ms, and harness <= vcrpy (open+close: CPU ms)")
 
 
 if __name__ == "__main__":

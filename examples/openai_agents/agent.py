@@ -1,10 +1,23 @@
-"""An OpenAI Agents SDK Agent with one ``read_file`` tool, on chat completions."""
+"""An OpenAI Agents SDK Agent with one ``read_file`` tool, on chat completions or Responses.
+
+``api="responses"`` is the SDK's own default model path (``OpenAIResponsesModel``,
+what ``Agent(model="gpt-4.1-mini")`` builds); ``"chat"`` is chat completions.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from agents import Agent, OpenAIChatCompletionsModel, RunContextWrapper, Runner, function_tool
+from agents import (
+    Agent,
+    Model,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    RunContextWrapper,
+    Runner,
+    function_tool,
+)
 from openai import AsyncOpenAI
 
 MODEL = "gpt-4.1-mini"
@@ -23,13 +36,21 @@ def read_file(ctx: RunContextWrapper[Path], path: str) -> str:
     return target.read_text("utf-8")
 
 
-def build(client: AsyncOpenAI | None = None) -> Agent[Path]:
+def build(
+    client: AsyncOpenAI | None = None, api: Literal["chat", "responses"] = "chat"
+) -> Agent[Path]:
     """The agent; its client reads OPENAI_BASE_URL / OPENAI_API_KEY unless one is given."""
+    sdk = client or AsyncOpenAI()
+    model: Model = (
+        OpenAIResponsesModel(model=MODEL, openai_client=sdk)
+        if api == "responses"
+        else OpenAIChatCompletionsModel(model=MODEL, openai_client=sdk)
+    )
     return Agent[Path](
         name="reader",
         instructions="Answer from the workspace files; read them first.",
         tools=[read_file],
-        model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client or AsyncOpenAI()),
+        model=model,
     )
 
 

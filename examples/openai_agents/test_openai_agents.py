@@ -1,7 +1,8 @@
-"""Evals of the OpenAI Agents SDK Agent on chat completions.
+"""Evals of the OpenAI Agents SDK Agent on chat completions and on the Responses API.
 
-The SDK adds a fresh ``prompt_cache_key`` (and ``store``) to requests bound
-for api.openai.com: the ``openai-agents`` profile leaves them out of matching.
+The SDK adds a fresh ``prompt_cache_key`` (and, on chat completions, ``store``)
+to requests bound for api.openai.com, on either API: the ``openai-agents``
+profile leaves them out of matching.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from agents import Runner, RunResult
@@ -19,14 +21,11 @@ from harness.testing import LLMCassette
 CODE = "RELEASE-CODE-9T2W"
 
 
-@pytest.mark.eval("openai-agents")
-@pytest.mark.llm_cassette(profile="openai-agents")
-def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
-
+def _ask(llm_cassette: LLMCassette, workspace: Path, api: Literal["chat", "responses"]) -> Any:
     async def ask() -> RunResult:
         async with llm_cassette.async_openai() as client:  # closed with the run's own loop
-            return await Runner.run(build(client), "What is the release code?", context=tmp_path)
+            agent = build(client, api)
+            return await Runner.run(agent, "What is the release code?", context=workspace)
 
     result = asyncio.run(ask())
     calls = [
@@ -35,4 +34,18 @@ def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> No
         if item.type == "tool_call_item"
     ]
     assert calls == [("read_file", {"path": "notes.txt"})]
-    assert CODE in str(result.final_output)
+    return result.final_output
+
+
+@pytest.mark.eval("openai-agents")
+@pytest.mark.llm_cassette(profile="openai-agents")
+def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
+    assert CODE in str(_ask(llm_cassette, tmp_path, "chat"))
+
+
+@pytest.mark.eval("openai-agents-responses")
+@pytest.mark.llm_cassette(profile="openai-agents")
+def test_reads_the_release_code_on_responses(llm_cassette: LLMCassette, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(f"The release code is {CODE}.\n")
+    assert CODE in str(_ask(llm_cassette, tmp_path, "responses"))

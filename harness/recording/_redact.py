@@ -17,6 +17,7 @@ after ``api``/``access``/``secret``/``private``/``auth``/``client``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Final
@@ -83,11 +84,15 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _SEPARATORS.split(_HUMP.sub("_", name)) if w]
 
 
+# Field and parameter names repeat across every request of a run (role, content,
+# type, ...): each name is split into words once, not once per occurrence.
+@functools.lru_cache(maxsize=4096)
 def is_credential_param(name: str) -> bool:
     """Whether a query parameter called ``name`` carries a credential."""
     return any(word in QUERY_WORDS for word in words(name))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_credential_field(name: str) -> bool:
     """Whether a JSON body field called ``name`` carries a credential."""
     parts = words(name)

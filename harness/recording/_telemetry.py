@@ -11,6 +11,7 @@ cassette answers them itself with an empty ``204`` and keeps no trace of them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,10 +23,15 @@ _PATHS = ("/traces/ingest",)
 _HOST_SUFFIXES = ("smith.langchain.com",)
 _HOST_PREFIXES = ("logfire",)
 _LOGFIRE_DOMAIN = ".pydantic.dev"
+# A telemetry URI contains one of these (any case): a superset of the rules above.
+_MARKERS = re.compile("|".join(map(re.escape, (*_PATHS, *_HOST_SUFFIXES, *_HOST_PREFIXES))), re.I)
 
 
 def is_telemetry(uri: str) -> bool:
     """Whether a request to ``uri`` is a framework's trace export, not a model call."""
+    # Asked of every request twice: most name none of the markers, and need no parse.
+    if _MARKERS.search(uri) is None:
+        return False
     parts = urlsplit(uri)
     host = (parts.hostname or "").lower()
     if any(parts.path.rstrip("/").endswith(path) for path in _PATHS):

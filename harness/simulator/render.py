@@ -11,7 +11,7 @@ import json
 from types import ModuleType
 from urllib.parse import urlsplit
 
-from harness.simulator import _anthropic, _openai
+from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError
 from harness.simulator._script import ErrorReply, Reply
 from harness.simulator._wire import Answer, Ids, request_seed
@@ -22,6 +22,7 @@ __all__ = ["render_reply", "renders"]
 _APIS: tuple[tuple[str, ModuleType], ...] = (
     ("/chat/completions", _openai),
     ("/messages", _anthropic),
+    ("/responses", _responses),
 )
 
 
@@ -31,7 +32,7 @@ def _api(url: str) -> ModuleType | None:
 
 
 def renders(url: str) -> bool:
-    """Whether ``url``'s path is an API the simulator speaks (chat completions, messages)."""
+    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses)."""
     return _api(url) is not None
 
 

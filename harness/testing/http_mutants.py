@@ -2,7 +2,7 @@
 
 An agent harness did not build has no provider to swap, so the mutated model
 responses are served where its SDK reads them: every model call (a ``POST``
-to chat completions or messages) is answered, in order and whatever was
+to chat completions, messages or responses) is answered, in order and whatever was
 asked, with the next response of the mutant, rendered by the simulator in the
 wire format and streaming mode the request asked for. The operators, the
 control run and the outcome classes are harness's own (``harness.evals``); a
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 FIXTURE = "llm_cassette"
-_MUTABLE = ("openai", "anthropic")
+_MUTABLE = ("openai", "anthropic", "openai-responses")
 
 
 def uses_llm_cassette(item: pytest.Item) -> bool:
@@ -63,7 +63,7 @@ def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:
 
 
 def cassette_api(path: Path) -> str:
-    """The one wire format of the model calls in ``path`` (``openai`` / ``anthropic``).
+    """The one wire format of the model calls in ``path`` (openai, anthropic, openai-responses).
 
     Raises:
         CassetteError: unreadable, no model call, or calls of several APIs.

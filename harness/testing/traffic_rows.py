@@ -23,8 +23,8 @@ _APIS = (
     ("/messages", "anthropic"),
     ("/responses", "openai-responses"),
 )
-# The wire formats harness's adapters decode today (usage and tool calls).
-_DECODED = frozenset({"openai", "anthropic"})
+# The wire formats harness's adapters decode (usage and tool calls): every one above.
+_DECODED = frozenset(api for _, api in _APIS)
 
 
 def model_api(method: str, uri: str) -> str | None:

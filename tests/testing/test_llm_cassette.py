@@ -243,8 +243,9 @@ def test_a_live_call_no_cassette_answers_fails_the_test_with_one_clear_error(
 
 
 AGENTS_TEST = """
-import asyncio, pytest
-from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+import asyncio, logging, pytest
+import agents
+from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner, function_tool
 
 @function_tool
 def read_file(path: str) -> str:
@@ -253,29 +254,40 @@ def read_file(path: str) -> str:
 
 @pytest.mark.eval("agents-sdk")
 @pytest.mark.llm_cassette(**SETTINGS)
-def test_agent(llm_cassette):
+def test_agent(llm_cassette, caplog):
+    caplog.set_level(logging.DEBUG, logger="openai.agents")
     async def run():
         async with llm_cassette.async_openai() as client:
-            model = OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
+            model = MODEL(model="gpt-4.1-mini", openai_client=client)
             agent = Agent(name="reader", tools=[read_file], model=model)
             return await Runner.run(agent, "What is the release code?")
     assert "CODE" in str(asyncio.run(run()).final_output)
+    agents.flush_traces()  # the SDK's exporter POSTs /v1/traces/ingest now, in the cassette
+    assert "Exported" in caplog.text and "Tracing client error" not in caplog.text
 """
 
 
+@pytest.mark.parametrize(
+    "model", ["OpenAIChatCompletionsModel", "OpenAIResponsesModel"], ids=["chat", "responses"]
+)
 def test_an_agents_sdk_run_replays_despite_its_random_cache_key(
-    pytester: pytest.Pytester, sim: SimulatorServer
+    pytester: pytest.Pytester, sim: SimulatorServer, model: str
 ) -> None:
     pytest.importorskip("agents", reason="needs the test extra: pip install -e '.[test]'")
-    source = AGENTS_TEST.replace("CODE", CODE)
+    source = AGENTS_TEST.replace("CODE", CODE).replace("MODEL(", f"{model}(")
     pytester.makepyfile(test_sdk=source.replace("**SETTINGS", 'profile="openai-agents"'))
     _record(pytester, sim).assert_outcomes(passed=1)
     stored = (pytester.path / "cassettes" / "test_sdk" / "test_agent.yaml").read_text()
+    # The trace export was answered (the test saw it succeed) and never stored.
     assert "traces/ingest" not in stored and stored.count("harness_match") == 2
-    # Replayed on the SDK's default host, the SDK adds a fresh prompt_cache_key and store.
+    assert '"prompt_cache_key"' not in stored  # the SDK sends none to the simulator
+    # Replayed on the SDK's default host, the SDK adds a fresh prompt_cache_key (and
+    # on chat completions store); the trace export is no miss in a strict eval test.
     _run(pytester, "--harness-report", "r.json").assert_outcomes(passed=1)
     (row,) = _rows(pytester.path / "r.json")
-    assert (row.provider, row.llm_calls, row.tool_calls) == ("openai", 2, 1)
+    provider = "openai-responses" if model == "OpenAIResponsesModel" else "openai"
+    assert (row.provider, row.llm_calls, row.tool_calls) == (provider, 2, 1)
+    assert row.input_tokens > 0
     pytester.makepyfile(test_sdk=source.replace("**SETTINGS", ""))
     strict = _run(
         pytester,

@@ -83,3 +83,34 @@ def test_no_path_under_the_model_apis_is_telemetry(tail: str) -> None:
         assert not is_telemetry(url)
         assert model_api("POST", url) is not None
         assert model_api("GET", url) is None
+
+
+def _telemetry_rule(url: str) -> bool:
+    """The rule written out in full, without the quick pre-check ``is_telemetry`` starts with."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return (
+        parts.path.rstrip("/").endswith("/traces/ingest")
+        or host.endswith("smith.langchain.com")
+        or (host.startswith("logfire") and host.endswith(".pydantic.dev"))
+    )
+
+
+pieces = st.sampled_from(
+    ["api", "openai", "com", "smith", "langchain", "logfire", "-us", "pydantic", "dev", "x"]
+)
+hosts = st.lists(pieces, min_size=1, max_size=4).map(".".join)
+paths = st.lists(
+    st.sampled_from(["v1", "traces", "ingest", "TRACES", "Ingest", "runs", "logfire", ""]),
+    max_size=4,
+).map("/".join)
+
+
+@given(host=hosts, path=paths, upper=st.booleans(), slash=st.booleans())
+def test_the_quick_telemetry_check_agrees_with_the_full_rule(
+    host: str, path: str, upper: bool, slash: bool
+) -> None:
+    url = f"https://{host.upper() if upper else host}/{path}{'/' if slash else ''}"
+    assert is_telemetry(url) is _telemetry_rule(url)
