@@ -57,7 +57,7 @@ def _group_heavy_imports(config: pytest.Config) -> None:
 
 
 def _listed_deep() -> set[str]:
-    """Entries of the deep list: ``file`` (all its tests), ``file::test`` or ``file::test[param]``."""
+    """Deep-list entries: ``file`` (all its tests), ``file::test``, ``file::test[param]``."""
     lines = _DEEP_LIST.read_text("utf-8").splitlines() if _DEEP_LIST.is_file() else []
     return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 

@@ -15,8 +15,8 @@ from harness.testing.trace_assertions import (
     render_trace,
 )
 from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
-from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
 from harness.tracing import OutlineNode
+from harness.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
 
 __all__ = [
     "PROFILES",

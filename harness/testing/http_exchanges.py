@@ -35,12 +35,12 @@ def _response_headers(response: dict[str, Any]) -> dict[str, str]:
 
 
 def traffic_module() -> ModuleType:
-    """``harness.testing.traffic`` (``HttpExchange``, ``trace_from_exchanges``).
+    """``harness.traffic`` (``HttpExchange``, ``trace_from_exchanges``).
 
     Imported by name when a traffic trace is first asked for: it builds on the
     tracing package, which a replay that never looks at its trace need not load.
     """
-    return importlib.import_module("harness.testing.traffic")
+    return importlib.import_module("harness.traffic")
 
 
 def http_exchanges(pairs: Sequence[tuple[Any, dict[str, Any]]]) -> list[Any]:

@@ -6,7 +6,7 @@ provider and model), so the file is looked for where harness writes them:
 ``<dir>/<provider>/<model>/<test file>/<name>`` (the ``provider`` fixture) and
 ``<dir>/<test file>/<name>`` (``llm_cassette``), in the cassette folders given,
 else in the ``cassettes/`` folders of the report's project (``cassette_dirs``).
-A cassette is read through the traffic trace (``harness.testing.traffic``), the
+A cassette is read through the traffic trace (``harness.traffic``), the
 one decoder of every wire format harness records, in replay mode: texts
 redacted as any replay trace's.
 """
@@ -124,7 +124,7 @@ class TranscriptIndex:
 
     def _read_cassette(self, path: Path) -> int | str:
         # Lazy: the traffic decoder loads yaml and the wire readers.
-        from harness.testing.traffic import exchanges_from_cassette, trace_from_exchanges
+        from harness.traffic import exchanges_from_cassette, trace_from_exchanges
 
         try:
             tree = trace_from_exchanges(

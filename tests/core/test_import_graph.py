@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core", "files", "version"),  # import nothing of harness
     ("jsonload", "settings", "shell", "yamlload"),  # core's types and errors only
     ("documents", "effects", "recording", "session", "tracing"),
-    ("providers", "tools"),
+    ("providers", "tools", "traffic"),  # traffic: cassettes read back into traces
     ("approval", "simulator"),  # the risk rules read shell commands through harness.shell
     ("engine",),
     ("evals", "subagent"),

@@ -29,6 +29,7 @@ PACKAGES = [
     "harness.tools.builtin",
     "harness.tools.sandbox",
     "harness.tracing",
+    "harness.traffic",
     "harness.view",
 ]
 

@@ -387,7 +387,7 @@ def test_shape(llm_cassette, tmp_path, trace):
 def test_trace_in_an_llm_cassette_test_is_the_traffic_trace(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
-    pytest.importorskip("harness.testing.traffic", reason="the traffic trace builder lands apart")
+    pytest.importorskip("harness.traffic", reason="the traffic trace builder lands apart")
     pytester.makepyfile(test_agent=RAW_AGENT + TRACE_TEST.replace("CODE", CODE))
     _record(pytester, sim, "-k", "shape").assert_outcomes(passed=1)
     _run(pytester, "-k", "shape").assert_outcomes(passed=1)

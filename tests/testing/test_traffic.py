@@ -25,8 +25,8 @@ from harness.recording import read_cassette, use_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import HttpExchange, assert_trace_shape, trace_from_cassette
 from harness.testing import trace_from_exchanges as from_exchanges
-from harness.testing.traffic import exchanges_from_cassette
 from harness.tracing import TraceTree, outline_text
+from harness.traffic import exchanges_from_cassette
 from harness.view import build_trace_page, trace_data
 
 SENTINEL = "SENTINEL-TRAFFIC-7731"

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.testing.traffic_chat import read_chat_stream
-from harness.testing.traffic_messages import read_messages_stream
-from harness.testing.traffic_responses import read_responses_stream
-from harness.testing.traffic_sse import SseEvent, SseParser, is_event_stream, parse_sse
+from harness.traffic.chat import read_chat_stream
+from harness.traffic.messages import read_messages_stream
+from harness.traffic.responses import read_responses_stream
+from harness.traffic.sse import SseEvent, SseParser, is_event_stream, parse_sse
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = next(

@@ -40,17 +40,17 @@ from agents.tracing import (
 )
 
 from harness.testing.adapters._nodes import AGENT, Node, build_tree, ns_of_iso
-from harness.testing.traffic_attributes import (
+from harness.tracing import TraceMode, TraceTree, TraceUsageError
+from harness.traffic.attributes import (
     asked_calls,
     capture_mode,
     payload_limit,
     tool_call_attributes,
     usage_attributes,
 )
-from harness.testing.traffic_chat import read_chat_response
-from harness.testing.traffic_responses import read_responses_response
-from harness.testing.traffic_wire import STABLE_JSON, ModelResponse, TokenUsage, ToolAsk, mapping
-from harness.tracing import TraceMode, TraceTree, TraceUsageError
+from harness.traffic.chat import read_chat_response
+from harness.traffic.responses import read_responses_response
+from harness.traffic.wire import STABLE_JSON, ModelResponse, TokenUsage, ToolAsk, mapping
 
 __all__ = ["AgentsTraceProcessor"]
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from harness.testing.traffic_attributes import payload_value
 from harness.tracing import SpanStatus, TraceMode, TraceSpan, TraceTree
+from harness.traffic.attributes import payload_value
 
 __all__ = ["AGENT", "Node", "build_tree", "ns_of_iso"]
 

@@ -25,15 +25,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from harness.testing.adapters._nodes import AGENT, Node, build_tree
-from harness.testing.traffic_attributes import (
+from harness.tracing import TraceMode, TraceTree
+from harness.traffic.attributes import (
     asked_calls,
     capture_mode,
     payload_limit,
     tool_call_attributes,
     usage_attributes,
 )
-from harness.testing.traffic_wire import STABLE_JSON, TokenUsage, ToolAsk
-from harness.tracing import TraceMode, TraceTree
+from harness.traffic.wire import STABLE_JSON, TokenUsage, ToolAsk
 
 __all__ = ["from_otel_spans"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.testing.traffic_sse import SseEvent
-from harness.testing.traffic_wire import (
+from harness.traffic.sse import SseEvent
+from harness.traffic.wire import (
     STABLE_JSON,
     ModelRequest,
     ModelResponse,

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.testing.traffic_sse import SseEvent
-from harness.testing.traffic_wire import (
+from harness.traffic.sse import SseEvent
+from harness.traffic.wire import (
     STABLE_JSON,
     ModelRequest,
     ModelResponse,

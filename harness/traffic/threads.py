@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.testing.traffic_wire import ModelRequest, ModelResponse, ToolAsk, ToolResult
+from harness.traffic.wire import ModelRequest, ModelResponse, ToolAsk, ToolResult
 
 __all__ = ["UNKNOWN_TOOL", "Call", "Run", "Step", "Tool", "place_calls"]
 

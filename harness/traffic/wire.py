@@ -1,8 +1,8 @@
 """What one model exchange says, whatever its wire format: the values the traffic trace reads.
 
 Each wire format has a module of its own that turns request and response JSON
-into these values: ``traffic_chat`` (OpenAI Chat Completions),
-``traffic_messages`` (Anthropic Messages) and ``traffic_responses`` (the OpenAI
+into these values: ``chat`` (OpenAI Chat Completions),
+``messages`` (Anthropic Messages) and ``responses`` (the OpenAI
 Responses API). :func:`wire_for` picks one from the request path.
 """
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.core import ConfigurationError
-from harness.testing.traffic_wire import STABLE_JSON, TokenUsage, ToolAsk, digest
 from harness.tracing import (
     DEFAULT_MAX_PAYLOAD_CHARS,
     TraceMode,
@@ -23,6 +22,7 @@ from harness.tracing import (
     redact,
     truncate,
 )
+from harness.traffic.wire import STABLE_JSON, TokenUsage, ToolAsk, digest
 
 __all__ = [
     "arguments_value",

@@ -21,15 +21,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from harness.testing.traffic_attributes import (
+from harness.tracing import TraceMode, TraceSpan, TraceTree, redact_text, text_digest
+from harness.traffic.attributes import (
     arguments_value,
     asked_calls,
     payload_value,
     tool_call_attributes,
     usage_attributes,
 )
-from harness.testing.traffic_threads import Call, Run, Step, Tool
-from harness.tracing import TraceMode, TraceSpan, TraceTree, redact_text, text_digest
+from harness.traffic.threads import Call, Run, Step, Tool
 
 __all__ = ["SLOT_MS", "build_tree"]
 

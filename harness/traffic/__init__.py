@@ -1,0 +1,28 @@
+"""The traffic trace: a run rebuilt from its HTTP exchanges with a model API.
+
+A room of its own below the toolkit, so that the viewer (transcripts from a
+cassette) and the testing toolkit (the ``trace`` of a foreign agent) both read
+cassettes through one decoder:
+
+- ``exchanges``: HTTP exchanges (or a cassette) into a ``TraceTree``;
+- ``chat``, ``messages``, ``responses``: the three wire formats, streamed or not;
+- ``sse``: server-sent events; ``wire``: what the formats share;
+- ``threads``: which call belongs to which conversation or sub-agent;
+- ``spans``, ``attributes``: the spans and their attributes.
+"""
+
+from __future__ import annotations
+
+from harness.traffic.exchanges import (
+    HttpExchange,
+    exchanges_from_cassette,
+    trace_from_cassette,
+    trace_from_exchanges,
+)
+
+__all__ = [
+    "HttpExchange",
+    "exchanges_from_cassette",
+    "trace_from_cassette",
+    "trace_from_exchanges",
+]
