@@ -68,7 +68,9 @@ def _cases(folder: Path = CORPUS, missing: str = MISSING) -> list[Any]:
         return [pytest.param(None, 0, marks=pytest.mark.skip(reason=missing))]
     cases = []
     for path in sorted(folder.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml where built: this runs at collection, on every worker.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
         for index in range(len(data["interactions"])):
             cases.append(pytest.param(path, index, id=f"{path.stem[:3]}-{index}"))
     return cases

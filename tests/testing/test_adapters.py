@@ -55,6 +55,8 @@ class _Lazy:
         self._name = name
 
     def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # pytest's collection probes __wrapped__, __test__, ...
+            raise AttributeError(attr)
         return getattr(importlib.import_module(self._name), attr)
 
 
