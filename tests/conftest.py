@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -38,6 +40,13 @@ _INNER_INI = """\
 filterwarnings = error
 addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchmark
 """
+
+
+# pytester drops the modules an inner run imported, and numpy's C core cannot be
+# loaded twice in one process: numpy first imported inside an inner run would
+# make a later `import scipy` in this worker fail. Loaded before any run, it stays.
+if importlib.util.find_spec("numpy") is not None:
+    importlib.import_module("numpy")
 
 
 @pytest.fixture
