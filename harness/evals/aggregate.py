@@ -39,11 +39,16 @@ class CaseRuns:
     counted: tuple[EvalRow, ...] = field(init=False, repr=False, compare=False)
     """The runs with a verdict (skips excluded)."""
     passes: int = field(init=False, repr=False, compare=False)
+    synthetic: bool = field(init=False, repr=False, compare=False)
+    """Some run's tokens were counted by no real model."""
+    _means: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         counted = tuple(r for r in self.rows if r.verdict is not Verdict.SKIP)
         object.__setattr__(self, "counted", counted)
         object.__setattr__(self, "passes", sum(1 for r in counted if r.verdict is Verdict.PASS))
+        object.__setattr__(self, "synthetic", any(r.tokens_synthetic for r in self.rows))
+        object.__setattr__(self, "_means", {})
 
     @property
     def case(self) -> str:
@@ -83,10 +88,6 @@ class CaseRuns:
         return tuple(s for s in _SOURCES if s in found)
 
     @property
-    def synthetic(self) -> bool:
-        return any(r.tokens_synthetic for r in self.rows)
-
-    @property
     def recordings(self) -> int:
         """Distinct cassettes behind the runs: 1 for N epochs means N replays of one answer."""
         return len({r.cassette for r in self.rows if r.cassette is not None})
@@ -106,8 +107,11 @@ class CaseRuns:
 
     def mean(self, field: str) -> float:
         """The mean of a numeric row field over the counted runs (0 when none)."""
-        values = [float(getattr(r, field)) for r in self.counted]
-        return statistics.fmean(values) if values else 0.0
+        found = self._means.get(field)
+        if found is None:
+            values = [float(getattr(r, field)) for r in self.counted]
+            found = self._means[field] = statistics.fmean(values) if values else 0.0
+        return found
 
     def median_duration(self) -> float:
         values = [r.duration_s for r in self.counted]

@@ -38,6 +38,31 @@ def test_the_measured_depth_is_the_real_nesting(value: Any) -> None:
     assert load_json(text, max_depth=max(_depth(value), 1)) == value
 
 
+# Every JSON value json.dumps can write, floats and escapes included.
+any_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=25,
+)
+
+
+@given(any_json, st.booleans())
+def test_the_fast_parser_reads_what_json_loads_reads(value: Any, ascii_only: bool) -> None:
+    # load_json parses shallow documents with pydantic_core; it must agree with json.loads.
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    parsed = load_json(text.encode("utf-8", "surrogatepass"))
+    assert parsed == json.loads(text)
+    assert json.dumps(parsed) == json.dumps(json.loads(text))  # -0.0 and 1e16 alike
+
+
+def test_a_lone_surrogate_escape_still_reads_as_json_loads_reads_it() -> None:
+    assert load_json(b'{"a": "\\ud800", "b": [NaN]}')["a"] == "\ud800"
+
+
 @given(json_values)
 def test_anything_deeper_than_the_limit_is_refused(value: Any) -> None:
     deep = [[value]]
