@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.core.errors import ConfigurationError
 from harness.evals.report import EvalReport, EvalRow, load_report
+from harness.evals.scratch import scratch_parent
 from harness.files import atomic_write_bytes
 
 __all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
@@ -64,7 +65,9 @@ def run_evals(
             "pass --evals-dir"
         )
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    with tempfile.TemporaryDirectory(prefix="harness-eval-") as tmp:
+    # In RAM when the machine has a roomy tmpfs: each row makes several folders (see
+    # harness.evals.scratch), and they are thrown away with the run.
+    with tempfile.TemporaryDirectory(prefix="harness-eval-", dir=scratch_parent()) as tmp:
         raw = Path(tmp) / "report.json"
         # A private basetemp: pytest's shared one keeps only the last three runs
         # (any pytest on the machine), so the traces would vanish under the report.
