@@ -10,7 +10,7 @@ from harness.core.errors import CassetteError
 from harness.recording._diff import describe_difference, nearest
 from harness.recording._errors import UnmatchedRequestError
 from harness.recording._matching import MatchKey, canonical_json
-from harness.recording._options import CassetteOptions
+from harness.recording._options import CassetteOptions, RerecordHint
 
 __all__ = ["DEFAULT_HINT", "MissedCassette", "missing_cassette_error", "unmatched_request_error"]
 
@@ -42,11 +42,12 @@ class MissedCassette(Protocol):
     def key_at(self, index: int) -> MatchKey: ...
 
 
-def _hint(rerecord_hint: str | None, mode: str) -> str:
-    return (rerecord_hint or DEFAULT_HINT).replace("{mode}", mode)
+def _hint(rerecord_hint: RerecordHint, mode: str) -> str:
+    hint = rerecord_hint() if callable(rerecord_hint) else rerecord_hint
+    return (hint or DEFAULT_HINT).replace("{mode}", mode)
 
 
-def missing_cassette_error(path: Path, rerecord_hint: str | None) -> CassetteError:
+def missing_cassette_error(path: Path, rerecord_hint: RerecordHint) -> CassetteError:
     """The cassette file does not exist (or is empty) and the mode only replays."""
     return CassetteError(
         f"cassette {path} does not exist, and record mode 'none' only replays. "

@@ -13,7 +13,9 @@ from typing import Any
 from harness.recording._matching import BodyNormalizer
 from harness.recording._modes import RecordMode
 
-__all__ = ["CassetteOptions"]
+__all__ = ["CassetteOptions", "RerecordHint"]
+
+RerecordHint = str | Callable[[], str] | None
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,9 @@ class CassetteOptions:
 
     mode: RecordMode
     normalizer: BodyNormalizer
-    rerecord_hint: str | None = None
+    # The command that re-records, or a function making it (called only when an error
+    # shows it: building it may mean reading the cassette's header).
+    rerecord_hint: RerecordHint = None
     save_error_responses: bool = False
     metadata: dict[str, Any] | None = None
     # Hosts the cassette leaves alone: neither played nor recorded (vcrpy's ignore_hosts).

@@ -11,14 +11,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from harness.core.errors import CassetteError
+from harness.core.errors import CassetteError, ConfigurationError
 from harness.recording._absent import known_absent_skipped
 from harness.recording._guard import block_network
 from harness.recording._logfilter import quiet_http_logs
 from harness.recording._matching import BodyNormalizer
 from harness.recording._metadata import CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
-from harness.recording._options import CassetteOptions
+from harness.recording._options import CassetteOptions, RerecordHint
 
 if TYPE_CHECKING:
     # vcrpy is imported when a cassette is first used, not with harness.recording.
@@ -127,12 +127,18 @@ class CassetteHandle:
 
 class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
     def __init__(
-        self, options: CassetteOptions, path: Path, allow_unplayed: bool, guard: bool
+        self,
+        options: CassetteOptions,
+        path: Path,
+        allow_unplayed: bool,
+        guard: bool,
+        skip_patchers: tuple[str, ...] = (),
     ) -> None:
         self._options = options
         self._path = path
         self._allow_unplayed = allow_unplayed
         self._guard = guard
+        self._skip_patchers = skip_patchers
         self._stack = contextlib.ExitStack()
         self._cassette: HarnessCassette | None = None
 
@@ -141,7 +147,9 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
 
         # vcrpy loads before it patches: a missing or corrupt cassette fails with nothing
         # patched, and the stack lifts the guard again.
-        patcher = HarnessCassette.use(path=os.fspath(self._path), options=self._options)
+        patcher = HarnessCassette.use(
+            path=os.fspath(self._path), options=self._options, skip_patchers=self._skip_patchers
+        )
         with contextlib.ExitStack() as stack:
             stack.enter_context(quiet_http_logs())
             if self._guard:
@@ -188,11 +196,12 @@ def use_cassette(
     ignore_query_params: Iterable[str] = (),
     allow_unplayed: bool = True,
     metadata: Mapping[str, Any] | None = None,
-    rerecord_hint: str | None = None,
+    rerecord_hint: RerecordHint = None,
     save_error_responses: bool = False,
     block_network: bool | None = None,
     ignore_hosts: Iterable[str] = (),
     responder: Callable[[Any], dict[str, Any] | None] | None = None,
+    intercept: Iterable[str] | None = None,
 ) -> contextlib.AbstractContextManager[CassetteHandle]:
     """Record or replay the HTTP traffic of the OpenAI/Anthropic SDKs in a block.
 
@@ -210,7 +219,8 @@ def use_cassette(
         allow_unplayed: when False, stored interactions left unused fail the block.
         metadata: extra ``harness:`` metadata to save (``provider``/``model`` override
             what is detected from the traffic).
-        rerecord_hint: the command to re-record, shown in errors.
+        rerecord_hint: the command to re-record, shown in errors; or a function
+            returning it, called only when an error shows it.
         save_error_responses: also record 4xx and 5xx answers (by default a failed
             call is not saved, so it can never replay as the answer).
         block_network: refuse non-loopback sockets in the block; by default on in
@@ -222,6 +232,12 @@ def use_cassette(
             returns answers the request (logged in ``exchanges``, never saved),
             None leaves it to the cassette. Telemetry (trace exports of agent
             frameworks) is always answered ``204`` and never recorded.
+        intercept: the HTTP libraries whose traffic the cassette serves, by vcrpy's
+            patcher names (``"httpx2"``, ``"requests"``, ...); None (the default) is
+            every one vcrpy knows. Patching each library costs time on every
+            entry, so a replay of one SDK may name only the library it uses. Only
+            with the network guard on (``block_network``): the traffic of the
+            libraries left out then fails at the guard instead of going unrecorded.
 
     Returns:
         A context manager whose ``as`` value is a :class:`CassetteHandle`.
@@ -230,6 +246,8 @@ def use_cassette(
         CassetteError: missing (mode none), corrupt or foreign cassette on entry;
             an unmatched request (also re-raised at exit if it was caught); a
             secret found while saving; unplayed interactions when not allowed.
+        ConfigurationError: ``intercept`` names an unknown library, or narrows
+            the cassette without the network guard.
 
     Note:
         A miss raises out of the SDK call unwrapped and is not retried by the
@@ -247,4 +265,27 @@ def use_cassette(
         responder=responder,
     )
     guard = mode is RecordMode.NONE if block_network is None else block_network
-    return _CassetteSession(options, Path(path), allow_unplayed, guard)
+    skipped = _skipped_patchers(intercept, guard=guard)
+    return _CassetteSession(options, Path(path), allow_unplayed, guard, skipped)
+
+
+def _skipped_patchers(intercept: Iterable[str] | None, *, guard: bool) -> tuple[str, ...]:
+    if intercept is None:
+        return ()
+    from vcr.patch import PATCHER_NAMES
+
+    wanted = set(intercept)
+    unknown = sorted(wanted - set(PATCHER_NAMES))
+    if unknown:
+        raise ConfigurationError(
+            f"intercept names unknown HTTP libraries {unknown}; vcrpy patches "
+            f"{', '.join(PATCHER_NAMES)}"
+        )
+    skipped = tuple(name for name in PATCHER_NAMES if name not in wanted)
+    if skipped and not guard:
+        raise ConfigurationError(
+            f"intercept={sorted(wanted)} leaves {', '.join(skipped)} unpatched, and without "
+            "the network guard their requests would go out unrecorded; replay with "
+            "block_network=True (the default in record mode 'none'), or intercept everything"
+        )
+    return skipped

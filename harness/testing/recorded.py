@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +72,7 @@ def recorded_provider(
     cassette: Path,
     record_mode: str = "none",
     base_url: str | None = None,
-    rerecord_hint: str | None = None,
+    rerecord_hint: str | Callable[[], str] | None = None,
     allow_unplayed: bool = True,
     ignore_query_params: tuple[str, ...] = (),
     save_error_responses: bool = False,
@@ -103,6 +103,8 @@ def recorded_provider(
         allow_unplayed=allow_unplayed,
         ignore_query_params=ignore_query_params,
         save_error_responses=save_error_responses,
+        # A replay patches only the SDK's own HTTP library; the guard refuses the rest.
+        intercept=_sdk_http_library(name) if replay else None,
     ) as handle:
         provider = _build(
             name,
@@ -118,6 +120,26 @@ def recorded_provider(
             close = getattr(provider, "close", None)
             if callable(close):
                 close()
+
+
+def _sdk_http_library(name: str) -> tuple[str, ...] | None:
+    """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on.
+
+    None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one.
+    """
+    if name == "anthropic":
+        import anthropic
+
+        client: type = anthropic.DefaultHttpxClient
+    else:
+        import openai
+
+        client = openai.DefaultHttpxClient
+    for base in client.__mro__:
+        library = base.__module__.partition(".")[0]
+        if library in ("httpx", "httpx2"):
+            return (library,)
+    return None
 
 
 def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
