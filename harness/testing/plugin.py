@@ -32,6 +32,7 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
+from harness.testing.gc_freeze import ImportFreezer
 from harness.testing.llm_fixtures import (
     harness_live_guard,
     llm_cassette,
@@ -66,6 +67,7 @@ __all__ = [
 ]
 
 COLLECTOR_KEY = pytest.StashKey[EvalCollector]()
+FREEZER_KEY = pytest.StashKey[ImportFreezer]()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -106,6 +108,8 @@ def pytest_configure(config: pytest.Config) -> None:
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
+    if wanted:  # an eval run, on the controller and on every worker
+        config.stash[FREEZER_KEY] = ImportFreezer()
 
 
 def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
@@ -263,6 +267,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     mutant_mode.name_report(report)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    freezer = item.config.stash.get(FREEZER_KEY, None)
+    if freezer is not None:
+        freezer.after_test()
 
 
 @pytest.hookimpl(wrapper=True)
