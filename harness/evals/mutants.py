@@ -17,8 +17,9 @@ from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutations import Mutant, Recorded, derive_mutants
+from harness.evals.provenance import Source, cassette_source
 
-__all__ = ["MutantExhaustedError", "PositionalProvider", "cassette_mutants"]
+__all__ = ["MutantExhaustedError", "PositionalProvider", "cassette_mutants", "recorded_source"]
 
 
 class MutantExhaustedError(ProviderError):
@@ -78,6 +79,28 @@ def _cached(path: Path, provider: str, mtime_ns: int) -> tuple[Mutant, ...]:
     recorded = read_recorded_responses(path, provider)
     control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
     return (control, *derive_mutants(recorded))
+
+
+@lru_cache(maxsize=64)
+def _source(path: Path, stamp: tuple[int, int]) -> Source:
+    del stamp  # part of the cache key only: an edited cassette is read again
+    return cassette_source(path)
+
+
+def recorded_source(path: Path) -> Source:
+    """Where the cassette at ``path`` was recorded, read once for all of a row's mutants.
+
+    Every mutant of a row serves the same cassette: parsing the whole file again
+    for each (eight times for a two-call row) was most of a mutant run's setup.
+
+    Raises:
+        CassetteError: the file is missing or cannot be parsed.
+    """
+    try:
+        info = path.stat()
+    except OSError:
+        return cassette_source(path)  # it says why the file cannot be read
+    return _source(path, (info.st_mtime_ns, info.st_size))
 
 
 def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:

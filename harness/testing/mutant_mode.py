@@ -255,8 +255,7 @@ def serve_mutant(
 ) -> Iterator[PositionalProvider]:
     """Yield the ``PositionalProvider`` for this item's mutant, with the network blocked."""
     from harness.core.errors import ConfigurationError
-    from harness.evals.mutants import PositionalProvider, cassette_mutants
-    from harness.evals.provenance import cassette_source
+    from harness.evals.mutants import PositionalProvider, cassette_mutants, recorded_source
     from harness.recording import block_network
 
     found = cassette_for(item, options)
@@ -270,7 +269,7 @@ def serve_mutant(
         raise ConfigurationError(f"cassette {path} has no mutant {mid}; was it re-recorded?")
     order, mutant = chosen
     served = PositionalProvider(provider, model, mutant.responses)
-    source = cassette_source(path)
+    source = recorded_source(path)
     item.stash[STATE_KEY] = MutantState(
         mid, mutant.operator, order, mutant.description, served, source, model
     )

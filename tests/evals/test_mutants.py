@@ -68,3 +68,23 @@ def _assert_evals_kill_their_mutants(tmp_path: Path, sample: tuple[str, ...]) ->
     }
     assert not weak, f"evals that cannot show they can fail: {weak}\n{done.stdout[-6000:]}"
     assert {s.source.value for s in summaries} == {"simulator"}
+
+
+def test_a_rows_mutants_read_their_cassettes_source_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from harness.evals import mutants
+
+    committed = next((Path(__file__).resolve().parents[2] / "cassettes/openai").rglob("*.yaml"))
+    copy = tmp_path / committed.name
+    shutil.copyfile(committed, copy)
+    reads: list[Path] = []
+    real = mutants.cassette_source
+    monkeypatch.setattr(mutants, "cassette_source", lambda p: reads.append(p) or real(p))
+    first = [mutants.recorded_source(copy) for _ in range(8)]
+    assert len(reads) == 1 and len(set(first)) == 1
+    copy.write_text(copy.read_text("utf-8") + "\n", "utf-8")  # edited: read again
+    assert mutants.recorded_source(copy) == first[0]
+    assert len(reads) == 2
