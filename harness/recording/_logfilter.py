@@ -93,8 +93,10 @@ def _install() -> None:
         _installed.append((logger, log_filter))
     for family in FAMILIES:
         logger = logging.getLogger(family)
-        _levels[family] = logger.level
+        # Only a level that must change is set (and later put back): every setLevel
+        # clears the cache of every logger in the process, hundreds of them.
         if logger.getEffectiveLevel() < logging.WARNING:
+            _levels[family] = logger.level
             logger.setLevel(logging.WARNING)
 
 

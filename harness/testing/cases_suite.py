@@ -159,7 +159,8 @@ def test_cases(
     )
     failures = check_case(case, run, assert_shape=_subset_shape)
     for result in run.results:  # metadata traces hold none of the case's secrets
-        seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt))
+        tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
+        seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt), tree=tree)
     if case.checks.judge is not None:
         try:
             judged = run_judge(

@@ -110,14 +110,20 @@ class Evidence:
                     return
         raise AssertionError(f"verdict: the model never read {path}")
 
-    def assert_metadata_trace(self, result: RunResult, secrets: Iterable[str]) -> None:
+    def assert_metadata_trace(
+        self, result: RunResult, secrets: Iterable[str], *, tree: TraceTree | None = None
+    ) -> None:
         """The run's trace (metadata mode) holds no text the model saw or said, and
-        its usage is the providers' real, non-zero counts."""
+        its usage is the providers' real, non-zero counts.
+
+        ``tree``: the trace already read from ``result.trace_path`` (else it is read).
+        """
         assert result.trace_path is not None, "verdict: the run wrote no trace"
         stored = result.trace_path.read_text("utf-8")
         leaked = sorted(s for s in secrets if s in stored)
         assert not leaked, f"verdict: the metadata-mode trace holds payload text: {leaked}"
-        spans = [s for s in TraceTree.load(result.trace_path).walk() if s.kind == "llm.call"]
+        tree = tree if tree is not None else TraceTree.load(result.trace_path)
+        spans = [s for s in tree.walk() if s.kind == "llm.call"]
         counted = [
             (s.attributes.get("input_tokens"), s.attributes.get("output_tokens")) for s in spans
         ]

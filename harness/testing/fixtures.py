@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -165,7 +166,8 @@ def _recorded(
         cassette=path,
         record_mode=harness_options.record_mode,
         base_url=harness_options.base_url,
-        rerecord_hint=_rerecord_hint(node, path, provider_name, harness_options),
+        # Made only when a miss shows it: it reads the cassette's header.
+        rerecord_hint=functools.partial(_rerecord_hint, node, path, provider_name, harness_options),
         allow_unplayed=node.get_closest_marker("eval") is None,
         ignore_query_params=harness_options.ignore_query_params,
         save_error_responses=harness_options.record_errors,
@@ -178,8 +180,7 @@ def _recorded(
 def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: HarnessOptions) -> str:
     """The command that re-records this test's cassette, as it was recorded.
 
-    Built for every recorded test (a miss may need it), so it reads only the
-    cassette's ``harness:`` header, not the whole file.
+    Built when a miss shows it, from the cassette's ``harness:`` header only.
     """
     parts = [f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider}"]
     if options.stream != "off":
@@ -267,11 +268,12 @@ def _source_of(path: Path, handle: CassetteHandle | None = None) -> str:
 def harness_settings(workspace: Workspace, tmp_path: Path) -> dict[str, Any]:
     """Settings for ``harness_app``; override this fixture, or pass overrides to
     ``make_harness_app``."""
-    return {
-        "workdir": workspace.root,
-        "state_dir": tmp_path / "state",
-        "trace_mode": "metadata",
-    }
+    state = tmp_path / "state"
+    # Made here, as harness makes it (0700), so that building the app need not
+    # prove a folder can be made there (a probe folder made and removed: 0.8 ms
+    # on a small VM's disk, every test).
+    state.mkdir(mode=0o700, exist_ok=True)
+    return {"workdir": workspace.root, "state_dir": state, "trace_mode": "metadata"}
 
 
 @pytest.fixture
@@ -314,17 +316,20 @@ def make_harness_app(
 
 
 def _private_state_home(factory: pytest.TempPathFactory) -> Path:
-    """A fresh folder outside the test's tmp_path (a test may make all of that its workdir).
+    """A fresh path outside the test's tmp_path (a test may make all of that its workdir).
 
     ``mktemp`` at the base temp folder lists that folder to number the new one, so
     with a row per test a suite of N rows paid O(N) per row (2 ms at 1,000 rows);
-    a random name in one shared sub-folder costs the same at any size.
+    a random name in one shared sub-folder costs the same at any size. The folder
+    itself is not made: most tests never write there, a ``mkdir`` costs 0.3 ms on a
+    small VM's disk, and whatever writes there makes it (as it would ``~/.local/state``).
+    Nobody else can take the name first: pytest's base temp folder is the user's own (0700).
     """
-    import tempfile
+    import secrets
 
     shared = factory.getbasetemp() / "harness-xdg-state"
-    shared.mkdir(exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="xdg-state-", dir=shared))
+    shared.mkdir(mode=0o700, exist_ok=True)
+    return shared / f"xdg-state-{secrets.token_hex(8)}"
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.core.errors import TraceAssertionError
@@ -35,6 +36,9 @@ class RunLog:
     # traffic trace (for an agent harness did not run, there is no RunResult).
     traffic: dict[str, Any] | None = None
     traffic_trace: Callable[[], TraceTree] | None = None
+    _trees: dict[Path, tuple[tuple[int, int, int], TraceTree]] = field(
+        default_factory=dict, repr=False
+    )
 
     def observe(self, result: RunResult) -> None:
         self.results.append(result)
@@ -60,9 +64,37 @@ class RunLog:
         return "\n".join(lines) or None
 
     def traces(self) -> list[TraceTree]:
+        """The trace of every run that wrote one, in run order."""
+        return [self.trace_of(r) for r in self.results if r.trace_path is not None]
+
+    def trace_of(self, result: RunResult) -> TraceTree:
+        """``result``'s trace, read once per test.
+
+        A test reads its traces two or three times (its checks, the row's
+        summary); each read parsed the whole file again. The file's identity and
+        size decide whether the tree read before is still the file's: a trace
+        rewritten since is read anew.
+
+        Raises:
+            TraceAssertionError: the run wrote no trace.
+            TracingError: the file cannot be read or is not a valid trace.
+        """
         from harness.testing.trace_assertions import load_trace
 
-        return [load_trace(r.trace_path) for r in self.results if r.trace_path is not None]
+        path = result.trace_path
+        if path is None:
+            raise TraceAssertionError(f"the run (trace {result.trace_id}) wrote no trace file")
+        try:
+            info = path.stat()
+        except OSError:
+            return load_trace(path)  # says why it cannot be read
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._trees.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        tree = load_trace(path)
+        self._trees[path] = (key, tree)
+        return tree
 
     def final_results(self) -> list[RunResult]:
         """The runs whose totals are not already in a later (resumed) run's."""
