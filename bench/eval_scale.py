@@ -21,6 +21,9 @@ For each size, in a temp project (loopback only):
 ``--against DIR`` also replays each size serially with the ``harness`` package
 in DIR (``git archive main harness | tar -x -C DIR``) and prints the ratios side
 by side; ``--dist worksteal`` picks pytest-xdist's mode for the ``-n auto`` runs.
+The runs keep their scratch where ``harness eval`` puts it (a roomy tmpfs when
+there is one, see ``harness.evals.scratch``); ``--disk-scratch`` also replays
+serially with it in the system temp folder, to show what the disk costs.
 
 Then ``--mutants`` on 50 rows (mutants per second), the ``harness view`` page
 of the largest report (size, and its open time in headless Chromium when
@@ -156,17 +159,24 @@ def _rss_sampler(pid: int) -> Iterator[list[int]]:
 
 
 def harness_eval(
-    project: Path, *args: str, report: Path | None = None, tree: Path | None = None
+    project: Path,
+    *args: str,
+    report: Path | None = None,
+    tree: Path | None = None,
+    scratch: Path | None = None,
 ) -> Run:
     """``harness eval ARGS`` in ``project``; the report goes to ``report``.
 
     ``tree``: a folder holding another ``harness`` package (e.g. ``git archive
-    main harness | tar -x -C DIR``) to run instead of this one.
+    main harness | tar -x -C DIR``) to run instead of this one. ``scratch``: the
+    run's scratch folder (``HARNESS_EVAL_TMPDIR``); by default harness picks it.
     """
     from harness.evals import Verdict, load_report
 
     report = report or project / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    if scratch is not None:
+        env["HARNESS_EVAL_TMPDIR"] = str(scratch)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(":")
     command = [sys.executable, "-m", "harness", "eval", "--report", str(report), *args]
@@ -388,11 +398,20 @@ def main() -> int:
     parser.add_argument(
         "--dist", default=None, help="pytest-xdist mode for -n auto (load, worksteal, ...)"
     )
+    parser.add_argument(
+        "--disk-scratch",
+        action="store_true",
+        help="also replay serially with the run's scratch in the system temp folder (on disk)",
+    )
     args = parser.parse_args()
     sizes = [50] if args.quick else [int(n) for n in args.cases.split(",")]
     runs = 1 if args.quick else args.runs
     providers = tuple(p for p in args.providers.split(",") if p)
+    from harness.evals.scratch import scratch_parent
+
     print(f"harness eval at scale: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    disk = Path(tempfile.gettempdir())
+    print(f"scratch: {scratch_parent() or disk} (--disk-scratch also runs it in {disk})")
     tmp = Path(tempfile.mkdtemp(prefix="harness-scale-"))
     serial_ms: dict[int, float] = {}
     largest: Path | None = None
@@ -405,6 +424,9 @@ def main() -> int:
         pick = provider_args(providers)
         serial = best([harness_eval(project, *pick) for _ in range(runs)])
         show("serial", serial)
+        if args.disk_scratch:
+            on_disk = best([harness_eval(project, *pick, scratch=disk) for _ in range(runs)])
+            show("serial disk", on_disk)
         if args.against is not None:
             # Alternating with this tree's serial runs would be fairer still; one each here.
             other = best([harness_eval(project, *pick, tree=args.against) for _ in range(runs)])

@@ -7,6 +7,8 @@ classified and the ``MutantResult`` is attached to the report's
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,16 +26,25 @@ from harness.testing.mutant_mode import (
 from harness.testing.naming import scenario_name
 from harness.testing.options import HarnessOptions
 
-__all__ = ["classify", "note_phase", "raised_inside_runtime", "result_property"]
+__all__ = [
+    "brief_kill_report",
+    "classify",
+    "note_phase",
+    "phase_end",
+    "raised_inside_runtime",
+    "result_property",
+]
 
 
 def note_phase(item: pytest.Item, when: str, call: pytest.CallInfo[None]) -> None:
     """Remember how a phase of a mutant item ended: ``(kind, message)``."""
     phases = item.stash.setdefault(PHASES_KEY, {})
     excinfo = call.excinfo
-    if excinfo is None:
-        phases[when] = ("passed", "")
-        return
+    phases[when] = ("passed", "") if excinfo is None else phase_end(excinfo)
+
+
+def phase_end(excinfo: pytest.ExceptionInfo[BaseException]) -> tuple[str, str]:
+    """``(kind, message)`` of a phase that raised: skipped, exhausted, assertion or crash."""
     from harness.evals.mutants import MutantExhaustedError
 
     value = excinfo.value
@@ -48,7 +59,37 @@ def note_phase(item: pytest.Item, when: str, call: pytest.CallInfo[None]) -> Non
     else:
         kind = "crash"
     message = excinfo.exconly() if kind == "crash" else str(value)
-    phases[when] = (kind, _first_lines(message))
+    return kind, _first_lines(message)
+
+
+@contextmanager
+def brief_kill_report(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """While pytest makes the report of a mutant the eval killed, its failure is the reason.
+
+    The full report of a failed call (the traceback with each frame's source)
+    cost a quarter of a mutant run, and nothing reads it: the kill is told by
+    its reason (the first lines of the assertion), and the report becomes an xfail. Crashes, failed controls and
+    anything outside the call keep the whole traceback; the item is as before
+    once the report is made.
+    """
+    mid = mutant_id(item)
+    excinfo = call.excinfo
+    killed = (
+        mid is not None
+        and mid != CONTROL
+        and call.when == "call"
+        and excinfo is not None
+        and phase_end(excinfo)[0] in ("assertion", "exhausted")
+    )
+    if not killed or excinfo is None:
+        yield
+        return
+    line = f"mutant {mid} killed: {phase_end(excinfo)[1]}"
+    item.repr_failure = lambda excinfo, style=None: line  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del item.repr_failure
 
 
 def raised_inside_runtime(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:

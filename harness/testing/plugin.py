@@ -280,7 +280,8 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
+    with mutant_outcome.brief_kill_report(item, call):
+        report = yield
     try:
         return _finish_report(item, call, report)
     finally:

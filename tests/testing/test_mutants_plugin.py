@@ -384,3 +384,34 @@ def test_an_eval_cannot_tell_its_mutant_from_its_control(mutated: dict[str, Eval
     # It saw nothing to fail on, so every mutant survived: it cannot fail.
     assert gamer.status is MutantStatus.CANNOT_FAIL and gamer.killed == 0
     assert {r.mutant for r in gamer.survivors} == STRONG_MUTANTS
+
+
+REPORT_DUMP = """
+import json, os
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.outcome != "passed":
+        with open(os.environ["REPORT_DUMP"], "a", encoding="utf-8") as out:
+            out.write(json.dumps([report.nodeid, report.outcome, report.longreprtext]) + "\\n")
+"""
+
+
+def test_a_killed_mutants_report_is_its_reason_and_a_crash_keeps_its_traceback(
+    recorded_project: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "reportdump.py").write_text(REPORT_DUMP, "utf-8")
+    dump = tmp_path / "reports.jsonl"
+    env = {**_env(), "PYTHONPATH": str(tmp_path), "REPORT_DUMP": str(dump)}
+    command = [sys.executable, "-m", "pytest", "evals", "-m", "eval", "--harness-mutants"]
+    command += ["-k", "strong or crashy", "-p", "reportdump"]
+    subprocess.run(command, cwd=recorded_project, env=env, capture_output=True, timeout=300)
+    reports = [json.loads(line) for line in dump.read_text("utf-8").splitlines()]
+    killed = [text for nodeid, outcome, text in reports if "test_strong[" in nodeid]
+    assert killed and all(  # the reason alone: no frames, no source
+        text.startswith("mutant ") and " killed: " in text and "def test_strong" not in text
+        for text in killed
+    ), killed
+    assert max(len(text.splitlines()) for text in killed) <= 4
+    crash = next(text for nodeid, _, text in reports if "test_crashy[openai-refuse.1]" in nodeid)
+    assert "IndexError" in crash and "def test_crashy" in crash  # the whole traceback
