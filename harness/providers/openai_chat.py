@@ -18,7 +18,6 @@ harness's trace records each one as ``llm.call``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,19 +31,15 @@ from harness.core.messages import (
     ToolDefinition,
     Usage,
 )
-from harness.providers._sdk_call import SdkProvider
+from harness.providers._openai_sdk import OpenAISdkProvider, bearer_options
 from harness.providers._tool_arguments import (
     RAW_ARGUMENTS_KEY,
     encode_tool_arguments,
     parse_tool_arguments,
 )
-from harness.providers.credentials import base_url_from_env
-from harness.providers.sdk_errors import openai_provider_error
-from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
     import openai
-    from openai import RequestOptions
     from openai.types import CompletionUsage
     from openai.types.chat import (
         ChatCompletion,
@@ -66,35 +61,7 @@ __all__ = [
 MaxTokensParam = Literal["max_completion_tokens", "max_tokens"]
 
 
-def openai_client(
-    key: str, base_url: str | None, max_retries: int, timeout: float
-) -> openai.OpenAI:
-    """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``.
-
-    Its HTTP client is the SDK's default one on the process's shared TLS context
-    (:mod:`harness.providers.tls`): the CA bundle is loaded once, not per client.
-    """
-    import openai
-
-    http = openai.DefaultHttpxClient(verify=shared_ssl_context())
-    client = openai.OpenAI(
-        api_key=key,
-        base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
-        max_retries=max_retries,
-        timeout=timeout,
-        http_client=http,
-    )
-    close_with(client, http)
-    return client
-
-
-def _options() -> RequestOptions:
-    """What ``chat.completions.create`` passes: authenticate with the API key
-    (bearer). A new dict per request, as ``create`` makes, since the SDK keeps it."""
-    return {"security": {"bearer_auth": True}}
-
-
-class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
+class OpenAIProvider(OpenAISdkProvider):
     """``LLMProvider`` over the OpenAI Chat Completions API.
 
     Args:
@@ -145,25 +112,9 @@ class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
         self.stream = stream
         self.default_max_tokens = default_max_tokens
         self.max_tokens_param: MaxTokensParam = max_tokens_param
-        self._connect(
-            client,
-            api_key=api_key,
-            key_env="OPENAI_API_KEY",
-            base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
-            build=lambda key: openai_client(key, base_url, max_retries, timeout),
+        self._connect_openai(
+            client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-
-    def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
-        import openai
-
-        return openai.OpenAI, openai.AsyncOpenAI
-
-    def _sdk_errors(
-        self,
-    ) -> tuple[tuple[type[BaseException], ...], Callable[..., ProviderError]]:
-        import openai
-
-        return (openai.OpenAIError,), openai_provider_error
 
     def _call(self, client: openai.OpenAI, request: LLMRequest) -> LLMResponse:
         body = self._body(request)
@@ -178,14 +129,14 @@ class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
         body = self._body(request)
         if not self.stream:
             completion = await client.post(
-                "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
+                "/chat/completions", body=body, cast_to=ChatCompletion, options=bearer_options()
             )
             return from_chat_completion(completion)
         stream = await client.post(
             "/chat/completions",
             body=body,
             cast_to=ChatCompletion,
-            options=_options(),
+            options=bearer_options(),
             stream=True,
             stream_cls=AsyncStream[ChatCompletionChunk],
         )
@@ -218,7 +169,7 @@ class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
         from openai.types.chat import ChatCompletion
 
         return client.post(
-            "/chat/completions", body=body, cast_to=ChatCompletion, options=_options()
+            "/chat/completions", body=body, cast_to=ChatCompletion, options=bearer_options()
         )
 
     def _complete_streaming(self, client: openai.OpenAI, body: dict[str, Any]) -> LLMResponse:
@@ -229,7 +180,7 @@ class OpenAIProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
             "/chat/completions",
             body=body,
             cast_to=ChatCompletion,
-            options=_options(),
+            options=bearer_options(),
             stream=True,
             stream_cls=Stream[ChatCompletionChunk],
         )

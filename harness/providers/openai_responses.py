@@ -17,14 +17,12 @@ models and the SSE event stream are the SDK's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse
-from harness.providers._sdk_call import SdkProvider
-from harness.providers.credentials import base_url_from_env
-from harness.providers.openai_chat import openai_client
+from harness.providers._openai_sdk import OpenAISdkProvider, bearer_options
 from harness.providers.responses_events import EventAssembler
 from harness.providers.responses_items import (
     ITEMS_KEY,
@@ -32,11 +30,9 @@ from harness.providers.responses_items import (
     to_input_items,
     to_response_tools,
 )
-from harness.providers.sdk_errors import openai_provider_error
 
 if TYPE_CHECKING:
     import openai
-    from openai import RequestOptions
 
 __all__ = [
     "ITEMS_KEY",
@@ -51,12 +47,7 @@ _PATH = "/responses"
 _INCLUDE = ["reasoning.encrypted_content"]
 
 
-def _options() -> RequestOptions:
-    """What ``responses.create`` passes (bearer auth); a fresh dict, the SDK keeps it."""
-    return {"security": {"bearer_auth": True}}
-
-
-class OpenAIResponsesProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
+class OpenAIResponsesProvider(OpenAISdkProvider):
     """``LLMProvider`` over the OpenAI Responses API, stateless (``store: false``).
 
     Args:
@@ -104,25 +95,9 @@ class OpenAIResponsesProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]
         self.stream = stream
         self.default_max_tokens = default_max_tokens
         self.reasoning_effort = reasoning_effort
-        self._connect(
-            client,
-            api_key=api_key,
-            key_env="OPENAI_API_KEY",
-            base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
-            build=lambda key: openai_client(key, base_url, max_retries, timeout),
+        self._connect_openai(
+            client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-
-    def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
-        import openai
-
-        return openai.OpenAI, openai.AsyncOpenAI
-
-    def _sdk_errors(
-        self,
-    ) -> tuple[tuple[type[BaseException], ...], Callable[..., ProviderError]]:
-        import openai
-
-        return (openai.OpenAIError,), openai_provider_error
 
     def _body(self, request: LLMRequest) -> dict[str, Any]:
         """The request body, keys sorted as ``responses.create`` sends them."""
@@ -151,13 +126,13 @@ class OpenAIResponsesProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]
 
         body = self._body(request)
         if not self.stream:
-            response = client.post(_PATH, body=body, cast_to=object, options=_options())
+            response = client.post(_PATH, body=body, cast_to=object, options=bearer_options())
             return from_response(_plain(response))
         stream = client.post(
             _PATH,
             body=body,
             cast_to=Response,
-            options=_options(),
+            options=bearer_options(),
             stream=True,
             stream_cls=Stream[ResponseStreamEvent],
         )
@@ -173,13 +148,13 @@ class OpenAIResponsesProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]
 
         body = self._body(request)
         if not self.stream:
-            response = await client.post(_PATH, body=body, cast_to=object, options=_options())
+            response = await client.post(_PATH, body=body, cast_to=object, options=bearer_options())
             return from_response(_plain(response))
         stream = await client.post(
             _PATH,
             body=body,
             cast_to=Response,
-            options=_options(),
+            options=bearer_options(),
             stream=True,
             stream_cls=AsyncStream[ResponseStreamEvent],
         )

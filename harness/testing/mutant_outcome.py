@@ -68,9 +68,9 @@ def brief_kill_report(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterato
 
     The full report of a failed call (the traceback with each frame's source)
     cost a quarter of a mutant run, and nothing reads it: the kill is told by
-    its reason (the first lines of the assertion), and the report becomes an xfail. Crashes, failed controls and
-    anything outside the call keep the whole traceback; the item is as before
-    once the report is made.
+    its reason (the first lines of the assertion), and the report becomes an
+    xfail. Crashes, failed controls and anything outside the call keep the whole
+    traceback; the item is as before once the report is made.
     """
     mid = mutant_id(item)
     excinfo = call.excinfo

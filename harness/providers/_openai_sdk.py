@@ -1,0 +1,85 @@
+"""What the two OpenAI adapters (Chat Completions, Responses) share: the client and its errors.
+
+Both send through an ``openai.OpenAI`` client's ``post`` with bearer auth, own a
+client they built from a key, and translate ``openai.OpenAIError``; only the
+endpoint, the body and the answer's mapping differ (their own modules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from harness.core.errors import ProviderError
+from harness.providers._sdk_call import SdkProvider
+from harness.providers.credentials import base_url_from_env
+from harness.providers.sdk_errors import openai_provider_error
+from harness.providers.tls import close_with, shared_ssl_context
+
+if TYPE_CHECKING:
+    import openai
+    from openai import RequestOptions
+
+__all__ = ["OpenAISdkProvider", "bearer_options", "openai_client"]
+
+
+def openai_client(
+    key: str, base_url: str | None, max_retries: int, timeout: float
+) -> openai.OpenAI:
+    """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``.
+
+    Its HTTP client is the SDK's default one on the process's shared TLS context
+    (:mod:`harness.providers.tls`): the CA bundle is loaded once, not per client.
+    """
+    import openai
+
+    http = openai.DefaultHttpxClient(verify=shared_ssl_context())
+    client = openai.OpenAI(
+        api_key=key,
+        base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+        max_retries=max_retries,
+        timeout=timeout,
+        http_client=http,
+    )
+    close_with(client, http)
+    return client
+
+
+def bearer_options() -> RequestOptions:
+    """What ``chat.completions.create`` and ``responses.create`` pass: authenticate with
+    the API key (bearer). A new dict per request, as they make, since the SDK keeps it."""
+    return {"security": {"bearer_auth": True}}
+
+
+class OpenAISdkProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
+    """An adapter on the ``openai`` SDK: its clients, its errors, a client of its own."""
+
+    def _connect_openai(
+        self,
+        client: openai.OpenAI | openai.AsyncOpenAI | None,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        max_retries: int,
+        timeout: float,
+    ) -> None:
+        """Keep ``client``, or build one from the key (``OPENAI_API_KEY`` by default)."""
+        self._connect(
+            client,
+            api_key=api_key,
+            key_env="OPENAI_API_KEY",
+            base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+            build=lambda key: openai_client(key, base_url, max_retries, timeout),
+        )
+
+    def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
+        import openai
+
+        return openai.OpenAI, openai.AsyncOpenAI
+
+    def _sdk_errors(
+        self,
+    ) -> tuple[tuple[type[BaseException], ...], Callable[..., ProviderError]]:
+        import openai
+
+        return (openai.OpenAIError,), openai_provider_error
