@@ -372,6 +372,39 @@ def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
     assert page.evaluate("window.pwned") is None
 
 
+def test_every_verdict_has_its_colour_and_tooltip_in_the_matrix(page: Any, tmp_path: Path) -> None:
+    def report(day: int, *verdicts: Verdict) -> None:
+        rows = tuple(
+            EvalRow(
+                scenario="c",
+                nodeid="e::c",
+                verdict=v,
+                epoch=i,
+                source=Source.SCRIPTED,
+                message="" if v is Verdict.PASS else f"{v.value} in r{day}",
+            )
+            for i, v in enumerate(verdicts)
+        )
+        EvalReport(created_at=f"2026-03-0{day}T00:00:00+00:00", rows=rows).write(
+            tmp_path / f"r{day}.json"
+        )
+
+    report(1, Verdict.ERROR)
+    report(2, Verdict.SKIP)
+    report(3, Verdict.PASS, Verdict.FAIL)  # two epochs that disagree
+    _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
+    palette = _palette(page)
+    cells = _matrix_cells(page, "c")
+    assert [colour for _, colour in cells] == [palette["mixed"], palette["skip"], palette["error"]]
+    # Each cell names its own run's reason, not the case's newest one.
+    assert [tip.split(": ", 1)[1] for tip, _ in cells] == [
+        "mixed 1/2\nfail: fail in r3",
+        "skip",
+        "error\nerror: error in r1",
+    ]
+    assert len(set(palette.values())) == 5
+
+
 def test_index_data_groups_epochs_into_one_cell() -> None:
     rows = tuple(
         EvalRow(scenario="c", nodeid="e::c", verdict=v, epoch=i, source=Source.SCRIPTED)
@@ -379,4 +412,5 @@ def test_index_data_groups_epochs_into_one_cell() -> None:
     )
     data = index_data([(EvalReport(rows=rows), "r.json")])
     (case,) = data["cases"]
-    assert case["cells"] == [[1, 2, "mixed"]] and case["failed"] and case["rate"] == 0.5
+    assert case["cells"] == [[1, 2, "mixed", 0]] and case["failed"] and case["rate"] == 0.5
+    assert data["reasons"] == ["fail"]
