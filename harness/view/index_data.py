@@ -4,7 +4,8 @@ first, and a case x run matrix of verdicts with each case's pass rate.
 Rows are grouped per case as ``harness eval compare`` groups them (case,
 provider, model role, test), epochs folded into passes / runs. A case fails
 when any run of it failed; failed cases come first, worst pass rate first.
-Cells are compact arrays (``[passes, runs, verdict]``) because a page of a
+Cells are compact arrays (``[passes, runs, verdict]``, then the index of the
+run's own failure reason in ``reasons`` when it has one) because a page of a
 hundred reports by a hundred cases holds ten thousand of them.
 """
 
@@ -28,7 +29,8 @@ def index_data(reports: Sequence[tuple[EvalReport, str]]) -> dict[str, Any]:
     keys: dict[CaseKey, None] = {}
     for groups in grouped:
         keys.update(dict.fromkeys(groups))
-    cases = [_case(key, [groups.get(key) for groups in grouped]) for key in keys]
+    reasons: dict[str, int] = {}
+    cases = [_case(key, [groups.get(key) for groups in grouped], reasons) for key in keys]
     cases.sort(
         key=lambda c: (not c["failed"], c["rate"] if c["rate"] is not None else 2, c["case"])
     )
@@ -37,6 +39,7 @@ def index_data(reports: Sequence[tuple[EvalReport, str]]) -> dict[str, Any]:
         "cases": cases,
         "providers": sorted({c["provider"] for c in cases}),
         "sources": sorted({s for c in cases for s in c["sources"]}),
+        "reasons": list(reasons),
     }
 
 
@@ -57,15 +60,20 @@ def _run(report: EvalReport, source: str) -> dict[str, Any]:
     }
 
 
-def _cell(runs: CaseRuns | None) -> list[Any] | None:
+def _cell(runs: CaseRuns | None, reasons: dict[str, int]) -> list[Any] | None:
     if runs is None:
         return None
     verdicts = {row.verdict.value for row in runs.rows}
     verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
-    return [runs.passes, runs.runs, verdict]
+    cell: list[Any] = [runs.passes, runs.runs, verdict]
+    # This run's own reason (not the case's newest), each text stored once per page.
+    failure = "\n".join(dict.fromkeys(runs.failures))
+    if failure:
+        cell.append(reasons.setdefault(failure, len(reasons)))
+    return cell
 
 
-def _case(key: CaseKey, per_run: list[CaseRuns | None]) -> dict[str, Any]:
+def _case(key: CaseKey, per_run: list[CaseRuns | None], reasons: dict[str, int]) -> dict[str, Any]:
     present = [runs for runs in per_run if runs is not None]
     passes = sum(runs.passes for runs in present)
     total = sum(runs.runs for runs in present)
@@ -75,7 +83,7 @@ def _case(key: CaseKey, per_run: list[CaseRuns | None]) -> dict[str, Any]:
         "",
     )
     sources = sorted({s.value for runs in present for s in runs.sources})
-    cells = [_cell(runs) for runs in per_run]
+    cells = [_cell(runs, reasons) for runs in per_run]
     latest = next(cell for cell in cells if cell is not None)
     return {
         "case": key[0],

@@ -404,3 +404,57 @@ def _write_report(folder: Path, report: EvalReport) -> Path:
     path = folder / "constructed-report.json"
     report.write(path)
     return path
+
+
+def test_a_big_reports_rows_all_come_aligned_and_a_late_long_reason_folds_on_screen(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    reason = "\n".join(f"line {i} of why the case failed" for i in range(12))
+    rows = tuple(
+        EvalRow(
+            scenario=f"case-{number:03d}",
+            nodeid=f"e::case-{number:03d}",
+            provider="openai",
+            model="gpt-4.1-mini",
+            verdict=Verdict.FAIL if number in (5, 320) else Verdict.PASS,
+            source=Source.SCRIPTED,
+            message=reason if number in (5, 320) else "",
+        )
+        for number in range(400)
+    )
+    _open(
+        page, write_view_page([_write_report(tmp_path, EvalReport(rows=rows))], tmp_path / "b.html")
+    )
+    page.wait_for_selector("body[data-complete='1']", state="attached")
+    names = page.eval_on_selector_all("tr.case-row", "rs => rs.map(r => r.dataset.case)")
+    assert sorted(names) == [f"case-{n:03d}" for n in range(400)]
+    early = page.locator('tr.case-row[data-case="case-005"] .reason-more')
+    late = page.locator('tr.case-row[data-case="case-320"]')
+    assert early.count() == 1  # the first chunk is measured at once
+    assert late.locator(".reason-more").count() == 0  # off screen: not laid out yet
+    late.scroll_into_view_if_needed()
+    more = late.locator(".reason-more")
+    more.wait_for()  # measured when it came on screen
+    assert more.text_content() == f"show all (12 lines, {len(reason) + 6} chars)"
+    page.screenshot(path=str(shots / "report-late-row.png"))
+    # Every cell of a late row sits under its column's header.
+    heads = page.eval_on_selector_all(
+        "#cases thead th", "ths => ths.map(t => Math.round(t.getBoundingClientRect().left))"
+    )
+    cells = late.evaluate(
+        "r => [...r.children].map(t => Math.round(t.getBoundingClientRect().left))"
+    )
+    assert cells == heads
+    # And the columns are where the table layout puts them (the page laid out the
+    # first chunk as a table and kept its widths; these rows are all alike).
+    as_table = page.evaluate(
+        """() => { const table = document.getElementById('cases');
+          table.classList.remove('frozen');
+          const lefts = [...table.querySelectorAll('thead th')]
+            .map(t => Math.round(t.getBoundingClientRect().left));
+          table.classList.add('frozen');
+          return lefts; }"""
+    )
+    assert all(abs(a - b) <= 1 for a, b in zip(as_table, heads, strict=True)), (as_table, heads)
+    more.click()
+    assert late.locator(".reason").evaluate("r => r.clientHeight >= r.scrollHeight")

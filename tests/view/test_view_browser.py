@@ -6,6 +6,7 @@ Screenshots of each page go to the test's tmp dir (``*.png``).
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +225,53 @@ def _open_file(page: Any, html: Path) -> None:
     page.wait_for_selector("body[data-ready='1']")
 
 
+def _pixel(page: Any, x: float, y: float) -> tuple[int, int, int]:
+    """The colour on screen at (x, y): a 1x1 screenshot, whose one PNG row needs no
+    unfiltering (every PNG filter of a lone pixel predicts from zeros)."""
+    png = page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    assert png[12:16] == b"IHDR" and png[24] == 8  # 8 bits per channel
+    data, at = b"", 8
+    while at < len(png):
+        length = int.from_bytes(png[at : at + 4], "big")
+        if png[at + 4 : at + 8] == b"IDAT":
+            data += png[at + 8 : at + 8 + length]
+        at += 12 + length
+    red, green, blue = zlib.decompress(data)[1:4]
+    return red, green, blue
+
+
+def _matrix_cells(page: Any, case: str) -> list[tuple[str, tuple[int, int, int]]]:
+    """Each run cell of ``case``'s row, newest first, as (the tooltip on hover, the
+    colour drawn at the cell's centre)."""
+    strip = page.locator(f'tr.case[data-case="{case}"] .strip')
+    box = strip.bounding_box()
+    runs = page.locator("th.run-h").count()
+    assert box is not None and box["width"] == 20 * runs
+    centres = [(box["x"] + 20 * n + 10, box["y"] + box["height"] / 2) for n in range(runs)]
+    page.mouse.move(0, 0)
+    colours = [_pixel(page, x, y) for x, y in centres]
+    tips = []
+    for number, (x, y) in enumerate(centres):
+        page.mouse.move(x, y)
+        assert page.get_attribute("#tip", "data-run") == str(number)
+        tips.append(page.text_content("#tip") or "")
+    page.mouse.move(0, 0)
+    assert page.locator("#tip").is_hidden()
+    return list(zip(tips, colours, strict=True))
+
+
+def _palette(page: Any) -> dict[str, tuple[int, int, int]]:
+    """The page's verdict colours (its CSS variables), as RGB."""
+    values = page.evaluate(
+        "() => Object.fromEntries(['pass', 'fail', 'error', 'skip', 'mixed'].map(v =>"
+        " [v, getComputedStyle(document.documentElement).getPropertyValue('--' + v).trim()]))"
+    )
+    return {k: tuple(int(v[i : i + 2], 16) for i in (1, 3, 5)) for k, v in values.items()}
+
+
+HATCH = {(0xF1, 0xF2, 0xF5), (0xFF, 0xFF, 0xFF)}
+
+
 def _visible_cases(page: Any) -> list[str]:
     return list(
         page.eval_on_selector_all(
@@ -252,12 +300,15 @@ def test_the_index_shows_runs_newest_first_and_the_case_matrix(
     assert set(shown[: len(failed)]) == set(failed) and len(failed) < 8
     # One cell per run, newest left: case-000 fails in run 0 (the oldest), so its last cell.
     row = page.locator('tr.case[data-case="case-000"]')
-    verdicts = row.locator("td[data-verdict]").evaluate_all("ts => ts.map(t => t.dataset.verdict)")
-    assert verdicts == ["pass", "pass", "pass", "pass", "fail"]
+    cells = _matrix_cells(page, "case-000")
+    palette = _palette(page)
+    verdicts = ["pass", "pass", "pass", "pass", "fail"]
+    assert [colour for _, colour in cells] == [palette[v] for v in verdicts]
+    for (tip, _), path, verdict in zip(cells, reversed(files), verdicts, strict=True):
+        assert tip.startswith(f"{path.name} (") and f"): {verdict}" in tip
+    assert "lacks the marker" in cells[-1][0] and "lacks the marker" not in cells[0][0]
     assert row.locator(".rate").text_content() == "80%"
     assert "lacks the marker" in (row.locator(".reason").text_content() or "")
-    title = row.locator("td[data-verdict='fail'] .cell").get_attribute("title") or ""
-    assert "eval-000.json" in title and "lacks the marker" in title
 
 
 def test_filters_and_search_hide_and_show_rows(page: Any, shots: Path, tmp_path: Path) -> None:
@@ -310,9 +361,48 @@ def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
     _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
     assert page.locator("tr.run").count() == 2
     assert page.locator("tr.case .case-name").first.text_content() == INDEX_HOSTILE
-    added = page.locator('tr.case[data-case="added"] td[data-verdict]')
-    assert added.evaluate_all("ts => ts.map(t => t.dataset.verdict)") == ["pass", "none"]
+    (new_tip, new_colour), (old_tip, old_colour) = _matrix_cells(page, "added")
+    assert new_tip.startswith("b.json (") and new_tip.endswith("): pass")
+    assert new_colour == _palette(page)["pass"]
+    assert old_tip == "a.json: not run" and old_colour in HATCH
+    hostile = page.locator("tr.case").first.get_attribute("data-case")
+    assert hostile == INDEX_HOSTILE
+    (failed_tip, _), _ = _matrix_cells(page, INDEX_HOSTILE)
+    assert failed_tip.endswith("): fail\nfail: " + INDEX_HOSTILE)  # the reason, as text
     assert page.evaluate("window.pwned") is None
+
+
+def test_every_verdict_has_its_colour_and_tooltip_in_the_matrix(page: Any, tmp_path: Path) -> None:
+    def report(day: int, *verdicts: Verdict) -> None:
+        rows = tuple(
+            EvalRow(
+                scenario="c",
+                nodeid="e::c",
+                verdict=v,
+                epoch=i,
+                source=Source.SCRIPTED,
+                message="" if v is Verdict.PASS else f"{v.value} in r{day}",
+            )
+            for i, v in enumerate(verdicts)
+        )
+        EvalReport(created_at=f"2026-03-0{day}T00:00:00+00:00", rows=rows).write(
+            tmp_path / f"r{day}.json"
+        )
+
+    report(1, Verdict.ERROR)
+    report(2, Verdict.SKIP)
+    report(3, Verdict.PASS, Verdict.FAIL)  # two epochs that disagree
+    _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
+    palette = _palette(page)
+    cells = _matrix_cells(page, "c")
+    assert [colour for _, colour in cells] == [palette["mixed"], palette["skip"], palette["error"]]
+    # Each cell names its own run's reason, not the case's newest one.
+    assert [tip.split(": ", 1)[1] for tip, _ in cells] == [
+        "mixed 1/2\nfail: fail in r3",
+        "skip",
+        "error\nerror: error in r1",
+    ]
+    assert len(set(palette.values())) == 5
 
 
 def test_index_data_groups_epochs_into_one_cell() -> None:
@@ -322,4 +412,5 @@ def test_index_data_groups_epochs_into_one_cell() -> None:
     )
     data = index_data([(EvalReport(rows=rows), "r.json")])
     (case,) = data["cases"]
-    assert case["cells"] == [[1, 2, "mixed"]] and case["failed"] and case["rate"] == 0.5
+    assert case["cells"] == [[1, 2, "mixed", 0]] and case["failed"] and case["rate"] == 0.5
+    assert data["reasons"] == ["fail"]
