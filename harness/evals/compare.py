@@ -256,11 +256,11 @@ def compare_reports(
     keys = sorted(set(old_cases) | set(new_cases))
     tests = Counter(name for name, _ in {(key[0], key[3]) for key in keys})
     changes = [
-        replace(
-            _change(key, old_cases.get(key), new_cases.get(key), settings, prices),
-            collides=tests[key[0]] > 1,
-        )
-        for key in keys
+        _change(key, old_cases.get(key), new_cases.get(key), settings, prices) for key in keys
+    ]
+    # Only a case name two tests share needs its test in the label.
+    changes = [
+        replace(change, collides=True) if tests[change.key[0]] > 1 else change for change in changes
     ]
     return Comparison(
         tuple(changes),
