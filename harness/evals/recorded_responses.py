@@ -21,6 +21,7 @@ from harness.core.messages import LLMRequest, Message, Role
 from harness.evals.mutations import Recorded
 from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
+from harness.providers.sdk_import import preload_sdk
 from harness.yamlload import load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses"]
@@ -93,6 +94,7 @@ def _decoder(provider: str, response: dict[str, Any], client: Any) -> LLMProvide
         for k, v in _headers(response)
     )
     key = "harness-mutants-placeholder"
+    preload_sdk("openai" if provider in ("openai", "openai-responses") else "anthropic")
     if provider in ("openai", "openai-responses"):
         import openai
 

@@ -14,6 +14,7 @@ from harness.core.errors import ProviderError
 from harness.providers._sdk_call import SdkProvider
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
+from harness.providers.sdk_import import preload_sdk
 from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ def openai_client(
     Its HTTP client is the SDK's default one on the process's shared TLS context
     (:mod:`harness.providers.tls`): the CA bundle is loaded once, not per client.
     """
+    preload_sdk("openai")
     import openai
 
     http = openai.DefaultHttpxClient(verify=shared_ssl_context())

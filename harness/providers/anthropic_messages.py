@@ -24,6 +24,7 @@ from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
+from harness.providers.sdk_import import preload_sdk
 from harness.providers.tls import close_with, shared_ssl_context
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
         url = base_url_from_env(base_url, "ANTHROPIC_BASE_URL")
 
         def build(key: str) -> anthropic.Anthropic:
+            preload_sdk("anthropic")
             import anthropic
 
             # The SDK's default HTTP client on the shared TLS context (CA bundle loaded once).

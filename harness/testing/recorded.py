@@ -127,6 +127,9 @@ def _sdk_http_library(name: str) -> tuple[str, ...] | None:
 
     None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one.
     """
+    from harness.providers.sdk_import import preload_sdk
+
+    preload_sdk("anthropic" if name == "anthropic" else "openai")
     if name == "anthropic":
         import anthropic
 
