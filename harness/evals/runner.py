@@ -86,6 +86,7 @@ def run_evals(
             *(["--harness-mutants"] if mutants else []),
             *basetemp,
             *pytest_args,
+            *_default_dist(pytest_args),
         ]
         exit_code = subprocess.run(command, cwd=root, check=False).returncode
         if not raw.exists():
@@ -102,6 +103,41 @@ def run_evals(
         report = keep_traces(report, report_path.with_name(f"{report_path.stem}-traces"))
     report.write(report_path)
     return EvalRun(exit_code, report, (report_path,), mutants)
+
+
+def _default_dist(pytest_args: list[str]) -> list[str]:
+    """``--dist worksteal`` for a parallel run (``-n``) that names no mode of its own.
+
+    pytest-xdist's default (``load``) hands rows out a few at a time and the
+    controller answers every batch; ``worksteal`` splits them up front and moves
+    work only when a worker runs dry. Measured on 1,002 replayed rows on 2
+    cores: 18.9 s and 34 s of CPU against 20.7 s and 37 s (median of 2), and it
+    still evens out rows of unequal cost.
+    """
+    parallel = any(
+        arg in ("-n", "--numprocesses") or arg.startswith(("--numprocesses=", "-n"))
+        for arg in pytest_args
+    )
+    chosen = any(arg in ("-d", "--dist") or arg.startswith("--dist=") for arg in pytest_args)
+    if not parallel or chosen or _zero_workers(pytest_args):
+        return []
+    return ["--dist", "worksteal"]
+
+
+def _zero_workers(pytest_args: list[str]) -> bool:
+    """``-n 0``: xdist stays off, and a ``--dist`` would make it complain."""
+    for index, arg in enumerate(pytest_args):
+        if arg in ("-n", "--numprocesses") and index + 1 < len(pytest_args):
+            value = pytest_args[index + 1]
+        elif arg.startswith("--numprocesses="):
+            value = arg.partition("=")[2]
+        elif arg.startswith("-n") and len(arg) > 2:
+            value = arg[2:]
+        else:
+            continue
+        if value.strip() == "0":
+            return True
+    return False
 
 
 def _has_basetemp(pytest_args: list[str]) -> bool:
