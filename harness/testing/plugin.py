@@ -88,6 +88,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "ignore_hosts=(), allow_unplayed=None): settings of this test's llm_cassette",
     )
     options = HarnessOptions.from_config(config)
+    if options.mutants and getattr(config.option, "splits", None):
+        # Each shard shuffles an eval's copies with a seed of its own, and the split
+        # is by position: shards would share some copies and drop others.
+        raise pytest.UsageError(
+            "--harness-mutants cannot be sharded (--splits): every shard would order an "
+            "eval's mutant copies differently; run the mutants on one machine (-n auto)"
+        )
     if options.mutants and options.update_shapes:
         raise pytest.UsageError(
             "--harness-mutants with --update-shapes would write mutant traces as golden "

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.evals import run_evals
-from harness.evals.runner import _default_dist
+from harness.evals.runner import _default_dist, _same_order_in_every_shard
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,50 @@ def test_harness_eval_runs_the_workers_with_work_stealing(
     out = capfd.readouterr().out
     assert run.ok and len(run.report.rows) == 4
     assert "WorkStealingScheduling" in out, out
+
+
+@pytest.mark.parametrize(
+    ("args", "added"),
+    [
+        (["--splits", "4", "--group", "2"], ["-p", "no:randomly"]),
+        (["--splits=2", "--group=1"], ["-p", "no:randomly"]),
+        (["--splits", "2", "--group", "1", "--randomly-seed", "7"], []),
+        (["--splits", "2", "--group", "1", "--randomly-seed=7"], []),
+        (["-n", "auto"], []),
+    ],
+)
+def test_a_shard_keeps_collection_order_unless_it_fixes_a_seed(
+    args: list[str], added: list[str]
+) -> None:
+    assert _same_order_in_every_shard(args) == added
+
+
+SHARDED = """
+import pytest
+
+
+@pytest.mark.eval
+@pytest.mark.parametrize("n", range(12))
+def test_row(n):
+    pass
+"""
+
+
+def test_the_shards_of_a_suite_are_disjoint_and_cover_it(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "test_rows.py").write_text(SHARDED, "utf-8")
+    seen: list[set[str]] = []
+    for group in ("1", "2"):
+        args = ["--splits", "2", "--group", group]
+        run = run_evals(args, cwd=tmp_path, report_path=tmp_path / f"shard-{group}.json")
+        assert run.ok
+        seen.append({row.nodeid for row in run.report.rows})
+    assert not seen[0] & seen[1]
+    assert len(seen[0] | seen[1]) == 12
+
+
+def test_a_mutant_run_cannot_be_sharded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_e="import pytest\n\n@pytest.mark.eval\ndef test_e():\n    pass\n")
+    result = pytester.runpytest("--harness-mutants", "--splits", "2", "--group", "1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--harness-mutants cannot be sharded (--splits)*"])
