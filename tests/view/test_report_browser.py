@@ -6,6 +6,7 @@ Screenshots of each page go to the test's tmp dir (``*.png``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -458,3 +459,10 @@ def test_a_big_reports_rows_all_come_aligned_and_a_late_long_reason_folds_on_scr
     assert all(abs(a - b) <= 1 for a, b in zip(as_table, heads, strict=True)), (as_table, heads)
     more.click()
     assert late.locator(".reason").evaluate("r => r.clientHeight >= r.scrollHeight")
+    # Grid rows still read as a table to a screen reader: Chromium's own
+    # accessibility tree (not the markup) has a row per case and their cells.
+    tree = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")
+    roles = Counter(str(node.get("role", {}).get("value")) for node in tree["nodes"])
+    assert roles["row"] >= 401, roles  # the header and every case
+    # Cells of rows off screen (not laid out) are left out of the tree.
+    assert roles["cell"] >= 60 * len(heads), roles
