@@ -77,6 +77,8 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         keep_response: Callable[[dict[str, Any]], dict[str, Any] | None] = response_filter(
             options.save_error_responses
         )
+        # Patchers to skip, decided once the file is loaded (see _narrow).
+        self._narrowed: tuple[str, ...] = tuple(kwargs.pop("skip_patchers", ()))
         super().__init__(
             path,
             record_mode=_VCR_MODES[options.mode],
@@ -137,6 +139,20 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
         self._rebuild_index()
         self.loaded_metadata = meta
         self.rewound = True
+        self._narrow()
+
+    def _narrow(self) -> None:
+        """Skip the patchers the session left out, unless the file holds other traffic.
+
+        vcrpy builds its patchers after loading. A narrowed replay patches only the
+        SDK's HTTP library; a request another library recorded into the same file
+        (a tool calling a local service with ``requests``) must still replay, so a
+        file holding any request off the SDK's endpoints is replayed in full.
+        """
+        paths = self.options.intercept_paths
+        stored = (target.partition(" ")[2].partition("?")[0] for target in self._targets)
+        if self._narrowed and (not paths or all(path.endswith(paths) for path in stored)):
+            self.skip_patchers = self._narrowed
 
     def _key_at(self, index: int) -> MatchKey:
         request = self.data.request(index)

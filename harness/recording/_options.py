@@ -34,3 +34,6 @@ class CassetteOptions:
     # Answers a request before the cassette is asked (e.g. a mutant served in order);
     # None lets the cassette decide. Its answers are logged but never saved.
     responder: Callable[[Any], dict[str, Any] | None] | None = None
+    # With a narrowed intercept: it applies only when every stored request's path
+    # ends with one of these (the SDK's endpoints); empty: always.
+    intercept_paths: tuple[str, ...] = ()

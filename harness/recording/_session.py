@@ -202,6 +202,7 @@ def use_cassette(
     ignore_hosts: Iterable[str] = (),
     responder: Callable[[Any], dict[str, Any] | None] | None = None,
     intercept: Iterable[str] | None = None,
+    intercept_paths: Iterable[str] = (),
 ) -> contextlib.AbstractContextManager[CassetteHandle]:
     """Record or replay the HTTP traffic of the OpenAI/Anthropic SDKs in a block.
 
@@ -238,6 +239,9 @@ def use_cassette(
             entry, so a replay of one SDK may name only the library it uses. Only
             with the network guard on (``block_network``): the traffic of the
             libraries left out then fails at the guard instead of going unrecorded.
+        intercept_paths: with ``intercept``, narrow only when every stored
+            request's path ends with one of these (e.g. ``"/chat/completions"``):
+            a file that also holds another library's traffic replays in full.
 
     Returns:
         A context manager whose ``as`` value is a :class:`CassetteHandle`.
@@ -263,6 +267,7 @@ def use_cassette(
         metadata=dict(metadata) if metadata else None,
         ignore_hosts=frozenset(host.lower() for host in ignore_hosts),
         responder=responder,
+        intercept_paths=tuple(intercept_paths),
     )
     guard = mode is RecordMode.NONE if block_network is None else block_network
     skipped = _skipped_patchers(intercept, guard=guard)

@@ -31,6 +31,12 @@ _KEY_VARIABLES = {
     "openai-responses": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
 }
+# What each provider's SDK client asks for (a harness adapter sends nothing else).
+_SDK_ENDPOINTS = {
+    "openai": ("/chat/completions",),
+    "openai-responses": ("/responses",),
+    "anthropic": ("/messages",),
+}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 _REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"
@@ -103,8 +109,10 @@ def recorded_provider(
         allow_unplayed=allow_unplayed,
         ignore_query_params=ignore_query_params,
         save_error_responses=save_error_responses,
-        # A replay patches only the SDK's own HTTP library; the guard refuses the rest.
+        # A replay patches only the SDK's own HTTP library (the guard refuses the rest),
+        # unless the file holds requests off its endpoints: another library's traffic.
         intercept=_sdk_http_library(name) if replay else None,
+        intercept_paths=_SDK_ENDPOINTS[name],
     ) as handle:
         provider = _build(
             name,

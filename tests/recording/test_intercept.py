@@ -123,3 +123,32 @@ def test_narrowing_to_every_library_needs_no_guard(tmp_path: Path) -> None:
     session = use_cassette(tmp_path / "c.yaml", record_mode="once", intercept=PATCHER_NAMES)
     with session as handle:
         assert handle.record_mode.value == "once"
+
+
+def test_a_file_holding_another_librarys_traffic_replays_in_full(
+    sim: SimulatorServer, tmp_path: Path, loopback_server: tuple[str, int, list[str]]
+) -> None:
+    host, port, seen = loopback_server
+    path = tmp_path / "mixed.yaml"
+    with openai_client(sim.url) as client, use_cassette(path, record_mode="once"):
+        answers = openai_conversation(client)
+        assert _get(host, port, "/tool") == b"ok"  # a tool's own call, recorded beside
+    assert seen == ["/tool"]
+    narrowed = {"intercept": ("httpx2",), "intercept_paths": ("/chat/completions",)}
+    with openai_client(sim.url) as client, use_cassette(path, **narrowed) as handle:  # type: ignore[arg-type]
+        assert openai_conversation(client) == answers
+        assert _get(host, port, "/tool") == b"ok"  # played from the file...
+    assert seen == ["/tool"]  # ...not sent again
+    assert handle.report.all_played
+
+
+def test_a_file_of_the_sdks_traffic_alone_is_narrowed(
+    recorded: tuple[Path, str, list[object]], loopback_server: tuple[str, int, list[str]]
+) -> None:
+    path, url, answers = recorded
+    host, port, seen = loopback_server
+    narrowed = {"intercept": ("httpx2",), "intercept_paths": ("/chat/completions",)}
+    with openai_client(url) as client, use_cassette(path, **narrowed):  # type: ignore[arg-type]
+        assert openai_conversation(client) == answers
+        assert _get(host, port, "/plain") == b"ok"  # not patched: it reached the server
+    assert seen == ["/plain"]
