@@ -168,18 +168,20 @@ def keep_traces(report: EvalReport, folder: Path) -> EvalReport:
     """
     for stale in folder.glob("[0-9][0-9][0-9]-*.json"):
         stale.unlink(missing_ok=True)
+    resolved: Path | None = None  # the folder's real path, once it exists
     rows: list[EvalRow] = []
     for number, row in enumerate(report.rows):
         kept: list[str] = []
         for path in map(Path, row.traces):
-            target = folder / f"{number:03d}-{path.name}"
+            name = f"{number:03d}-{path.name}"
             try:
                 data = path.read_bytes()
-                atomic_write_bytes(target, data, durable=False)
+                atomic_write_bytes(folder / name, data, durable=False)
             except OSError:
                 kept.append(str(path))
                 continue
-            kept.append(str(target.resolve()))
+            resolved = resolved or folder.resolve()
+            kept.append(str(resolved / name))
         rows.append(row.model_copy(update={"traces": tuple(kept)}) if kept else row)
     return report.model_copy(update={"rows": tuple(rows)})
 
