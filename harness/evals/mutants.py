@@ -72,10 +72,10 @@ class PositionalProvider:
 
 
 @lru_cache(maxsize=64)
-def _cached(path: Path, provider: str, mtime_ns: int) -> tuple[Mutant, ...]:
+def _cached(path: Path, provider: str, stamp: tuple[int, int]) -> tuple[Mutant, ...]:
     from harness.evals.recorded_responses import read_recorded_responses
 
-    del mtime_ns  # part of the cache key only: an edited cassette is read again
+    del stamp  # part of the cache key only: an edited cassette is read again
     recorded = read_recorded_responses(path, provider)
     control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
     return (control, *derive_mutants(recorded))
@@ -96,11 +96,7 @@ def recorded_source(path: Path) -> Source:
     Raises:
         CassetteError: the file is missing or cannot be parsed.
     """
-    try:
-        info = path.stat()
-    except OSError:
-        return cassette_source(path)  # it says why the file cannot be read
-    return _source(path, (info.st_mtime_ns, info.st_size))
+    return _source(path, _stamp(path))
 
 
 def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
@@ -109,8 +105,14 @@ def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
     Raises:
         CassetteError: the cassette is missing or unreadable.
     """
+    return _cached(path, provider, _stamp(path))
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """The file's mtime and size, the cache key that tells an edited cassette; a
+    file that cannot be read is read (and its error raised, never cached) anew."""
     try:
-        mtime = path.stat().st_mtime_ns
+        info = path.stat()
     except OSError:
-        mtime = -1
-    return _cached(path, provider, mtime)
+        return (-1, -1)
+    return (info.st_mtime_ns, info.st_size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -130,6 +131,7 @@ def recorded_provider(
                 close()
 
 
+@functools.cache  # the SDK's classes do not change within a process
 def _sdk_http_library(name: str) -> tuple[str, ...] | None:
     """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on.
 
