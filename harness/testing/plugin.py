@@ -42,6 +42,7 @@ from harness.testing.llm_fixtures import (
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
+from harness.testing.sdk_order import group_rows_by_sdk
 from harness.testing.spend import LEDGER_KEY
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "drop --harness-stream (or set harness_stream = off) for a mutant run"
         )
     config.stash[OPTIONS_KEY] = options
+    config.pluginmanager.register(_RowOrder(), "harness-row-order")
     _start_budget(config, options)
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
@@ -335,6 +337,14 @@ def _finish_report(
 
 def _has_row(report: pytest.TestReport) -> bool:
     return any(name == ROW_PROPERTY for name, _ in report.user_properties)
+
+
+class _RowOrder:
+    """Groups each function's rows by SDK once every other plugin has ordered them."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        group_rows_by_sdk(items)
 
 
 class _ReportHook:
