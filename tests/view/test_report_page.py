@@ -155,12 +155,20 @@ def test_keep_traces_copies_the_files_and_repoints_the_rows(tmp_path: Path) -> N
     assert all(Path(p).parent == tmp_path / "kept" for p in (a.traces[0], b.traces[0]))
     stale = tmp_path / "kept" / "999-old.json"
     stale.write_text("{}", "utf-8")
+    (tmp_path / "kept" / "notes.txt").write_text("mine", "utf-8")  # no copy: it stays
     again = keep_traces(EvalReport(rows=(_row("d", traces=(first,)),)), tmp_path / "kept")
     assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == [
-        Path(again.rows[0].traces[0]).name
+        Path(again.rows[0].traces[0]).name,
+        "notes.txt",
     ]
+    assert (tmp_path / "kept" / "notes.txt").read_text("utf-8") == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "run"]  # no temporaries left
     empty = keep_traces(EvalReport(rows=(_row("c"),)), tmp_path / "none")
     assert not (tmp_path / "none").exists() and empty.rows[0].traces == ()
+    vanished = keep_traces(EvalReport(rows=(_row("e", traces=(gone,)),)), tmp_path / "none")
+    assert not (tmp_path / "none").exists() and vanished.rows[0].traces == (gone,)
+    keep_traces(EvalReport(rows=(_row("f"),)), tmp_path / "kept")  # no traces: copies go
+    assert [p.name for p in (tmp_path / "kept").iterdir()] == ["notes.txt"]
 
 
 def test_compare_orders_gravest_first_with_the_gates_p_values() -> None:
