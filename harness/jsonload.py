@@ -33,14 +33,21 @@ from pydantic_core import from_json
 
 from harness.core.errors import HarnessError
 
-__all__ = ["DEFAULT_MAX_DEPTH", "TRACE_MAX_DEPTH", "JsonTooDeepError", "json_depth", "load_json"]
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "FAST_DEPTH",
+    "TRACE_MAX_DEPTH",
+    "JsonTooDeepError",
+    "json_depth",
+    "load_json",
+]
 
 DEFAULT_MAX_DEPTH: Final = 200
 TRACE_MAX_DEPTH: Final = 25_000
 
 # The nesting pydantic_core's parser takes in both arrays and objects (it refuses
 # objects 201 deep, arrays 202 deep).
-_FAST_DEPTH: Final = 200
+FAST_DEPTH: Final = 200
 # Frames the caller may already use when json.loads starts.
 _HEADROOM: Final = 400
 _LIMIT_LOCK = threading.Lock()
@@ -109,7 +116,7 @@ def load_json(
             f"{source} nests {depth} levels deep, more than the {max_depth} this reader "
             "accepts; it was not written by harness or is corrupt"
         )
-    if depth <= _FAST_DEPTH and object_pairs_hook is None:
+    if depth <= FAST_DEPTH and object_pairs_hook is None:
         try:
             # pydantic's Rust parser: 2.4x json.loads on a 12 MB report. It gives the
             # same values, and refuses what json.loads takes (a lone surrogate escape),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
+from harness.jsonload import FAST_DEPTH, json_depth
 from harness.tracing import FileTraceRecorder, TraceFormatError, Tracer, TraceTree, written
 from harness.tracing import tree as tree_module
 
@@ -75,3 +77,30 @@ def test_only_the_latest_digests_are_kept(monkeypatch: pytest.MonkeyPatch) -> No
     assert all(written.was_written(b"doc %d" % n) for n in (1, 2, 3))
     written.forget_written()
     assert not written.was_written(b"doc 3")
+
+
+def _nested_trace(state: Path, levels: int) -> Path:
+    tracer = Tracer(recorder=FileTraceRecorder(state))
+    root = tracer.begin_trace("agent.run", session_key="deep")
+    with contextlib.ExitStack() as stack:
+        for level in range(levels):
+            stack.enter_context(tracer.span("agent.step", f"step {level}", attributes={"n": level}))
+    path = tracer.end_trace(root).path
+    assert path is not None
+    return path
+
+
+@pytest.mark.parametrize("levels", [1, 60, 150], ids=["flat", "shallow", "past-the-fast-path"])
+def test_a_written_trace_reads_as_the_same_tree_as_one_from_outside(
+    tmp_path: Path, levels: int, validations: list[str | None]
+) -> None:
+    # Shallow ones go through pydantic in one pass, deep ones span by span: the same tree.
+    path = _nested_trace(tmp_path, levels)
+    assert (json_depth(path.read_bytes()) <= FAST_DEPTH) == (levels < 100)
+    mine = TraceTree.load(path)
+    assert validations == []
+    written.forget_written()
+    theirs = TraceTree.load(path)
+    assert validations == [str(path)]
+    assert mine == theirs and mine.path == theirs.path == path
+    assert len(list(mine.walk())) == levels + 1
