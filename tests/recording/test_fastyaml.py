@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.recording._entries import split_items
+from harness.recording._entries import split_items, stamp_checksums
 from harness.recording._fastyaml import read_block_document
 from harness.recording._format import dump_document
 
@@ -125,3 +125,79 @@ def test_literal_blocks_keep_their_line_breaks(body: str) -> None:
 )
 def test_steps_aside_for_yaml_it_does_not_write(text: str) -> None:
     assert read_block_document(text) is None
+
+
+@given(
+    model=any_text,
+    against=st.one_of(st.none(), any_text),
+    ignored=st.lists(st.text(max_size=12), max_size=3),
+    extra=st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), any_text), max_size=3),
+)
+@settings(max_examples=200, deadline=None)
+def test_agrees_with_pyyaml_on_any_header(
+    model: str, against: str | None, ignored: list[str], extra: dict[str, Any]
+) -> None:
+    # The cassette's header block (load_cassette reads it this way first).
+    header = _header(model, against, ignored, extra)
+    fast = read_block_document(header)
+    assert fast is None or fast == yaml.safe_load(header)
+
+
+def test_a_typical_header_takes_the_fast_path() -> None:
+    header = _header("gpt-4.1-mini", "127.0.0.1:44397 (harness simulator)", [], {})
+    assert read_block_document(header) == yaml.safe_load(header)
+
+
+def _header(model: str, against: str | None, ignored: list[str], extra: dict[str, Any]) -> str:
+    harness_block = {
+        "schema_version": 1,
+        "provider": "openai",
+        "model": model,
+        "recorded_at": "2026-12-01T18:24:44+00:00",
+        "harness_version": "0.1.0",
+        "recorded_against": against,
+        "ignore_body_fields": ignored,
+        "interaction_count": 1,
+        "extra": extra,
+    }
+    data = {"version": 1, "harness": harness_block, "interactions": [_ITEM]}
+    split = split_items(dump_document(CASSETTE, data))
+    assert split is not None
+    return split[0] + "interactions: []\n"
+
+
+_ITEM = {
+    "harness_match": "POST /v1/x 0123 0000000000000000",
+    "request": {"method": "POST", "uri": "http://127.0.0.1/v1/x", "body": "{}"},
+    "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": ""}},
+}
+
+
+@given(
+    bodies=st.lists(st.text(max_size=80), min_size=1, max_size=4),
+    messages=st.lists(any_text, min_size=4, max_size=4),
+)
+@settings(max_examples=150, deadline=None)
+def test_items_split_back_into_the_text_they_came_from(
+    bodies: list[str], messages: list[str]
+) -> None:
+    interactions = [
+        {
+            "harness_match": f"POST /v1/x {n:04d} 0000000000000000",
+            "request": {"method": "POST", "uri": "http://127.0.0.1/v1/x", "body": body},
+            "response": response(200, messages[n], {}, f"- harness_match: {body}\n"),
+        }
+        for n, body in enumerate(bodies)
+    ]
+    text = stamp_checksums(dump_document(CASSETTE, {"version": 1, "interactions": interactions}))
+    split = split_items(text)
+    assert split is not None
+    header, items = split
+    assert [item.match for item in items] == [f"POST /v1/x {n:04d}" for n in range(len(bodies))]
+    assert all(item.intact for item in items)
+    rebuilt = "".join(
+        f"- harness_match: {item.match} {text.split(item.match + ' ', 1)[1][:16]}\n"
+        f"{item.request_text}{item.response_text}"
+        for item in items
+    )
+    assert header + "interactions:\n" + rebuilt == text
