@@ -112,13 +112,15 @@ def pytest_configure(config: pytest.Config) -> None:
             "drop --harness-stream (or set harness_stream = off) for a mutant run"
         )
     config.stash[OPTIONS_KEY] = options
-    config.pluginmanager.register(_RowOrder(), "harness-row-order")
+    if hasattr(config, "workerinput"):  # only xdist workers gain from it (see sdk_order)
+        config.pluginmanager.register(_RowOrder(), "harness-row-order")
     _start_budget(config, options)
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
     if wanted:  # an eval run, on the controller and on every worker
-        config.stash[FREEZER_KEY] = ImportFreezer()
+        freezer = config.stash[FREEZER_KEY] = ImportFreezer()
+        freezer.start()
 
 
 def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
@@ -136,6 +138,9 @@ def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    freezer = config.stash.get(FREEZER_KEY, None)
+    if freezer is not None:
+        freezer.stop()
     ledger = config.stash.get(LEDGER_KEY, None)
     if ledger is not None and not hasattr(config, "workerinput"):
         ledger.remove()

@@ -8,9 +8,12 @@ worker's share holds every SDK. Grouping the rows of a module (or class) by SDK
 lets a worker's share hold fewer: measured on 1,002 replayed rows over two
 workers, 3 s less CPU and 1.5 s less wall time.
 
-Items move only within their parent (module or class), and the sort is stable:
-the order a plugin gave (pytest-randomly's shuffle) holds within each SDK, and
-fixtures of module or class scope are set up as often as before.
+Only pytest-xdist workers reorder (each the same way, so their collections
+still agree); a serial run keeps its order, as it imports every SDK anyway (and
+ran 4% slower grouped, 1,002 rows, alternated four times). Items move only
+within their parent (module or class), and the sort is stable: the order a
+plugin gave (pytest-randomly's shuffle) holds within each SDK, and fixtures of
+module or class scope are set up as often as before.
 """
 
 from __future__ import annotations

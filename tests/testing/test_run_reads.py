@@ -11,7 +11,7 @@ import pytest
 
 from harness import Settings, build_application
 from harness.providers import ScriptedProvider
-from harness.testing.gc_freeze import ImportFreezer
+from harness.testing.gc_freeze import EVAL_THRESHOLDS, ImportFreezer
 from harness.testing.runlog import RunLog
 from harness.tracing import TraceTree
 
@@ -101,11 +101,14 @@ def test_sees_the_heap():
         del sys.modules[f"_inner_fake_{n}"]
     gc.unfreeze()
     print(f"FROZEN={frozen}")
+    print(f"THRESHOLDS={gc.get_threshold()[0]}")
 """
 
 
 @pytest.mark.parametrize("eval_run", [True, False])
 def test_only_an_eval_run_freezes_the_heap(pytester: pytest.Pytester, eval_run: bool) -> None:
+    # ... and collects young objects less often, for the run only.
+    before = gc.get_threshold()
     gc.unfreeze()
     pytester.makepyfile(test_inner=INNER)
     args = ["-p", "no:randomly", "-s", "-p", "no:cacheprovider"]
@@ -115,3 +118,6 @@ def test_only_an_eval_run_freezes_the_heap(pytester: pytest.Pytester, eval_run: 
     result.assert_outcomes(passed=2)
     frozen = int(next(line for line in result.outlines if "FROZEN=" in line).split("=")[-1])
     assert (frozen > 0) is eval_run
+    young = int(next(line for line in result.outlines if "THRESHOLDS=" in line).split("=")[-1])
+    assert young == (EVAL_THRESHOLDS[0] if eval_run else before[0])
+    assert gc.get_threshold() == before  # put back once the inner run ended

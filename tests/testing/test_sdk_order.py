@@ -1,6 +1,6 @@
-"""Rows grouped by SDK: a module's rows side by side per SDK, tests without a
-provider first, then the smallest group; stable within a group; nothing moves to
-another module."""
+"""Rows grouped by SDK on xdist workers: a module's rows side by side per SDK,
+tests without a provider first, then the smallest group; stable within a group;
+nothing moves to another module; a serial run keeps its order."""
 
 from __future__ import annotations
 
@@ -38,14 +38,37 @@ def test_only(provider_name):
 """
 
 
-def _collected(pytester: pytest.Pytester, *args: str) -> list[str]:
-    result = pytester.runpytest("--collect-only", "-q", *args)
-    return [line for line in result.outlines if "::" in line]
+# Each process writes the order it collected, after every plugin reordered.
+ORDER_CONFTEST = """
+import os
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(f"order-{worker}.txt", "w") as out:
+        out.write("\\n".join(item.nodeid for item in session.items))
+"""
 
 
-def test_rows_are_grouped_by_sdk_within_each_module(pytester: pytest.Pytester) -> None:
+def _orders(pytester: pytest.Pytester, *args: str) -> dict[str, list[str]]:
+    pytester.makeconftest(ORDER_CONFTEST)
+    for old in pytester.path.glob("order-*.txt"):
+        old.unlink()
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=13 if (pytester.path / "test_other.py").exists() else 12)
+    return {
+        path.stem.removeprefix("order-"): path.read_text().splitlines()
+        for path in sorted(pytester.path.glob("order-*.txt"))
+    }
+
+
+def test_workers_group_rows_by_sdk_within_each_module(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rows=ROWS, test_other=OTHER)
-    names = [line.partition("::")[2] for line in _collected(pytester, "-p", "no:randomly")]
+    orders = _orders(pytester, "-p", "no:randomly", "-n", "2")
+    assert sorted(orders) == ["gw0", "gw1"]
+    assert orders["gw0"] == orders["gw1"]  # xdist needs the same collection everywhere
+    names = [nodeid.partition("::")[2] for nodeid in orders["gw0"]]
     assert names == [
         "test_only[openai]",  # another module, one SDK: left alone, and not merged into this one
         "test_plain",  # no provider: first
@@ -64,10 +87,18 @@ def test_rows_are_grouped_by_sdk_within_each_module(pytester: pytest.Pytester) -
     ]
 
 
+def test_a_serial_run_keeps_the_collected_order(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rows=ROWS)
+    plain = _orders(pytester, "-p", "no:randomly", "-p", "no:harness")["main"]
+    assert _orders(pytester, "-p", "no:randomly")["main"] == plain
+    assert [_sdk(n) for n in plain][:3] == ["openai", "openai", "anthropic"]
+
+
 def test_a_shuffled_order_stays_shuffled_within_each_sdk(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rows=ROWS)
-    shuffled = _collected(pytester, "-p", "randomly", "-p", "no:harness", "--randomly-seed=7")
-    grouped = _collected(pytester, "-p", "randomly", "--randomly-seed=7")
+    seed = ["-p", "randomly", "--randomly-seed=7"]
+    shuffled = _orders(pytester, *seed, "-p", "no:harness")["main"]
+    grouped = _orders(pytester, *seed, "-n", "2")["gw0"]
     assert shuffled != sorted(shuffled)  # the seed does shuffle them
     assert sorted(grouped) == sorted(shuffled)
     for sdk in (None, "anthropic", "openai"):
