@@ -40,12 +40,12 @@ def test_only(provider_name):
 
 # Each process writes the order it collected, after every plugin reordered.
 ORDER_CONFTEST = """
-import os
 import pytest
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    # Not PYTEST_XDIST_WORKER: an outer xdist run sets it for this process too.
+    worker = getattr(session.config, "workerinput", {}).get("workerid", "main")
     with open(f"order-{worker}.txt", "w") as out:
         out.write("\\n".join(item.nodeid for item in session.items))
 """
