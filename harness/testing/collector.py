@@ -18,6 +18,9 @@ __all__ = ["MUTANT_PROPERTY", "ROW_PROPERTY", "EvalCollector"]
 ROW_PROPERTY = "harness_eval"
 MUTANT_PROPERTY = "harness_mutant"
 _MESSAGE_CHARS = 1000
+# Looked up once: ``EvalRow.model_fields`` is a computed attribute (pydantic's
+# descriptor), and the controller of a parallel run reads it for every row.
+_ROW_FIELDS = frozenset(EvalRow.model_fields)
 _LINE_CHARS = 160
 
 
@@ -46,7 +49,7 @@ class EvalCollector:
         if report.when != "teardown" or data is None:
             return
         verdict, message = self._outcomes.pop(report.nodeid, (Verdict.ERROR, "no call phase"))
-        fields = {k: v for k, v in data.items() if k in EvalRow.model_fields}
+        fields = {k: v for k, v in data.items() if k in _ROW_FIELDS}
         row = EvalRow(nodeid=report.nodeid, verdict=verdict, message=message, **fields)
         self.rows.append(self._priced(row))
 
