@@ -40,6 +40,7 @@ __all__ = [
     "JsonTooDeepError",
     "json_depth",
     "load_json",
+    "recursion_room",
 ]
 
 DEFAULT_MAX_DEPTH: Final = 200
@@ -125,15 +126,18 @@ def load_json(
         except ValueError:
             pass
     try:
-        with _recursion_room(depth):
+        with recursion_room(depth):
             return json.loads(raw, object_pairs_hook=object_pairs_hook)
     except RecursionError:  # the measure above should make this unreachable
         raise JsonTooDeepError(f"{source} nests too deep to parse (limit {max_depth})") from None
 
 
 @contextmanager
-def _recursion_room(depth: int) -> Iterator[None]:
-    """Raise the recursion limit for the rare document deeper than it allows."""
+def recursion_room(depth: int) -> Iterator[None]:
+    """Raise the recursion limit for the rare document deeper than it allows.
+
+    ``json.loads`` and ``json.dumps`` recurse once per nesting level.
+    """
     needed = depth + _HEADROOM
     if needed <= sys.getrecursionlimit() // 2:
         yield

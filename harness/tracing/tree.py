@@ -12,7 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from harness.core import TraceAssertionError
-from harness.jsonload import FAST_DEPTH, TRACE_MAX_DEPTH, JsonTooDeepError, json_depth, load_json
+from harness.jsonload import (
+    FAST_DEPTH,
+    TRACE_MAX_DEPTH,
+    JsonTooDeepError,
+    json_depth,
+    load_json,
+    recursion_room,
+)
 from harness.tracing.errors import TraceFormatError, TracingError
 from harness.tracing.modes import TraceMode
 from harness.tracing.outline import outline_text, span_path, walk_with_depth
@@ -182,7 +189,32 @@ class TraceTree(BaseModel):
         try:
             return self.model_dump_json(indent=indent)
         except PydanticSerializationError:
-            return json.dumps(self.model_dump(), indent=indent, default=str)
+            # An attribute that is not JSON, or a tree deeper than pydantic's
+            # serializer goes (it stops at about 250 span levels, while a valid
+            # trace may be thousands deep): the spans become dicts one by one.
+            data, levels = self._plain()
+            with recursion_room(2 * levels):  # an object and its children list per level
+                return json.dumps(data, indent=indent, default=str)
+
+    def _plain(self) -> tuple[dict[str, Any], int]:
+        """The tree as plain data, span by span (no recursion), and its depth in spans."""
+
+        def plain(span: TraceSpan) -> dict[str, Any]:
+            return {**span.model_dump(exclude={"children"}), "children": []}
+
+        top = plain(self.root)
+        stack = [(top, self.root, 1)]
+        levels = 1
+        while stack:
+            out, span, level = stack.pop()
+            levels = max(levels, level)
+            for child in span.children:
+                converted = plain(child)
+                out["children"].append(converted)
+                stack.append((converted, child, level + 1))
+        data = self.model_dump(exclude={"root"})
+        ordered = {name: top if name == "root" else data[name] for name in type(self).model_fields}
+        return ordered, levels
 
     @classmethod
     def from_json(cls, text: str | bytes, *, source: str | None = None) -> TraceTree:
