@@ -133,7 +133,7 @@ def test_steps_aside_for_yaml_it_does_not_write(text: str) -> None:
     ignored=st.lists(st.text(max_size=12), max_size=3),
     extra=st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), any_text), max_size=3),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 def test_agrees_with_pyyaml_on_any_header(
     model: str, against: str | None, ignored: list[str], extra: dict[str, Any]
 ) -> None:
