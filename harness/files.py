@@ -24,6 +24,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "make_private_dirs",
+    "write_new_file",
 ]
 
 PRIVATE_FILE_MODE = 0o600
@@ -92,6 +93,20 @@ def atomic_write_text(
 ) -> None:
     """``atomic_write_bytes`` of UTF-8 text."""
     atomic_write_bytes(path, text.encode("utf-8"), durable=durable, private=private)
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Create ``path`` (it must not exist) holding ``data``, with no temporary name.
+
+    Only for a file inside a folder that is itself still a temporary, renamed
+    into place once complete (``harness.evals.runner.keep_traces``): nobody can
+    see the file half-written.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -16,6 +17,7 @@ from pathlib import Path
 from harness.core.errors import ConfigurationError
 from harness.evals.report import EvalReport, EvalRow, load_report
 from harness.evals.scratch import scratch_parent
+from harness.files import write_new_file
 
 __all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
 
@@ -193,7 +195,7 @@ def keep_traces(report: EvalReport, folder: Path) -> EvalReport:
                 data = source.read_bytes()
             except OSError:
                 continue  # gone: the row keeps the old path
-            _write_new(fresh / name, data)
+            write_new_file(fresh / name, data)
             copied.add(name)
         if not copied:
             _drop_copies(target)
@@ -211,26 +213,19 @@ def keep_traces(report: EvalReport, folder: Path) -> EvalReport:
     return report.model_copy(update={"rows": tuple(rows)})
 
 
+# The names keep_traces gives its copies: the row's number, then the trace's file name.
 _COPY_NAME = re.compile(r"[0-9]{3}-.*\.json")
 
 
 def _drop_copies(folder: Path) -> None:
-    for stale in folder.glob("[0-9][0-9][0-9]-*.json"):
-        stale.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        for entry in os.scandir(folder):
+            if _COPY_NAME.fullmatch(entry.name):
+                Path(entry.path).unlink(missing_ok=True)
 
 
 def _sibling(folder: Path, kind: str) -> Path:
     return folder.with_name(f".{folder.name}.{secrets.token_hex(6)}.{kind}")
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
 
 
 def _replace_folder(fresh: Path, folder: Path) -> None:

@@ -345,7 +345,7 @@ def _has_row(report: pytest.TestReport) -> bool:
 
 
 class _RowOrder:
-    """Groups each function's rows by SDK once every other plugin has ordered them."""
+    """Groups the rows under each parent by SDK once every other plugin has ordered them."""
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

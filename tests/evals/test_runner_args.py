@@ -31,22 +31,19 @@ def test_a_parallel_run_steals_work_unless_a_mode_is_named(
     assert _default_dist(args) == added
 
 
-EVAL = """
-import pytest
-
-
-@pytest.mark.eval
-@pytest.mark.parametrize("n", range(4))
-def test_row(n):
-    pass
-"""
+def _eval_rows(count: int) -> str:
+    """A test module of ``count`` eval rows that always pass."""
+    return (
+        "import pytest\n\n\n@pytest.mark.eval\n"
+        f"@pytest.mark.parametrize('n', range({count}))\ndef test_row(n):\n    pass\n"
+    )
 
 
 def test_harness_eval_runs_the_workers_with_work_stealing(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "test_rows.py").write_text(EVAL, "utf-8")
+    (tmp_path / "evals" / "test_rows.py").write_text(_eval_rows(4), "utf-8")
     run = run_evals(
         ["-n", "2", "-v", "-p", "no:randomly"], cwd=tmp_path, report_path=tmp_path / "r.json"
     )
@@ -71,20 +68,9 @@ def test_a_shard_keeps_collection_order_unless_it_fixes_a_seed(
     assert _same_order_in_every_shard(args) == added
 
 
-SHARDED = """
-import pytest
-
-
-@pytest.mark.eval
-@pytest.mark.parametrize("n", range(12))
-def test_row(n):
-    pass
-"""
-
-
 def test_the_shards_of_a_suite_are_disjoint_and_cover_it(tmp_path: Path) -> None:
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "test_rows.py").write_text(SHARDED, "utf-8")
+    (tmp_path / "evals" / "test_rows.py").write_text(_eval_rows(12), "utf-8")
     seen: list[set[str]] = []
     for group in ("1", "2"):
         args = ["--splits", "2", "--group", group]
