@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -114,6 +114,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS_KEY] = options
     if hasattr(config, "workerinput"):  # only xdist workers gain from it (see sdk_order)
         config.pluginmanager.register(_RowOrder(), "harness-row-order")
+    elif hasattr(config.hook, "pytest_xdist_make_scheduler"):  # xdist's controller
+        config.pluginmanager.register(_SdkScheduler(), "harness-sdk-scheduler")
     _start_budget(config, options)
     wanted = options.report is not None or options.mutants  # mutants: for the summary table
     if wanted and not hasattr(config, "workerinput"):
@@ -350,6 +352,18 @@ class _RowOrder:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         group_rows_by_sdk(items)
+
+
+class _SdkScheduler:
+    """Gives xdist's ``load`` mode (``-n`` alone) a scheduler that keeps workers on one SDK."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":
+            return None  # worksteal, loadgroup...: the user chose; sdk_order still helps
+        from harness.testing.sdk_schedule import SdkAffineScheduling
+
+        return SdkAffineScheduling(config, log)
 
 
 class _ReportHook:
