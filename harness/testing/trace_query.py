@@ -47,6 +47,12 @@ TraceSource = TraceTree | TraceSpan | _LazyTrace
 
 def root_span(source: TraceSource) -> TraceSpan:
     """The span at the top of ``source``."""
+    # The concrete types first: an isinstance check against a runtime protocol
+    # inspects the object's attributes, a few microseconds each time.
+    if isinstance(source, TraceTree):
+        return source.root
+    if isinstance(source, TraceSpan):
+        return source
     if isinstance(source, _LazyTrace):
         source = source.__trace_tree__()
     return source.root if isinstance(source, TraceTree) else source

@@ -46,11 +46,13 @@ class FileScope:
 
     def resolve(self, raw: object) -> Path:
         """``resolve_in_workdir`` for this scope."""
-        return resolve_in_workdir(self.workdir, raw, state_dir=self.state_dir)
+        # The roots were resolved when the scope was made: a tool call resolved them
+        # again for every path it checked and showed (a realpath is an lstat per part).
+        return _resolve_in(self.workdir, raw, self.state_dir)
 
     def show(self, path: Path) -> str:
         """The path as the model should see it."""
-        return display_path(self.workdir, path)
+        return _shown(self.workdir, path)
 
 
 def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = None) -> Path:
@@ -60,6 +62,11 @@ def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = N
     points outside is refused too; so is ``..`` and an absolute path elsewhere.
     A path inside ``state_dir`` is refused first, with a message that names it.
     """
+    return _resolve_in(workdir.resolve(), raw, None if state_dir is None else state_dir.resolve())
+
+
+def _resolve_in(root: Path, raw: object, state_dir: Path | None) -> Path:
+    """``resolve_in_workdir`` with ``root`` and ``state_dir`` already resolved."""
     if not isinstance(raw, str) or not raw.strip():
         raise ToolError(
             "argument 'path' must be a non-empty string path relative to the workdir",
@@ -67,7 +74,6 @@ def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = N
         )
     if "\x00" in raw:
         raise ToolError("argument 'path' contains a NUL byte", error_type="invalid_arguments")
-    root = workdir.resolve()
     candidate = Path(raw).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
@@ -79,8 +85,8 @@ def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = N
             "replaced); nothing was read or written. Try again",
             error_type="path_changed",
         ) from None
-    if state_dir is not None and inside(resolved, state_dir.resolve()):
-        raise state_dir_refusal(raw, state_dir.resolve())
+    if state_dir is not None and inside(resolved, state_dir):
+        raise state_dir_refusal(raw, state_dir)
     if not inside(resolved, root):
         raise ToolError(
             f"path {raw!r} is outside the workdir {str(root)!r}; "
@@ -92,7 +98,9 @@ def resolve_in_workdir(workdir: Path, raw: object, *, state_dir: Path | None = N
 
 def inside(path: Path, folder: Path) -> bool:
     """True when ``path`` is ``folder`` or below it (both resolved)."""
-    return path == folder or folder in path.parents
+    # Lexical, as ``folder in path.parents`` was, without making a Path per parent.
+    parts = folder.parts
+    return path.parts[: len(parts)] == parts
 
 
 def state_dir_refusal(raw: str, state_dir: Path) -> ToolError:
@@ -108,7 +116,11 @@ def state_dir_refusal(raw: str, state_dir: Path) -> ToolError:
 
 def display_path(workdir: Path, path: Path) -> str:
     """The path as the model should see it: relative to the workdir."""
+    return _shown(workdir.resolve(), path)
+
+
+def _shown(root: Path, path: Path) -> str:
     try:
-        return path.relative_to(workdir.resolve()).as_posix() or "."
+        return path.relative_to(root).as_posix() or "."
     except ValueError:
         return str(path)
