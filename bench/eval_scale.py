@@ -241,6 +241,7 @@ def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> flo
 
     from harness import Settings, build_application
     from harness.evals.cases import load_cases
+    from harness.evals.scratch import scratch_parent
     from harness.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
     from harness.recording import read_cassette
 
@@ -248,7 +249,9 @@ def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> flo
     total, runs = 0.0, 0
     for name in providers:
         folder = next((project / "cassettes" / name).iterdir())
-        for case in cases:
+        # The first run of an SDK imports the parts it loads lazily (its resources,
+        # their types): a cost of the process, which the replay pays once too.
+        for first, case in enumerate([cases[0], *cases]):
             path = folder / "evals" / "test_cases" / f"test_cases-{case.name}.yaml"
             bodies = [i.response["body"]["string"] for i in read_cassette(path).interactions]
             queue = list(bodies)
@@ -271,7 +274,9 @@ def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> flo
                 sdk = openai.OpenAI(api_key="x", max_retries=0, http_client=http)
                 adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
                 provider = adapter(folder.name, client=sdk)
-            with tempfile.TemporaryDirectory() as tmp:
+            # Where harness eval keeps a row's folders (a tmpfs when there is one): on
+            # the disk the bare run's own files would cost more than the replay's.
+            with tempfile.TemporaryDirectory(dir=scratch_parent()) as tmp:
                 work = Path(tmp) / "w"
                 work.mkdir()
                 src = project / "fixtures" / case.workspace / "note.txt"
@@ -283,8 +288,9 @@ def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> flo
                 app = build_application(settings, provider=provider)
                 app.run(case.prompt, session=case.session_name, max_steps=case.max_steps)
                 app.close()
-                total += time.perf_counter() - started
-                runs += 1
+                if first:
+                    total += time.perf_counter() - started
+                    runs += 1
             sdk.close()
     return total / runs * 1000
 
