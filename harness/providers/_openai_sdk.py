@@ -15,7 +15,7 @@ from harness.providers._sdk_call import SdkProvider
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
 from harness.providers.sdk_import import preload_sdk
-from harness.providers.tls import close_with, shared_ssl_context
+from harness.providers.tls import close_with, http_client_options
 
 if TYPE_CHECKING:
     import openai
@@ -35,7 +35,7 @@ def openai_client(
     preload_sdk("openai")
     import openai
 
-    http = openai.DefaultHttpxClient(verify=shared_ssl_context())
+    http = openai.DefaultHttpxClient(**http_client_options())
     client = openai.OpenAI(
         api_key=key,
         base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),

@@ -25,7 +25,7 @@ from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
 from harness.providers.sdk_import import preload_sdk
-from harness.providers.tls import close_with, shared_ssl_context
+from harness.providers.tls import close_with, http_client_options
 
 if TYPE_CHECKING:
     import anthropic
@@ -108,7 +108,7 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
             import anthropic
 
             # The SDK's default HTTP client on the shared TLS context (CA bundle loaded once).
-            http = anthropic.DefaultHttpxClient(verify=shared_ssl_context())
+            http = anthropic.DefaultHttpxClient(**http_client_options())
             client = anthropic.Anthropic(
                 api_key=key,
                 base_url=url,

@@ -6,13 +6,14 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError
 from harness.providers.protocol import LLMProvider
+from harness.providers.tls import offline_clients
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -115,14 +116,15 @@ def recorded_provider(
         intercept=_sdk_http_library(name) if replay else None,
         intercept_paths=_SDK_ENDPOINTS[name],
     ) as handle:
-        provider = _build(
-            name,
-            model,
-            key,
-            None if replay else base_url,
-            retries=0 if replay else 2,
-            stream=stream,
-        )
+        with offline_clients() if replay else nullcontext():
+            provider = _build(
+                name,
+                model,
+                key,
+                None if replay else base_url,
+                retries=0 if replay else 2,
+                stream=stream,
+            )
         try:
             yield RecordedProvider(provider, name, model, cassette, handle)
         finally:

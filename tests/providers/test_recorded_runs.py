@@ -63,7 +63,10 @@ def test_record_then_replay_a_three_step_run(
         hits = server.hits
     assert first.stop_reason == "final" and first.steps == 3 and hits == 3
 
+    # A replay's client reads no proxy from the environment (it never needs one).
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     with recorded_provider(name, model=None, cassette=cassette) as replayed:
+        assert not replayed.provider._client._client.trust_env  # type: ignore[attr-defined]
         second = _app(tmp_path, replayed.provider, "replay").run("read both", session="rt")
     assert server.hits == hits  # the simulator is stopped and saw nothing more
     assert second.model_dump(exclude={"trace_id", "trace_path"}) == first.model_dump(

@@ -11,7 +11,7 @@ import pytest
 
 from harness.core import LLMRequest, Message
 from harness.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
-from harness.providers.tls import shared_ssl_context
+from harness.providers.tls import offline_clients, shared_ssl_context
 from harness.simulator import SimulatorServer
 
 
@@ -40,6 +40,27 @@ def test_clients_share_the_context_but_not_their_http_clients() -> None:
         assert shared_ssl_context().check_hostname
     finally:
         for provider in built:
+            provider.close()
+
+
+def test_clients_built_for_a_replay_read_no_proxy_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    with offline_clients():
+        replay = [
+            OpenAIProvider("m", api_key="k"),
+            OpenAIResponsesProvider("m", api_key="k"),
+            AnthropicProvider("m", api_key="k"),
+        ]
+    live = OpenAIProvider("m", api_key="k")  # after the block: the environment counts again
+    try:
+        for provider in replay:
+            assert not _http(provider).trust_env and not _http(provider)._mounts
+            assert _context(provider) is shared_ssl_context()
+        assert _http(live).trust_env and _http(live)._mounts  # the proxy is mounted
+    finally:
+        for provider in (*replay, live):
             provider.close()
 
 
