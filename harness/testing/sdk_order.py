@@ -8,6 +8,10 @@ worker's share holds every SDK. Grouping the rows of a module (or class) by SDK
 lets a worker's share hold fewer: measured on 1,002 replayed rows over two
 workers, 3 s less CPU and 1.5 s less wall time.
 
+Under xdist's ``load`` mode the controller also hands a worker the rows of the
+SDK it has loaded (:mod:`harness.testing.sdk_schedule`); ``worksteal``, which
+``harness eval -n`` picks, splits the grouped order into contiguous shares.
+
 Only pytest-xdist workers reorder (each the same way, so their collections
 still agree); a serial run keeps its order, as it imports every SDK anyway (and
 ran 4% slower grouped, 1,002 rows, alternated four times). Items move only
