@@ -20,10 +20,11 @@ For each size, in a temp project (loopback only):
    in turns (floor, small, large, floor), at least twice, and the median of
    the turns' differences is shown: the machine's speed drifts.
 
-``--against DIR`` also replays each size serially with the ``harness`` package
-in DIR (``git archive main harness | tar -x -C DIR``) and prints the ratios side
-by side; ``--dist worksteal`` picks pytest-xdist's mode for the ``-n auto`` runs.
-The runs keep their scratch where ``harness eval`` puts it (a roomy tmpfs when
+``--against DIR`` also replays each size, serially and with ``-n auto``, with
+the ``harness`` package in DIR (``git archive main harness | tar -x -C DIR``),
+each turn running both trees one after the other, and prints the ratios;
+``--dist worksteal`` picks pytest-xdist's mode for the ``-n auto`` runs. The
+runs keep their scratch where ``harness eval`` puts it (a roomy tmpfs when
 there is one, see ``harness.evals.scratch``); ``--disk-scratch`` also replays
 serially with it in the system temp folder, to show what the disk costs.
 
@@ -456,22 +457,32 @@ def main() -> int:
         print(f"{cases} cases x {len(providers)} providers:")
         show("record", recorded)
         pick = provider_args(providers)
-        serial = best([harness_eval(project, *pick) for _ in range(runs)])
-        show("serial", serial)
-        if args.disk_scratch:
-            on_disk = best([harness_eval(project, *pick, scratch=disk) for _ in range(runs)])
-            show("serial disk", on_disk)
-        if args.against is not None:
-            # Alternating with this tree's serial runs would be fairer still; one each here.
-            other = best([harness_eval(project, *pick, tree=args.against) for _ in range(runs)])
-            show("serial base", other)
-            print(
-                f"  this tree / base: wall {serial.wall / other.wall:.2f}x, "
-                f"cpu {serial.cpu / other.cpu:.2f}x"
-            )
         dist = ["--dist", args.dist] if args.dist else []
-        auto = best([harness_eval(project, "-n", "auto", *dist, *pick) for _ in range(runs)])
-        show("-n auto", auto)
+        # Each turn runs this tree and the base (if any), serially and -n auto, one
+        # after the other: the machine's speed drifts, and the ratios would measure it.
+        turns = []
+        for _ in range(runs):
+            turn = {"serial": harness_eval(project, *pick)}
+            turn["-n auto"] = harness_eval(project, "-n", "auto", *dist, *pick)
+            if args.against is not None:
+                turn["serial base"] = harness_eval(project, *pick, tree=args.against)
+                turn["-n auto base"] = harness_eval(
+                    project, "-n", "auto", *dist, *pick, tree=args.against
+                )
+            if args.disk_scratch:
+                turn["serial disk"] = harness_eval(project, *pick, scratch=disk)
+            turns.append(turn)
+        picked = {label: best([turn[label] for turn in turns]) for label in turns[0]}
+        for label, run in picked.items():
+            show(label, run)
+        serial = picked["serial"]
+        if args.against is not None:
+            for label in ("serial", "-n auto"):
+                mine, other = picked[label], picked[f"{label} base"]
+                print(
+                    f"  {label} this tree / base: wall {mine.wall / other.wall:.2f}x, "
+                    f"cpu {mine.cpu / other.cpu:.2f}x (in turns, median of {runs})"
+                )
         if serial.rows:
             serial_ms[serial.rows] = serial.wall * 1000
         largest = project
