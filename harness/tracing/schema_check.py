@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-__all__ = ["conforms"]
+__all__ = ["SchemaRules", "conforms", "rules_of"]
 
 _ABSENT = object()
 
 
 @dataclass(frozen=True, slots=True)
-class _Rules:
+class SchemaRules:
+    """What ``conforms`` checks, read from the schema by ``rules_of``."""
+
     top_required: frozenset[str]
     top_allowed: frozenset[str]
     span_required: frozenset[str]
@@ -36,14 +37,11 @@ class _Rules:
     timestamp: re.Pattern[str]
 
 
-@cache
-def _rules() -> _Rules:
-    from harness.tracing.schema import load_trace_schema
-
-    schema = load_trace_schema()
+def rules_of(schema: dict[str, Any]) -> SchemaRules:
+    """The rules of ``trace.schema.json`` (as ``load_trace_schema`` returns it)."""
     defs = schema["$defs"]
     span, event = defs["span"], defs["event"]
-    return _Rules(
+    return SchemaRules(
         top_required=frozenset(schema["required"]),
         top_allowed=frozenset(schema["properties"]),
         span_required=frozenset(span["required"]),
@@ -59,9 +57,8 @@ def _rules() -> _Rules:
     )
 
 
-def conforms(data: Any) -> bool:
-    """True only when ``data`` matches the trace schema; False: ask ``jsonschema``."""
-    rules = _rules()
+def conforms(data: Any, rules: SchemaRules) -> bool:
+    """True only when ``data`` matches the schema ``rules`` came from; False: ask ``jsonschema``."""
     if type(data) is not dict or not _keys_fit(data, rules.top_required, rules.top_allowed):
         return False
     version = data["schema_version"]
@@ -89,7 +86,7 @@ def conforms(data: Any) -> bool:
     return True
 
 
-def _span_fits(span: Any, rules: _Rules) -> bool:
+def _span_fits(span: Any, rules: SchemaRules) -> bool:
     if type(span) is not dict or not _keys_fit(span, rules.span_required, rules.span_allowed):
         return False
     duration, sequence, events = span["duration_ms"], span["sequence"], span["events"]
@@ -114,7 +111,7 @@ def _span_fits(span: Any, rules: _Rules) -> bool:
     return all(_event_fits(event, rules) for event in events)
 
 
-def _event_fits(event: Any, rules: _Rules) -> bool:
+def _event_fits(event: Any, rules: SchemaRules) -> bool:
     return (
         type(event) is dict
         and _keys_fit(event, rules.event_required, rules.event_allowed)
@@ -133,5 +130,5 @@ def _name(value: Any) -> bool:
     return type(value) is str and len(value) > 0
 
 
-def _stamp(value: Any, rules: _Rules) -> bool:
+def _stamp(value: Any, rules: SchemaRules) -> bool:
     return type(value) is str and rules.timestamp.search(value) is not None
