@@ -9,10 +9,13 @@ rate; a case whose every run was skipped counts as not run.
 
 from __future__ import annotations
 
+import functools
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.evals.cost import TokenUsage, model_cost
 from harness.evals.prices import PriceTable
@@ -42,6 +45,9 @@ class CaseRuns:
     synthetic: bool = field(init=False, repr=False, compare=False)
     """Some run's tokens were counted by no real model."""
     _means: dict[str, float] = field(init=False, repr=False, compare=False)
+    # models, sources, shapes, recordings, the median duration: read two to four
+    # times per case by compare, each once made.
+    _made: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # One loop, no generators: a 10,000-case compare builds 20,000 of these.
@@ -56,6 +62,7 @@ class CaseRuns:
         object.__setattr__(self, "passes", passes)
         object.__setattr__(self, "synthetic", synthetic)
         object.__setattr__(self, "_means", {})
+        object.__setattr__(self, "_made", {})
 
     @property
     def case(self) -> str:
@@ -87,22 +94,35 @@ class CaseRuns:
 
     @property
     def models(self) -> tuple[str, ...]:
-        return tuple(sorted({r.model for r in self.rows}))
+        found = self._made.get("models")
+        if found is None:
+            found = self._made["models"] = tuple(sorted({r.model for r in self.rows}))
+        return found
 
     @property
     def sources(self) -> tuple[Source, ...]:
-        found = {r.source for r in self.rows}
-        return tuple(s for s in _SOURCES if s in found)
+        found = self._made.get("sources")
+        if found is None:
+            present = {r.source for r in self.rows}
+            found = self._made["sources"] = tuple(s for s in _SOURCES if s in present)
+        return found
 
     @property
     def recordings(self) -> int:
         """Distinct cassettes behind the runs: 1 for N epochs means N replays of one answer."""
-        return len({r.cassette for r in self.rows if r.cassette is not None})
+        found = self._made.get("recordings")
+        if found is None:
+            cassettes = {r.cassette for r in self.rows if r.cassette is not None}
+            found = self._made["recordings"] = len(cassettes)
+        return found
 
     @property
     def shapes(self) -> tuple[str, ...]:
         """The distinct trace shapes of the runs, in a stable order."""
-        return tuple(sorted({r.shape for r in self.counted if r.shape}))
+        found = self._made.get("shapes")
+        if found is None:
+            found = self._made["shapes"] = tuple(sorted({r.shape for r in self.counted if r.shape}))
+        return found
 
     @property
     def failures(self) -> tuple[str, ...]:
@@ -117,12 +137,16 @@ class CaseRuns:
         found = self._means.get(field)
         if found is None:
             values = [float(getattr(r, field)) for r in self.counted]
-            found = self._means[field] = statistics.fmean(values) if values else 0.0
+            # statistics.fmean's own sum and division, without its checks
+            found = self._means[field] = math.fsum(values) / len(values) if values else 0.0
         return found
 
     def median_duration(self) -> float:
-        values = [r.duration_s for r in self.counted]
-        return statistics.median(values) if values else 0.0
+        found = self._made.get("median_duration")
+        if found is None:
+            values = [r.duration_s for r in self.counted]
+            found = self._made["median_duration"] = statistics.median(values) if values else 0.0
+        return found
 
     def cost_per_run(self, prices: PriceTable | None = None) -> float | None:
         """Mean USD per run; None when synthetic or any run is unpriced.
@@ -148,6 +172,7 @@ class CaseRuns:
         return render_rate(self.passes, self.runs)
 
 
+@functools.lru_cache(maxsize=4096)  # pure; a large compare renders the same few
 def render_rate(passes: int, runs: int) -> str:
     """``3/3 100% [44–100]``: passes / runs, the rate and its Wilson 95% interval."""
     if runs == 0:
