@@ -361,6 +361,12 @@ class _SdkScheduler:
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") != "load":
             return None  # worksteal, loadgroup...: the user chose; sdk_order still helps
+        hook = config.hook.pytest_xdist_make_scheduler
+        if any(
+            impl.plugin is not self and impl.plugin_name != "dsession"
+            for impl in hook.get_hookimpls()
+        ):
+            return None  # a scheduler of the project's own (a conftest's): it decides
         from harness.testing.sdk_schedule import SdkAffineScheduling
 
         return SdkAffineScheduling(config, log)

@@ -183,3 +183,17 @@ def test_the_plugin_schedules_load_mode(
         assert not isinstance(scheduler, SdkAffineScheduling)
     else:
         assert type(scheduler) is chosen
+
+
+def test_a_conftest_scheduler_of_the_projects_own_wins(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from xdist.scheduler import LoadScopeScheduling
+
+        def pytest_xdist_make_scheduler(config, log):
+            return LoadScopeScheduling(config, log)
+        """
+    )
+    config = pytester.parseconfigure("--tx", "2*popen", "--dist", "load")
+    scheduler = config.hook.pytest_xdist_make_scheduler(config=config, log=None)
+    assert type(scheduler).__name__ == "LoadScopeScheduling"
