@@ -63,6 +63,14 @@ def _client(sim: SimulatorServer) -> openai.OpenAI:
     return openai.OpenAI(api_key="sk-sim-unused", base_url=f"{sim.url}/v1", max_retries=0)
 
 
+@pytest.fixture
+def client(sim: SimulatorServer) -> Iterator[openai.OpenAI]:
+    # Closed, not left to the garbage collector: a client collected in a cycle
+    # can let its socket be finalized first, an "unclosed socket" in a later test.
+    with _client(sim) as made:
+        yield made
+
+
 def _answer_calls(output: list[Any], text: str) -> list[Any]:
     return [
         {"type": "function_call_output", "call_id": item.call_id, "output": text}
@@ -71,8 +79,9 @@ def _answer_calls(output: list[Any], text: str) -> list[Any]:
     ]
 
 
-def test_json_answers_validate_and_carry_parallel_calls(sim: SimulatorServer) -> None:
-    client = _client(sim)
+def test_json_answers_validate_and_carry_parallel_calls(
+    sim: SimulatorServer, client: openai.OpenAI
+) -> None:
     first = client.responses.create(
         model="gpt-4.1-mini", input="Read the two files", tools=TOOLS, store=False
     )
@@ -95,8 +104,9 @@ def test_json_answers_validate_and_carry_parallel_calls(sim: SimulatorServer) ->
     assert not [item for item in second.output if item.type == "function_call"]
 
 
-def test_streams_parse_in_the_sdk_and_every_event_validates(sim: SimulatorServer) -> None:
-    client = _client(sim)
+def test_streams_parse_in_the_sdk_and_every_event_validates(
+    sim: SimulatorServer, client: openai.OpenAI
+) -> None:
     with client.responses.stream(
         model="gpt-4.1-mini", input="Read the two files", tools=TOOLS, store=False
     ) as stream:
@@ -137,8 +147,9 @@ def test_async_client_json_and_stream(sim: SimulatorServer) -> None:
     assert plain == streamed == "Hello from the simulator."
 
 
-def test_reasoning_items_are_encrypted_and_must_come_back_whole(sim: SimulatorServer) -> None:
-    client = _client(sim)
+def test_reasoning_items_are_encrypted_and_must_come_back_whole(
+    sim: SimulatorServer, client: openai.OpenAI
+) -> None:
     first = client.responses.create(
         model="gpt-5-mini",
         input="Read the two files",
@@ -171,8 +182,9 @@ def test_reasoning_items_are_encrypted_and_must_come_back_whole(sim: SimulatorSe
         )
 
 
-def test_stateless_refusals_have_the_real_shape(sim: SimulatorServer) -> None:
-    client = _client(sim)
+def test_stateless_refusals_have_the_real_shape(
+    sim: SimulatorServer, client: openai.OpenAI
+) -> None:
     with pytest.raises(openai.BadRequestError) as chained:
         client.responses.create(
             model="gpt-4.1-mini", input="hi", previous_response_id="resp_abc", store=False
@@ -194,10 +206,12 @@ def test_stateless_refusals_have_the_real_shape(sim: SimulatorServer) -> None:
 
 
 def test_each_request_logs_one_line(caplog: pytest.LogCaptureFixture) -> None:
-    with SimulatorServer(SCRIPT) as server:
-        client = _client(server)
-        with caplog.at_level(logging.INFO, logger="harness.simulator"):
-            client.responses.create(model="gpt-4.1-mini", input="hi", store=False)
+    with (
+        SimulatorServer(SCRIPT) as server,
+        _client(server) as client,
+        caplog.at_level(logging.INFO, logger="harness.simulator"),
+    ):
+        client.responses.create(model="gpt-4.1-mini", input="hi", store=False)
     lines = [r.getMessage() for r in caplog.records if r.name == "harness.simulator"]
     assert lines == ["POST /v1/responses -> 200, answered by turn 1 of 1"], lines
     assert server.requests[-1].path == "/v1/responses"
