@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import _socket
 import contextlib
+import functools
 import ipaddress
 import socket
 from collections.abc import Callable, Iterator
@@ -148,6 +149,7 @@ _MODULES = {"socket": socket, "_socket": _socket}
 _C_SOCKET: type = _socket.socket
 
 
+@functools.cache  # its methods read the guard's depth when called: one class serves every install
 def _guarded_c_socket() -> type:
     methods = {name: wrap(name, getattr(_C_SOCKET, name)) for name, wrap in _SOCKET_METHODS.items()}
     return type("socket", (_C_SOCKET,), {"__module__": "_socket", "__slots__": (), **methods})

@@ -129,13 +129,13 @@ def test_cases(
     provider: LLMProvider,
     harness_options: HarnessOptions,
     harness_run_log: RunLog,
-    evidence: Callable[[Application], Any],
 ) -> None:
     """A case on harness's own runtime."""
     from harness.core import Role
     from harness.core.errors import HarnessError
     from harness.evals.checks import CaseRun, check_case
     from harness.evals.judge import run_judge
+    from harness.testing.evidence import Evidence
 
     case = _CASES[case_name]
     workspace.copy_fixture(case.workspace)
@@ -143,7 +143,7 @@ def test_cases(
         enabled_tools=case.tools, tool_allowlist=case.allow, tool_denylist=case.deny
     )
     _run(case, app)
-    seen = evidence(app)
+    seen = Evidence(app)  # not the fixture: one fewer to set up per row
     shown = {
         str(message.tool_call_id): str(message.content)
         for request in seen.requests

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.testing.collector import ROW_PROPERTY
+from harness.testing.folders import own_folder, release_folder
 from harness.testing.misses import HANDLE_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id, serve_mutant
 from harness.testing.naming import (
@@ -61,9 +62,13 @@ def harness_options(pytestconfig: pytest.Config) -> HarnessOptions:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, harness_options: HarnessOptions) -> Workspace:
+def workspace(
+    request: pytest.FixtureRequest, harness_options: HarnessOptions
+) -> Iterator[Workspace]:
     """A fresh workdir with write/read/copy_fixture and sentinel helpers."""
-    return Workspace(tmp_path / "workspace", harness_options.fixtures_dir)
+    # The test's own folder, not tmp_path: see harness.testing.folders.
+    yield Workspace(own_folder(request) / "workspace", harness_options.fixtures_dir)
+    release_folder(request)
 
 
 @pytest.fixture
@@ -265,15 +270,20 @@ def _source_of(path: Path, handle: CassetteHandle | None = None) -> str:
 
 
 @pytest.fixture
-def harness_settings(workspace: Workspace, tmp_path: Path) -> dict[str, Any]:
+def harness_settings(
+    request: pytest.FixtureRequest, workspace: Workspace
+) -> Iterator[dict[str, Any]]:
     """Settings for ``harness_app``; override this fixture, or pass overrides to
     ``make_harness_app``."""
-    state = tmp_path / "state"
+    # Beside the workspace in the test's own folder (whatever folder an overridden
+    # ``workspace`` chose: state never goes into it).
+    state = own_folder(request) / "state"
     # Made here, as harness makes it (0700), so that building the app need not
     # prove a folder can be made there (a probe folder made and removed: 0.8 ms
     # on a small VM's disk, every test).
     state.mkdir(mode=0o700, exist_ok=True)
-    return {"workdir": workspace.root, "state_dir": state, "trace_mode": "metadata"}
+    yield {"workdir": workspace.root, "state_dir": state, "trace_mode": "metadata"}
+    release_folder(request)  # when ``workspace`` is the caller's own
 
 
 @pytest.fixture

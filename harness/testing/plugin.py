@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.testing import misses, mutant_mode, mutant_outcome
+from harness.testing import folders, misses, mutant_mode, mutant_outcome
 from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
@@ -298,6 +298,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     with mutant_outcome.brief_kill_report(item, call):
         report = yield
+    folders.note_outcome(item, report)
     try:
         return _finish_report(item, call, report)
     finally:

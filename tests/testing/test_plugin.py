@@ -82,8 +82,9 @@ def test_workspace_helpers(project: pytest.Pytester) -> None:
         from harness.core import ConfigurationError
 
 
-        def test_write_read_exists_files(workspace, tmp_path):
-            assert workspace.root == tmp_path / "workspace" and workspace.root.is_dir()
+        def test_write_read_exists_files(workspace, tmp_path_factory):
+            assert workspace.root.name == "workspace" and workspace.root.is_dir()
+            assert tmp_path_factory.getbasetemp() in workspace.root.parents
             assert workspace.write("deep/er/x.txt", "hi") == workspace.root / "deep/er/x.txt"
             assert workspace.read("deep/er/x.txt") == "hi"
             assert workspace.exists("deep/er/x.txt") and not workspace.exists("nope.txt")
@@ -156,11 +157,11 @@ from harness.providers import ScriptedProvider, tool_call
 from harness.testing import assert_trace_shape
 
 
-def test_harness_app_uses_the_overridden_settings(harness_app, workspace, tmp_path):
+def test_harness_app_uses_the_overridden_settings(harness_app, workspace):
     assert harness_app.enabled_tools == ("read", "write")
     assert harness_app.settings.max_steps == 3
     assert harness_app.workdir == workspace.root.resolve()
-    assert harness_app.settings.state_dir == tmp_path / "state"
+    assert harness_app.settings.state_dir == workspace.root.parent / "state"
 
 
 def test_make_harness_app_takes_overrides(make_harness_app):
