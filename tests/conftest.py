@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -19,15 +20,17 @@ from pathlib import Path
 
 import pytest
 
+from harness.testing.folders import folder_of
 from harness.tracing import validate_trace_document
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     outcome = yield
-    tmp_path = getattr(item, "funcargs", {}).get("tmp_path")
-    if isinstance(tmp_path, Path):
-        for path in tmp_path.rglob("traces/*.json"):
+    # tmp_path, and the folder the plugin's workspace and state live in.
+    folders = (getattr(item, "funcargs", {}).get("tmp_path"), folder_of(item))
+    for folder in {folder for folder in folders if isinstance(folder, Path)}:
+        for path in folder.rglob("traces/*.json"):
             validate_trace_document(json.loads(path.read_text("utf-8")), source=str(path))
     return outcome
 
@@ -147,6 +150,12 @@ def pytest_configure(config: pytest.Config) -> None:
     it fixes that path at its first use, during collection, hence here. Failing
     examples are then not replayed by the next run; the failure report prints
     each one, with the ``@example`` to pin it.
+
+    One cache is kept across processes and runs: the constants Hypothesis reads
+    from the source of every local module (harness's and the tests', some 600)
+    to seed its examples. Parsing them took each worker about 2.5 s; the cache is
+    keyed by a hash of each file's source, so it holds no example and no run can
+    see another's through it.
     """
     from hypothesis import settings
     from hypothesis.configuration import set_hypothesis_home_dir
@@ -157,7 +166,23 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("harness")
     home = tempfile.TemporaryDirectory(prefix="harness-hypothesis-")
     config.stash[_HYPOTHESIS_HOME] = home
+    shared = _constants_cache()
+    if shared is not None:
+        (Path(home.name) / "constants").symlink_to(shared, target_is_directory=True)
     set_hypothesis_home_dir(home.name)
+
+
+def _constants_cache() -> Path | None:
+    """This user's folder for Hypothesis' constants cache, in the system temp folder;
+    None when it cannot be trusted (another user's, or not a private folder)."""
+    folder = Path(tempfile.gettempdir()) / f"harness-hypothesis-constants-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        found = folder.lstat()
+    except OSError:
+        return None
+    private = stat.S_ISDIR(found.st_mode) and found.st_mode & 0o077 == 0
+    return folder if private and found.st_uid == os.getuid() else None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

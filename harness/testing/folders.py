@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["note_outcome", "own_folder", "release_folder"]
+__all__ = ["folder_of", "note_outcome", "own_folder", "release_folder"]
 
 _FOLDER_KEY = pytest.StashKey[Path]()
 _PASSED_KEY = pytest.StashKey[bool]()
@@ -47,6 +47,11 @@ def own_folder(request: pytest.FixtureRequest) -> Path:
             continue
         node.stash[_FOLDER_KEY] = folder
         return folder
+
+
+def folder_of(item: pytest.Item) -> Path | None:
+    """The folder ``item``'s test made, until its teardown released it (else None)."""
+    return item.stash.get(_FOLDER_KEY, None)
 
 
 def note_outcome(item: pytest.Item, report: pytest.TestReport) -> None:
