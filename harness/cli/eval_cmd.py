@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -213,20 +214,25 @@ def _run(
     min_kill_rate: float,
     max_cost: float | None,
 ) -> None:
-    from harness.evals import (
-        compare_reports,
-        load_prices,
-        load_report,
-        render_pass_rates,
-        render_table,
-        run_evals,
-    )
+    from harness.evals.runner import run_evals
 
-    # Loaded before running: a bad baseline path fails fast.
-    old = load_report(baseline) if baseline is not None else None
+    old = None
+    if baseline is not None:  # loaded before running: a bad baseline path fails fast
+        from harness.evals.report import load_report
+
+        old = load_report(baseline)
     if max_cost is not None:
         args = [*args, "--harness-max-cost", str(max_cost)]
-    run = run_evals(args, evals_dir=evals_dir, report_path=report, epochs=epochs, mutants=mutants)
+    run = run_evals(
+        args,
+        evals_dir=evals_dir,
+        report_path=report,
+        epochs=epochs,
+        mutants=mutants,
+        meanwhile=_import_what_follows,
+    )
+    from harness.evals import compare_reports, load_prices, render_pass_rates, render_table
+
     if run.exit_code == _PYTEST_USAGE_ERROR:
         # pytest printed its own usage error above; say whose arguments were refused.
         fail(
@@ -265,6 +271,13 @@ def _run(
         regressed = bool(comparison.regressions)
     if not run.ok or regressed:
         raise typer.Exit(1)
+
+
+def _import_what_follows() -> None:
+    """The report model, the tables and compare: imported while pytest starts up, on
+    the other core, instead of before it (0.3 s of every ``harness eval``)."""
+    for name in ("compare", "mutant_results", "mutant_table", "table"):
+        importlib.import_module(f"harness.evals.{name}")
 
 
 def _echo_paths(paths: tuple[Path, ...]) -> None:

@@ -10,14 +10,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.core.errors import ConfigurationError
-from harness.evals.report import EvalReport, EvalRow, load_report
 from harness.evals.scratch import scratch_parent
 from harness.files import write_new_file
+
+if TYPE_CHECKING:
+    # Imported when pytest is done: the report model (pydantic) is most of what
+    # this module would cost before pytest starts.
+    from harness.evals.report import EvalReport, EvalRow
 
 __all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
 
@@ -50,6 +56,7 @@ def run_evals(
     epochs: int = 1,
     cwd: Path | None = None,
     mutants: bool = False,
+    meanwhile: Callable[[], object] | None = None,
 ) -> EvalRun:
     """Run ``pytest <evals_dir> -m eval`` in a subprocess, streaming its progress.
 
@@ -59,6 +66,7 @@ def run_evals(
     none is written when pytest stops before producing one (``paths`` is empty).
     With ``mutants`` every recorded eval runs against mutants of its cassette
     instead (``--harness-mutants``); the report's ``mutants`` section holds them.
+    ``meanwhile`` is called once pytest has started (to import what comes after).
     """
     root = cwd or Path.cwd()
     if epochs < 1:
@@ -94,7 +102,9 @@ def run_evals(
             *_default_dist(pytest_args),
             *_same_order_in_every_shard(pytest_args),
         ]
-        exit_code = subprocess.run(command, cwd=root, check=False).returncode
+        exit_code = _run_pytest(command, root, meanwhile)
+        from harness.evals.report import EvalReport, load_report
+
         if not raw.exists():
             # pytest stopped before the plugin wrote anything (e.g. it refused an
             # argument): an empty report on disk would read as "every eval vanished".
@@ -109,6 +119,19 @@ def run_evals(
         report = keep_traces(report, report_path.with_name(f"{report_path.stem}-traces"))
     report.write(report_path)
     return EvalRun(exit_code, report, (report_path,), mutants)
+
+
+def _run_pytest(command: list[str], cwd: Path, meanwhile: Callable[[], object] | None) -> int:
+    """pytest's exit code; ``meanwhile`` runs while it does (as ``subprocess.run`` would
+    handle it, an error or Ctrl-C there kills pytest)."""
+    with subprocess.Popen(command, cwd=cwd) as process:
+        try:
+            if meanwhile is not None:
+                meanwhile()
+            return process.wait()
+        except BaseException:
+            process.kill()
+            raise
 
 
 def _default_dist(pytest_args: list[str]) -> list[str]:
@@ -246,6 +269,8 @@ def _replace_folder(fresh: Path, folder: Path) -> None:
 
 def merge_reports(paths: list[Path]) -> EvalReport:
     """Combine shard reports (e.g. pytest-split groups) into one; duplicates are refused."""
+    from harness.evals.report import load_report
+
     if not paths:
         raise ConfigurationError("give at least one report to merge")
     reports = [load_report(path) for path in paths]
