@@ -30,6 +30,8 @@ __all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "identity_of", "render_rate"
 CaseKey = tuple[str, str, str, str]
 # Iterating an Enum class runs a generator each time: once, in declaration order.
 _SOURCES = tuple(Source)
+# A member looked up on its class goes through the Enum's descriptor every time.
+_SKIP, _PASS = Verdict.SKIP, Verdict.PASS
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +57,17 @@ class CaseRuns:
         passes, synthetic = 0, False
         for row in self.rows:
             synthetic = synthetic or row.tokens_synthetic
-            if row.verdict is not Verdict.SKIP:
+            verdict = row.verdict
+            if verdict is not _SKIP:
                 counted.append(row)
-                passes += row.verdict is Verdict.PASS
+                passes += verdict is _PASS
         object.__setattr__(self, "counted", tuple(counted))
         object.__setattr__(self, "passes", passes)
         object.__setattr__(self, "synthetic", synthetic)
         object.__setattr__(self, "_means", {})
-        object.__setattr__(self, "_made", {})
+        object.__setattr__(
+            self, "_made", _one_run(self.rows[0], counted) if len(self.rows) == 1 else {}
+        )
 
     @property
     def case(self) -> str:
@@ -134,6 +139,8 @@ class CaseRuns:
 
     def mean(self, field: str) -> float:
         """The mean of a numeric row field over the counted runs (0 when none)."""
+        if len(self.counted) == 1:  # most cases run once: its value, no list or sum
+            return float(getattr(self.counted[0], field))
         found = self._means.get(field)
         if found is None:
             values = [float(getattr(r, field)) for r in self.counted]
@@ -170,6 +177,18 @@ class CaseRuns:
 
     def render_rate(self) -> str:
         return render_rate(self.passes, self.runs)
+
+
+def _one_run(row: EvalRow, counted: list[EvalRow]) -> dict[str, Any]:
+    """What the properties would derive, for a case of one run (most cases): known
+    at once, without the sets and sorts that several runs need."""
+    return {
+        "models": (row.model,),
+        "sources": (row.source,),
+        "recordings": int(row.cassette is not None),
+        "shapes": (row.shape,) if counted and row.shape else (),
+        "median_duration": row.duration_s if counted else 0.0,
+    }
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a large compare renders the same few
