@@ -12,6 +12,7 @@ from typer._click.core import Context
 from typer.core import TyperGroup
 
 from harness.cli.errors import EXIT_USAGE, fail
+from harness.cli.gc_pause import collector_paused
 
 # harness.evals.DEFAULT_MIN_KILL_RATE, spelled here so `harness --help` imports no evals.
 DEFAULT_MIN_KILL_RATE = 0.5
@@ -351,8 +352,11 @@ def compare(
         settings = GateSettings(alpha=alpha, max_drop=max_drop)
     except ValueError as exc:
         fail(str(exc), code=EXIT_USAGE)
-    comparison = compare_reports(load_report(old), load_report(new), settings, prices=load_prices())
-    typer.echo(comparison.to_json() if as_json else comparison.render())
+    with collector_paused():
+        comparison = compare_reports(
+            load_report(old), load_report(new), settings, prices=load_prices()
+        )
+        typer.echo(comparison.to_json() if as_json else comparison.render())
     code = comparison.exit_code(FailOn(fail_on.value))
     if code:
         raise typer.Exit(code)
@@ -366,7 +370,8 @@ def merge(
     """Combine shard reports (e.g. pytest-split groups) into one; duplicates are refused."""
     from harness.evals import merge_reports, render_table
 
-    merged = merge_reports(reports)
-    merged.write(output)
-    typer.echo(render_table(merged))
+    with collector_paused():
+        merged = merge_reports(reports)
+        merged.write(output)
+        typer.echo(render_table(merged))
     typer.echo(f"merged {len(reports)} report(s) into {output}")

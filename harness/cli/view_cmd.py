@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.errors import fail
+from harness.cli.gc_pause import collector_paused
 from harness.cli.root import app
 
 __all__ = ["default_output", "expand_inputs", "view"]
@@ -91,20 +92,21 @@ def view(
         if not folder.is_dir():
             fail(f"--cassettes {folder} is not a folder; give the folder the cassettes are in")
     try:
-        if compare is not None:
-            if paths:
-                fail("give either PATH... or --compare OLD NEW, not both")
-            old, new = compare
-            target = (output or new.with_name(f"{old.stem}-vs-{new.stem}.html")).resolve()
-            written = write_compare_page(old, new, target, cassettes=cassettes or ())
-        else:
-            if not paths:
-                fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
-            target = (output or default_output(paths)).resolve()
-            if len(paths) == 1 and paths[0].is_dir() and report_files(paths[0]):
-                written = write_index_page(paths[0], target)
+        with collector_paused():  # a big report's page: an acyclic heap
+            if compare is not None:
+                if paths:
+                    fail("give either PATH... or --compare OLD NEW, not both")
+                old, new = compare
+                target = (output or new.with_name(f"{old.stem}-vs-{new.stem}.html")).resolve()
+                written = write_compare_page(old, new, target, cassettes=cassettes or ())
             else:
-                written = write_view_page(expand_inputs(paths), target, cassettes or ())
+                if not paths:
+                    fail("give trace files, folders or eval reports to show, or --compare OLD NEW")
+                target = (output or default_output(paths)).resolve()
+                if len(paths) == 1 and paths[0].is_dir() and report_files(paths[0]):
+                    written = write_index_page(paths[0], target)
+                else:
+                    written = write_view_page(expand_inputs(paths), target, cassettes or ())
     except HarnessError as exc:
         fail(str(exc))
     typer.echo(str(written))
