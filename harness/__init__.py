@@ -8,9 +8,9 @@ load on first use so that ``harness --help`` and the pytest plugin start fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness.core.lazy import lazy_getattr
 from harness.version import __version__
 
 if TYPE_CHECKING:
@@ -31,23 +31,16 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Application": "harness.app",
-    "build_application": "harness.app",
-    "RunMode": "harness.engine.run_types",
-    "RunResult": "harness.engine.run_types",
-    "StopReason": "harness.engine.run_types",
-    "SessionRef": "harness.session.ref",
-    "Settings": "harness.settings",
+    "Application": "app",
+    "build_application": "app",
+    "RunMode": "engine.run_types",
+    "RunResult": "engine.run_types",
+    "StopReason": "engine.run_types",
+    "SessionRef": "session.ref",
+    "Settings": "settings",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:

@@ -18,8 +18,9 @@ Names resolve on first use, so importing one module (the engine imports
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness.approval.keyfile import default_key_path, load_approval_key
@@ -77,9 +78,4 @@ _HOME = {
     "render_preview": "preview",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.approval' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"harness.approval.{module}"), name)
+__getattr__ = lazy_getattr(__name__, _HOME)

@@ -6,8 +6,7 @@ the errors, as the command line does, stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.core.errors import (
     ApprovalError,
@@ -18,6 +17,7 @@ from harness.core.errors import (
     ToolError,
     TraceAssertionError,
 )
+from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness.core.messages import (
@@ -66,10 +66,4 @@ _MESSAGES = {
     "new_tool_call_id",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _MESSAGES:
-        raise AttributeError(f"module 'harness.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module("harness.core.messages"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(_MESSAGES, "messages"))

@@ -17,8 +17,9 @@ and the package root do) never drags in the loop and its dependencies.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness.engine.approval_resume import ApprovalResumeRunner, normalize_decision
@@ -127,12 +128,7 @@ _HOME = {
     "visible_tools": "run_policy",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.engine' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"harness.engine.{module}"), name)
+__getattr__ = lazy_getattr(__name__, _HOME)
 
 
 def __dir__() -> list[str]:

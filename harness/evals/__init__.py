@@ -7,8 +7,9 @@ runs; a module that needs one part never imports them all.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness.evals.aggregate import CaseRuns, aggregate_rows, render_rate
@@ -159,14 +160,7 @@ _HOME = {
     "wilson_interval": "stats",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.evals' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"harness.evals.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOME)
 
 
 def __dir__() -> list[str]:

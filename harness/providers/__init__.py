@@ -6,8 +6,9 @@ stays light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness.core.lazy import lazy_getattr
 from harness.providers.echo import EchoProvider
 from harness.providers.function import FunctionProvider
 from harness.providers.protocol import LLMProvider
@@ -34,17 +35,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "OpenAIProvider":
-        from harness.providers.openai_chat import OpenAIProvider
-
-        return OpenAIProvider
-    if name == "OpenAIResponsesProvider":
-        from harness.providers.openai_responses import OpenAIResponsesProvider
-
-        return OpenAIResponsesProvider
-    if name == "AnthropicProvider":
-        from harness.providers.anthropic_messages import AnthropicProvider
-
-        return AnthropicProvider
-    raise AttributeError(f"module 'harness.providers' has no attribute {name!r}")
+_LAZY = {
+    "AnthropicProvider": "anthropic_messages",
+    "OpenAIProvider": "openai_chat",
+    "OpenAIResponsesProvider": "openai_responses",
+}
+__getattr__ = lazy_getattr(__name__, _LAZY)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["SdkAffineScheduling", "sdk_of_nodeid"]
 
 # The id token an SDK's providers carry: openai, openai-responses, openai-stream...
-_SDK_TOKENS = {"openai": "openai", "anthropic": "anthropic"}
+_SDK_TOKENS = frozenset({"openai", "anthropic"})
 
 
 def sdk_of_nodeid(nodeid: str) -> str | None:
@@ -38,11 +38,7 @@ def sdk_of_nodeid(nodeid: str) -> str | None:
     _, bracket, params = name.partition("[")
     if not bracket or not params.endswith("]"):
         return None
-    for token in reversed(params[:-1].split("-")):
-        sdk = _SDK_TOKENS.get(token)
-        if sdk is not None:
-            return sdk
-    return None
+    return next((t for t in reversed(params[:-1].split("-")) if t in _SDK_TOKENS), None)
 
 
 class SdkAffineScheduling(LoadScheduling):  # type: ignore[misc]  # xdist ships no types

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness.core.lazy import lazy_getattr
 from harness.tools.builtin.read import ReadTool
 
 if TYPE_CHECKING:
@@ -14,17 +15,10 @@ if TYPE_CHECKING:
 __all__ = ["BashTool", "EditTool", "ReadTool", "WriteTool"]
 
 _LAZY = {
-    "BashTool": "harness.tools.builtin.bash",
-    "EditTool": "harness.tools.builtin.edit",
-    "WriteTool": "harness.tools.builtin.write",
+    "BashTool": "bash",
+    "EditTool": "edit",
+    "WriteTool": "write",
 }
 
-
-def __getattr__(name: str) -> Any:
-    # Loaded on first use so that importing the read tool stays cheap.
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.tools.builtin' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+# Loaded on first use so that importing the read tool stays cheap.
+__getattr__ = lazy_getattr(__name__, _LAZY)
