@@ -71,9 +71,15 @@ rules:
 """
 TEST_MODULE = '''"""Generated cases (bench/eval_scale.py)."""
 
-from harness.testing.cases_suite import llm_cassette_config, pytest_generate_tests, test_cases
+from harness.testing.cases_suite import (
+    block_network,
+    llm_cassette_config,
+    pytest_generate_tests,
+    test_cases,
+    vcr,
+)
 
-__all__ = ["llm_cassette_config", "pytest_generate_tests", "test_cases"]
+__all__ = ["block_network", "llm_cassette_config", "pytest_generate_tests", "test_cases", "vcr"]
 '''
 
 

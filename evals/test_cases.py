@@ -9,10 +9,19 @@ Point ``--harness-cases DIR`` at another folder to run your own cases.
 from __future__ import annotations
 
 from harness.testing.cases_suite import (
+    block_network,
     llm_cassette_config,
     pytest_generate_tests,
     test_cases,
     test_target_cases,
+    vcr,
 )
 
-__all__ = ["llm_cassette_config", "pytest_generate_tests", "test_cases", "test_target_cases"]
+__all__ = [
+    "block_network",
+    "llm_cassette_config",
+    "pytest_generate_tests",
+    "test_cases",
+    "test_target_cases",
+    "vcr",
+]

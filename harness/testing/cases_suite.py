@@ -12,6 +12,13 @@ module re-exports these tests, the plugin collects this module itself (see
 
 The verdicts are the case's checks (:mod:`harness.evals.checks`), plus the
 recorded judge when the case has one.
+
+A module that re-exports the runner re-exports ``vcr`` and ``block_network``
+too (``__all__`` lists them): with pytest-recording installed, its autouse
+fixtures of those names cost each row three fixtures (0.35 ms) to do nothing,
+since a row plays harness's own cassette. These stand in for them and hand over
+to pytest-recording's whenever it has work: a test marked ``vcr`` or
+``block_network``, or a run with ``--block-network``.
 """
 
 from __future__ import annotations
@@ -33,11 +40,13 @@ if TYPE_CHECKING:
     from harness.testing.workspace import Workspace
 
 __all__ = [
+    "block_network",
     "llm_cassette_config",
     "load_target",
     "pytest_generate_tests",
     "test_cases",
     "test_target_cases",
+    "vcr",
 ]
 
 PROVIDERS = ("openai", "openai-responses", "anthropic")
@@ -72,6 +81,33 @@ def llm_cassette_config(request: pytest.FixtureRequest) -> dict[str, Any]:
     name = getattr(getattr(request.node, "callspec", None), "params", {}).get("case_name")
     case = _CASES.get(str(name)) if name is not None else None
     return {"profile": case.profile} if case is not None and case.profile else {}
+
+
+def _recording_has_work(request: pytest.FixtureRequest) -> bool:
+    """Whether pytest-recording's fixture of this name would do anything for the test."""
+    if not request.config.pluginmanager.has_plugin("recording"):
+        return False  # not installed (or -p no:recording): nothing to hand over to
+    node = request.node
+    if node.get_closest_marker("vcr") is not None:
+        return True
+    if node.get_closest_marker("block_network") is not None:
+        return True
+    return bool(request.config.getoption("block_network", default=False))
+
+
+@pytest.fixture
+def vcr(request: pytest.FixtureRequest) -> Any:
+    """pytest-recording's ``vcr`` for a test marked ``vcr``; None for anything else."""
+    if not _recording_has_work(request):
+        return None
+    return request.getfixturevalue("vcr")  # the one this overrides: pytest-recording's
+
+
+@pytest.fixture
+def block_network(request: pytest.FixtureRequest) -> None:
+    """pytest-recording's ``block_network`` when it would block; nothing otherwise."""
+    if _recording_has_work(request):
+        request.getfixturevalue("block_network")
 
 
 def load_target(spec: str) -> Callable[[str, Path], str]:
