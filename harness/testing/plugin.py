@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.testing import folders, misses, mutant_mode, mutant_outcome
+from harness.testing import folders, idle_hypothesis, misses, mutant_mode, mutant_outcome
 from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
@@ -187,6 +187,10 @@ def pytest_collection_modifyitems(
         mutant_mode.expand_items(items, config, options)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    idle_hypothesis.drop_after_collection(session.config)
+
+
 def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.stash[OPTIONS_KEY].provider
     if wanted is None:
@@ -249,6 +253,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    idle_hypothesis.drop_at_the_end(config)  # before the terminal summary
     collector = config.stash.get(COLLECTOR_KEY, None)
     options = config.stash[OPTIONS_KEY]
     if collector is not None and options.report is not None:

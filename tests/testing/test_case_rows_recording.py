@@ -23,7 +23,7 @@ cases:
 """
 
 # Beside the re-exported runner, as a user's module may hold them.
-NEIGHBOURS = '''
+NEIGHBOURS = """
 import socket
 
 import pytest
@@ -60,7 +60,7 @@ def test_unmarked_is_blocked_only_by_the_option(request):
         assert not blocked  # refused by the closed port: the call went out
     else:
         raise AssertionError("something listens on 127.0.0.1:9")
-'''
+"""
 
 
 def _project(pytester: pytest.Pytester) -> None:
