@@ -1,22 +1,35 @@
 """The testing toolkit: trace assertions, traffic traces, fixtures and the pytest plugin.
 
 ``adapters`` (imported on demand) turns other frameworks' traces into trace trees.
+
+Names resolve on first use: pytest imports the plugin (``harness.testing.plugin``)
+through this package in every process, and an xdist controller, which runs no
+test, never needs the cassette layer, the trace assertions or the traffic
+traces these names pull in (a quarter of a second before it can start its
+workers).
 """
 
-from harness.testing.live_guard import LiveCallBlockedError
-from harness.testing.llm_cassette import LLMCassette
-from harness.testing.llm_config import PROFILES, LLMCassetteConfig
-from harness.testing.trace_assertions import (
-    assert_trace_golden,
-    assert_trace_shape,
-    load_trace,
-    normalize_trace,
-    parse_outline,
-    render_trace,
-)
-from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
-from harness.tracing import OutlineNode
-from harness.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness.core.lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from harness.testing.live_guard import LiveCallBlockedError
+    from harness.testing.llm_cassette import LLMCassette
+    from harness.testing.llm_config import PROFILES, LLMCassetteConfig
+    from harness.testing.trace_assertions import (
+        assert_trace_golden,
+        assert_trace_shape,
+        load_trace,
+        normalize_trace,
+        parse_outline,
+        render_trace,
+    )
+    from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
+    from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
+    from harness.tracing import OutlineNode
 
 __all__ = [
     "PROFILES",
@@ -37,3 +50,30 @@ __all__ = [
     "trace_from_cassette",
     "trace_from_exchanges",
 ]
+
+_HOME = {
+    "PROFILES": "llm_config",
+    "HttpExchange": "traffic",
+    "LLMCassette": "llm_cassette",
+    "LLMCassetteConfig": "llm_config",
+    "LiveCallBlockedError": "live_guard",
+    "MatchMode": "trace_query",
+    # harness.tracing's, as trace_assertions (which parses outlines) imports it.
+    "OutlineNode": "trace_assertions",
+    "ShapeMismatch": "trace_query",
+    "assert_trace_golden": "trace_assertions",
+    "assert_trace_shape": "trace_assertions",
+    "find_shape_mismatch": "trace_query",
+    "load_trace": "trace_assertions",
+    "normalize_trace": "trace_assertions",
+    "parse_outline": "trace_assertions",
+    "render_trace": "trace_assertions",
+    "trace_from_cassette": "traffic",
+    "trace_from_exchanges": "traffic",
+}
+
+__getattr__ = lazy_getattr(__name__, _HOME)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,12 +6,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import TraceAssertionError
-from harness.core.messages import Usage
-from harness.engine.run_types import RunResult
-from harness.tracing import TraceSpan, TraceTree
+
+if TYPE_CHECKING:
+    # Types only: the plugin imports this module in every pytest process, and an
+    # xdist controller runs nothing, so it need not load the runtime's models.
+    from harness.core.messages import Usage
+    from harness.engine.run_types import RunResult
+    from harness.tracing import TraceSpan, TraceTree
 
 __all__ = ["LastTrace", "RunLog"]
 
@@ -103,6 +107,8 @@ class RunLog:
 
     def usage(self) -> Usage:
         """The tokens of every run of the test."""
+        from harness.core.messages import Usage
+
         return sum((r.usage for r in self.final_results()), Usage())
 
     def summary(self) -> dict[str, Any]:

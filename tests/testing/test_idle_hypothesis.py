@@ -17,11 +17,15 @@ import sys
 import pytest
 
 DURING = pytest.StashKey[bool]()
+WHO = []
 
 
 def pytest_configure(config):
     if not config.pluginmanager.has_plugin("hypothesispytest"):
         raise RuntimeError("Hypothesis's plugin is not loaded: the test shows nothing")
+    # Not PYTEST_XDIST_WORKER: an outer xdist run hands its own down to this one.
+    worker = getattr(config, "workerinput", None)
+    WHO.append(worker["workerid"] if worker is not None else "main")
 
 
 def pytest_runtest_setup(item):
@@ -31,16 +35,15 @@ def pytest_runtest_setup(item):
 
 
 def pytest_runtest_logreport(report):
-    if os.environ.get("MARK_REPORTS") and not os.environ.get("PYTEST_XDIST_WORKER"):
+    if os.environ.get("MARK_REPORTS") and WHO == ["main"]:
         report.__dict__["_hypothesis_stats"] = "statistics of a worker's test"
 
 
 def pytest_unconfigure(config):
-    who = os.environ.get("PYTEST_XDIST_WORKER", "main")
     imported = "hypothesis" in sys.modules
     kept = config.pluginmanager.has_plugin("hypothesispytest")
     during = config.stash.get(DURING, "-")
-    print(f"END {who} during={during} imported={imported} kept={kept}", file=sys.stderr)
+    print(f"END {WHO[0]} during={during} imported={imported} kept={kept}", file=sys.stderr)
 """
 
 PLAIN = """
