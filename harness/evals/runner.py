@@ -10,19 +10,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from harness.core.errors import ConfigurationError
 from harness.evals.scratch import scratch_parent
 from harness.files import write_new_file
 
 if TYPE_CHECKING:
-    # Imported when pytest is done: the report model (pydantic) is most of what
-    # this module would cost before pytest starts.
+    # Imported once pytest has written the report: the report model (pydantic) is
+    # most of what this module would cost before pytest starts.
     from harness.evals.report import EvalReport, EvalRow
 
 __all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
@@ -102,33 +103,56 @@ def run_evals(
             *_default_dist(pytest_args),
             *_same_order_in_every_shard(pytest_args),
         ]
-        exit_code = _run_pytest(command, root, meanwhile)
-        from harness.evals.report import EvalReport, load_report
+        target = report_path or root / reports_dir / f"eval-{stamp}.json"
 
-        if not raw.exists():
-            # pytest stopped before the plugin wrote anything (e.g. it refused an
-            # argument): an empty report on disk would read as "every eval vanished".
-            return EvalRun(exit_code, EvalReport(), (), mutants)
-        report = load_report(raw)
-        if not report.rows and not report.mutants:
-            # No eval ran: a report of nothing would read as a suite that passed.
-            return EvalRun(exit_code, report, (), mutants)
-        if report_path is None:
-            report_path = root / reports_dir / f"eval-{stamp}.json"
-        # The runs' traces live in this temporary folder: keep them beside the report.
-        report = keep_traces(report, report_path.with_name(f"{report_path.stem}-traces"))
-    report.write(report_path)
-    return EvalRun(exit_code, report, (report_path,), mutants)
+        def finish() -> tuple[EvalReport, tuple[Path, ...]]:
+            from harness.evals.report import EvalReport, load_report
+
+            if not raw.exists():
+                # pytest stopped before the plugin wrote anything (e.g. it refused an
+                # argument): an empty report on disk would read as "every eval vanished".
+                return EvalReport(), ()
+            report = load_report(raw)
+            if not report.rows and not report.mutants:
+                # No eval ran: a report of nothing would read as a suite that passed.
+                return report, ()
+            # The runs' traces live in this temporary folder: keep them beside the report.
+            report = keep_traces(report, target.with_name(f"{target.stem}-traces"))
+            report.write(target)
+            return report, (target,)
+
+        exit_code, (report, paths) = _run_pytest(command, root, meanwhile, raw, finish)
+    return EvalRun(exit_code, report, paths, mutants)
 
 
-def _run_pytest(command: list[str], cwd: Path, meanwhile: Callable[[], object] | None) -> int:
-    """pytest's exit code; ``meanwhile`` runs while it does (as ``subprocess.run`` would
-    handle it, an error or Ctrl-C there kills pytest)."""
+# How often the runner looks for the report while pytest runs (seconds).
+_POLL_S = 0.02
+_T = TypeVar("_T")
+
+
+def _run_pytest(
+    command: list[str],
+    cwd: Path,
+    meanwhile: Callable[[], object] | None,
+    report: Path,
+    finish: Callable[[], _T],
+) -> tuple[int, _T]:
+    """pytest's exit code, and what ``finish`` made of its ``report``.
+
+    ``meanwhile`` runs while pytest does (as ``subprocess.run`` would handle it, an
+    error or Ctrl-C there kills pytest). The plugin writes the report in one rename
+    as the session ends, 0.3-0.6 s before pytest has shut down (its workers, its
+    summary, the interpreter's exit): ``finish`` reads it as soon as it is there,
+    or once pytest is gone.
+    """
     with subprocess.Popen(command, cwd=cwd) as process:
         try:
             if meanwhile is not None:
                 meanwhile()
-            return process.wait()
+            while process.poll() is None and not report.exists():
+                time.sleep(_POLL_S)
+            done = finish()
+            return process.wait(), done
         except BaseException:
             process.kill()
             raise

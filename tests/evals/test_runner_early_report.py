@@ -1,0 +1,64 @@
+"""``run_evals`` reads the report, keeps its traces and writes the final report as
+soon as pytest has written it, while pytest is still shutting down; pytest's exit
+code still decides the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.evals.runner import run_evals
+
+EVALS = """
+import pytest
+
+
+@pytest.mark.eval
+def test_passes():
+    pass
+
+
+@pytest.mark.eval
+def test_fails():
+    raise AssertionError("this eval fails")
+"""
+
+# pytest's shutdown waits (up to 60 s) for the final report to appear: it appears
+# only if the runner reads pytest's report before pytest has exited.
+CONFTEST = """
+import pathlib
+import time
+
+HERE = pathlib.Path(__file__).resolve().parents[1]
+
+
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        return
+    for _ in range(600):
+        if (HERE / "final.json").exists():
+            (HERE / "seen-before-exit").write_text("")
+            return
+        time.sleep(0.1)
+"""
+
+QUIET = ["-p", "no:randomly", "-p", "no:hypothesispytest", "-p", "no:anyio"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "test_two.py").write_text(EVALS, "utf-8")
+    (tmp_path / "evals" / "conftest.py").write_text(CONFTEST, "utf-8")
+    return tmp_path
+
+
+def test_the_report_is_final_before_pytest_has_exited(project: Path) -> None:
+    final = project / "final.json"
+    run = run_evals(QUIET, report_path=final, cwd=project)
+    assert (project / "seen-before-exit").exists()
+    assert run.exit_code == 1 and not run.ok  # pytest's verdict, as before
+    assert run.paths == (final,)
+    verdicts = {row.scenario: row.verdict.value for row in run.report.rows}
+    assert verdicts == {"test_passes": "pass", "test_fails": "fail"}
