@@ -151,11 +151,17 @@ def _run_pytest(
                 meanwhile()
             while process.poll() is None and not report.exists():
                 time.sleep(_POLL_S)
-            done = finish()
-            return process.wait(), done
         except BaseException:
             process.kill()
             raise
+        try:
+            done = finish()
+        except BaseException:
+            # pytest is past its tests: let it end as it would (its JUnit XML, caches,
+            # a shard's durations), then raise.
+            process.wait()
+            raise
+        return process.wait(), done
 
 
 def _default_dist(pytest_args: list[str]) -> list[str]:

@@ -62,3 +62,25 @@ def test_the_report_is_final_before_pytest_has_exited(project: Path) -> None:
     assert run.paths == (final,)
     verdicts = {row.scenario: row.verdict.value for row in run.report.rows}
     assert verdicts == {"test_passes": "pass", "test_fails": "fail"}
+
+
+# pytest's shutdown takes its time, and says when it got to its end.
+SLOW_END = """
+import pathlib
+import time
+
+HERE = pathlib.Path(__file__).resolve().parents[1]
+
+
+def pytest_unconfigure(config):
+    time.sleep(1.0)
+    (HERE / "ended").write_text("")
+"""
+
+
+def test_an_error_writing_the_report_lets_pytest_end_first(project: Path) -> None:
+    (project / "evals" / "conftest.py").write_text(SLOW_END, "utf-8")
+    (project / "not-a-folder").write_text("", "utf-8")
+    with pytest.raises(OSError):
+        run_evals(QUIET, report_path=project / "not-a-folder" / "final.json", cwd=project)
+    assert (project / "ended").exists()  # not killed in the middle of its shutdown
