@@ -28,6 +28,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+# At import, though an xdist controller reads no cassette: the plugin imports this
+# module, so YAML is loaded before any test runs. Loaded for the first time inside
+# an in-process pytest run (pytester), it would be dropped with that run's modules,
+# and PyYAML's C loader, which stays, then fails on the classes of the next import
+# ("could not determine a constructor for the tag None").
+import yaml
+
 from harness.core.errors import CassetteError
 from harness.evals.live_hosts import is_live_host, is_local_host
 
@@ -43,6 +50,7 @@ SIMULATOR_MARK = "(harness simulator)"
 _SIMULATOR_HEADER = "x-harness-simulator"
 _METADATA_KEY = "harness"
 _INTERACTIONS = "\ninteractions:\n"
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Source(StrEnum):
@@ -130,16 +138,11 @@ def source_of_document(data: Any) -> Source:
 def _parse(path: Path, text: str) -> Any:
     if path.suffix.lower() == ".json":
         return json.loads(text)
-    # Here, not at import: the plugin imports this module in every pytest process,
-    # and an xdist controller reads no cassette.
-    import yaml
-
-    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     head, found, _ = text.partition(_INTERACTIONS)
     if found and f"\n{_METADATA_KEY}:" in f"\n{head}":
         # harness writes its block before the interactions: the header decides alone.
-        return yaml.load(head + "\ninteractions: []\n", Loader=loader)  # a safe loader
-    return yaml.load(text, Loader=loader)  # a safe loader
+        return yaml.load(head + "\ninteractions: []\n", Loader=_Loader)  # a safe loader
+    return yaml.load(text, Loader=_Loader)  # a safe loader
 
 
 def cassette_source(path: Path) -> Source:
@@ -152,8 +155,6 @@ def cassette_source(path: Path) -> Source:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteError(f"cannot read cassette {path} to tell its source: {exc}") from exc
-    import yaml
-
     try:
         data = _parse(path, text)
     except (ValueError, yaml.YAMLError) as exc:
