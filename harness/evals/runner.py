@@ -143,7 +143,7 @@ def _run_pytest(
     error or Ctrl-C there kills pytest). The plugin writes the report in one rename
     as the session ends, 0.3-0.6 s before pytest has shut down (its workers, its
     summary, the interpreter's exit): ``finish`` reads it as soon as it is there,
-    or once pytest is gone.
+    or once pytest is gone, and again if the file was replaced by then.
     """
     with subprocess.Popen(command, cwd=cwd) as process:
         try:
@@ -155,13 +155,28 @@ def _run_pytest(
             process.kill()
             raise
         try:
+            read = _identity(report)
             done = finish()
+            code = process.wait()
+            if _identity(report) != read:
+                # Replaced since it was read: a file that was not the plugin's (anything
+                # in the run may write there), which the plugin's rename then replaced.
+                done = finish()
         except BaseException:
             # pytest is past its tests: let it end as it would (its JUnit XML, caches,
             # a shard's durations), then raise.
             process.wait()
             raise
-        return process.wait(), done
+        return code, done
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file ``path`` is: inode, modification time and size (None when absent)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def _default_dist(pytest_args: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.evals import load_report
 from harness.evals.runner import run_evals
 
 EVALS = """
@@ -84,3 +85,29 @@ def test_an_error_writing_the_report_lets_pytest_end_first(project: Path) -> Non
     with pytest.raises(OSError):
         run_evals(QUIET, report_path=project / "not-a-folder" / "final.json", cwd=project)
     assert (project / "ended").exists()  # not killed in the middle of its shutdown
+
+
+# Something in the run writes a report of its own where pytest's will go, early:
+# one passing row. The plugin's report replaces it at the session's end.
+FORGER = """
+import json
+import pathlib
+
+
+def pytest_collection_finish(session):
+    path = pathlib.Path(session.config.getoption("harness_report"))
+    row = {"nodeid": "evals/test_two.py::test_fails", "scenario": "test_fails",
+           "verdict": "pass"}
+    path.write_text(json.dumps({"schema_version": 3, "rows": [row]}))
+"""
+
+
+def test_a_report_written_early_by_anything_else_is_not_the_one_kept(project: Path) -> None:
+    (project / "evals" / "conftest.py").write_text(FORGER, "utf-8")
+    final = project / "final.json"
+    run = run_evals(QUIET, report_path=final, cwd=project)
+    verdicts = {row.scenario: row.verdict.value for row in run.report.rows}
+    assert verdicts == {"test_passes": "pass", "test_fails": "fail"}
+    assert run.exit_code == 1 and not run.ok
+    kept = {row.scenario: row.verdict.value for row in load_report(final).rows}
+    assert kept == verdicts
