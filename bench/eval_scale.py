@@ -18,7 +18,11 @@ For each size, in a temp project (loopback only):
    in this process on the same SDKs parsing the same recorded bodies served by
    an in-memory transport (no pytest, no cassette, no report). Both are taken
    in turns (floor, small, large, floor), at least twice, and the median of
-   the turns' differences is shown: the machine's speed drifts.
+   the turns' differences is shown: the machine's speed drifts. Beside it, in
+   the same turns, pytest's own floor: the marginal cost of a row of a trivial
+   test (``pass``, parametrised with as many ids, the same plugins loaded). It
+   is part of the overhead, which no pytest-based eval escapes; it says how
+   much of the overhead is pytest's per-test protocol and how much harness's.
 
 ``--against DIR`` also replays each size, serially and with ``-n auto``, with
 the ``harness`` package in DIR (``git archive main harness | tar -x -C DIR``),
@@ -296,6 +300,34 @@ def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> flo
     return total / runs * 1000
 
 
+TRIVIAL_MODULE = """import pytest
+
+
+@pytest.mark.parametrize("row", range({rows}))
+def test_row(row):
+    pass
+"""
+
+
+def pytest_floor(folder: Path, rows: int) -> float:
+    """Wall seconds of plain pytest on ``rows`` ids of a test that does nothing, run as
+    ``harness eval`` runs pytest (its own basetemp, with every installed plugin)."""
+    project = folder / f"trivial{rows}"
+    if not project.exists():
+        project.mkdir(parents=True)
+        (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", "utf-8")
+        (project / "test_trivial.py").write_text(TRIVIAL_MODULE.format(rows=rows), "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    with tempfile.TemporaryDirectory() as basetemp:
+        command = [sys.executable, "-m", "pytest", "-q", "--basetemp", basetemp + "/runs"]
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, check=False)
+        wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"the trivial pytest run failed: {done.stdout[-300:]!r}")
+    return wall
+
+
 def overhead(small: Path, big: Path, providers: tuple[str, ...], runs: int) -> None:
     """Per-row harness overhead: the marginal serial cost of a row minus the bare run.
 
@@ -306,11 +338,14 @@ def overhead(small: Path, big: Path, providers: tuple[str, ...], runs: int) -> N
     """
     pick = provider_args(providers)
     pairs: list[tuple[float, float]] = []
+    trivial: list[float] = []
     for _ in range(max(2, runs)):
         before = floor_ms(small, providers)
         a, b = harness_eval(small, *pick), harness_eval(big, *pick)
         after = floor_ms(small, providers)
         pairs.append(((b.wall - a.wall) * 1000 / (b.rows - a.rows), (before + after) / 2))
+        low, high = pytest_floor(small.parent, a.rows), pytest_floor(small.parent, b.rows)
+        trivial.append((high - low) * 1000 / (b.rows - a.rows))
     marginal = statistics.median(m for m, _ in pairs)
     floor = statistics.median(f for _, f in pairs)
     cost = statistics.median(m - f for m, f in pairs)
@@ -319,6 +354,12 @@ def overhead(small: Path, big: Path, providers: tuple[str, ...], runs: int) -> N
         f"per row (serial, marginal {a.rows}->{b.rows} rows, {len(pairs)} turns): "
         f"{marginal:.1f} ms; bare agent run {floor:.1f} ms; harness overhead {cost:.1f} ms "
         f"(turns: {shown}; target <= {TARGETS['overhead_ms']:g} ms)"
+    )
+    pytest_own = statistics.median(trivial)
+    print(
+        f"  of which pytest's own per-test floor (a trivial test, same plugins): "
+        f"{pytest_own:.1f} ms (turns: {', '.join(f'{t:.1f}' for t in trivial)}); "
+        f"harness's fixtures, cassette, checks and row: {cost - pytest_own:.1f} ms"
     )
 
 
