@@ -133,12 +133,31 @@ def test_nothing_of_harness_can_be_written(layout: Layout, command: str) -> None
     assert layout.key.read_text() == KEY_BYTES and layout.record.read_text() == RECORD
 
 
+def _plain_file_under_usr() -> str | None:
+    """A regular file under /usr that nothing executes.
+
+    Not an executable such as ``/usr/bin/env``: while another process runs it (a
+    parallel test), an open for writing fails with "Text file busy" before
+    Landlock is asked, and the test would prove nothing about the confinement.
+    """
+    for known in ("/usr/lib/os-release", "/usr/share/common-licenses/GPL-3"):
+        if os.path.isfile(known) and not os.access(known, os.X_OK):
+            return os.path.realpath(known)
+    for folder, _, names in os.walk("/usr/share"):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not os.path.islink(path) and not os.access(path, os.X_OK):
+                return path
+    return None
+
+
 def test_outside_the_workdir_and_tmp_nothing_opens_for_writing(layout: Layout) -> None:
     # Appending nothing: were the open to succeed, no file would change.
-    files = f"/etc/hostname /usr/bin/env {os.path.realpath(os.__file__)}"
-    out = layout.run(f"for f in {files}; do : >> $f && echo OPENED $f; done")
+    usr = _plain_file_under_usr()
+    files = ["/etc/hostname", os.path.realpath(os.__file__), *([usr] if usr else [])]
+    out = layout.run(f"for f in {' '.join(files)}; do : >> $f && echo OPENED $f; done")
 
-    assert "OPENED" not in out and out.count("Permission denied") == 3, out
+    assert "OPENED" not in out and out.count("Permission denied") == len(files), out
 
 
 def test_the_key_dir_cannot_be_made_before_harness_makes_it(layout: Layout) -> None:
