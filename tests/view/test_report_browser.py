@@ -241,6 +241,8 @@ def test_compare_page_puts_the_regression_first(
     assert shown.count() == 1 and shown.is_visible()
     assert same.evaluate("r => r.nextElementSibling.classList.contains('answers-row')")
     answers.locator(".tx-pair").click()
+    # The pair is built after the packed transcripts are decoded (a promise): wait for it.
+    page.wait_for_selector("body[data-open-transcript='pair']", state="attached")
     columns = page.locator("#viewer-tx .tx-cols > div")
     assert columns.count() == 2
     assert columns.nth(0).get_attribute("data-side") == "old"
