@@ -215,8 +215,19 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "PYTEST_"))}
 
 
+def _basetemp(root: Path) -> list[str]:
+    """A basetemp of the project's own for a pytest started here.
+
+    Without one, pytest numbers its folder in the machine's shared temp root and,
+    as it exits, removes old ones there, which races with every other pytest
+    doing the same: a parallel suite's inner run then crashed with "Directory not
+    empty" on another run's garbage folder.
+    """
+    return ["--basetemp", str(root / ".basetemp")]
+
+
 def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pytest", "evals", "-m", "eval", *args]
+    command = [sys.executable, "-m", "pytest", "evals", "-m", "eval", *_basetemp(root), *args]
     return subprocess.run(
         command, cwd=root, env=_env(), capture_output=True, text=True, timeout=300, check=False
     )
@@ -404,7 +415,7 @@ def test_a_killed_mutants_report_is_its_reason_and_a_crash_keeps_its_traceback(
     dump = tmp_path / "reports.jsonl"
     env = {**_env(), "PYTHONPATH": str(tmp_path), "REPORT_DUMP": str(dump)}
     command = [sys.executable, "-m", "pytest", "evals", "-m", "eval", "--harness-mutants"]
-    command += ["-k", "strong or crashy", "-p", "reportdump"]
+    command += ["-k", "strong or crashy", "-p", "reportdump", *_basetemp(tmp_path)]
     subprocess.run(command, cwd=recorded_project, env=env, capture_output=True, timeout=300)
     reports = [json.loads(line) for line in dump.read_text("utf-8").splitlines()]
     killed = [text for nodeid, outcome, text in reports if "test_strong[" in nodeid]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,18 +32,22 @@ def test_a_sample_of_the_evals_passes_replaying_its_streaming_cassettes() -> Non
 
 def _assert_streaming_replays(targets: tuple[str, ...]) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", *targets, "-q", "-rA"),
-            *("-p", "no:randomly", "-p", "no:xdist", "--harness-stream", "on"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    # A basetemp of its own: in the shared temp root, pytest's removal of old
+    # folders as it exits races with every other pytest on the machine.
+    with tempfile.TemporaryDirectory() as basetemp:
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "pytest", *targets, "-q", "-rA"),
+                *("-p", "no:randomly", "-p", "no:xdist", "--harness-stream", "on"),
+                *("--basetemp", f"{basetemp}/runs"),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED ")]
     streamed = [line for line in passed if "stream-" in line]
