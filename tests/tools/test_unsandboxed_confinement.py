@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
 import threading
 import time
 from collections.abc import Iterator
@@ -155,7 +156,7 @@ def test_outside_the_workdir_and_tmp_nothing_opens_for_writing(layout: Layout) -
     # Appending nothing: were the open to succeed, no file would change.
     usr = _plain_file_under_usr()
     files = ["/etc/hostname", os.path.realpath(os.__file__), *([usr] if usr else [])]
-    out = layout.run(f"for f in {' '.join(files)}; do : >> $f && echo OPENED $f; done")
+    out = layout.run(f'for f in {shlex.join(files)}; do : >> "$f" && echo OPENED "$f"; done')
 
     assert "OPENED" not in out and out.count("Permission denied") == len(files), out
 
