@@ -51,6 +51,8 @@ __all__ = [
 
 PROVIDERS = ("openai", "openai-responses", "anthropic")
 _CASES: dict[str, Case] = {}
+# A session's loaded case folders: (folder, rootdir) -> its cases, or why they failed to load.
+_LOADED_KEY = pytest.StashKey[dict[tuple[Path, Path], "list[Case] | str"]]()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -61,14 +63,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
     options = HarnessOptions.from_config(metafunc.config)
     folder = options.cases_dir or options.rootdir / "evals" / "cases"
-    try:
-        cases = load_cases(folder, root=options.rootdir)
-    except ConfigurationError as exc:
-        problem = str(exc)
-    else:
-        problem = ""
-    if problem:  # outside the except block: one message, no chained traceback
-        pytest.fail(f"harness cases: {problem}", pytrace=False)
+    # Both runners (and any module re-exporting them) read the same folder: it is
+    # read once a session (80 ms for 334 cases, in every xdist worker too).
+    loaded = metafunc.config.stash.setdefault(_LOADED_KEY, {})
+    key = (folder, options.rootdir)
+    if key not in loaded:
+        try:
+            loaded[key] = load_cases(folder, root=options.rootdir)
+        except ConfigurationError as exc:
+            loaded[key] = str(exc)
+    cases = loaded[key]
+    if isinstance(cases, str):  # outside any except block: one message, no chained traceback
+        pytest.fail(f"harness cases: {cases}", pytrace=False)
     _CASES.update({case.name: case for case in cases})
     targeted = metafunc.function.__name__ == "test_target_cases"
     names = [case.name for case in cases if (case.target is not None) == targeted]
