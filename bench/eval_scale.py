@@ -32,6 +32,11 @@ runs keep their scratch where ``harness eval`` puts it (a roomy tmpfs when
 there is one, see ``harness.evals.scratch``); ``--disk-scratch`` also replays
 serially with it in the system temp folder, to show what the disk costs.
 
+``--breakdown`` replays the largest size once more, serially, with
+``bench/row_timer.py`` loaded into pytest, and prints where a row's time goes
+(medians per row): pytest's phases, each fixture's setup and teardown, and the
+harness functions in ``BREAKDOWN_WRAP``.
+
 Then ``--mutants`` on 50 rows (mutants per second), the ``harness view`` page
 of the largest report (size, and its open time in headless Chromium when
 Playwright and a Chromium are there), and ``eval compare`` / ``eval merge`` of
@@ -171,6 +176,7 @@ def harness_eval(
     report: Path | None = None,
     tree: Path | None = None,
     scratch: Path | None = None,
+    env_extra: dict[str, str] | None = None,
 ) -> Run:
     """``harness eval ARGS`` in ``project``; the report goes to ``report``.
 
@@ -186,6 +192,7 @@ def harness_eval(
         env["HARNESS_EVAL_TMPDIR"] = str(scratch)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(":")
+    env.update(env_extra or {})
     command = [sys.executable, "-m", "harness", "eval", "--report", str(report), *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -363,6 +370,62 @@ def overhead(small: Path, big: Path, providers: tuple[str, ...], runs: int) -> N
     )
 
 
+# What --breakdown times inside the run, beside pytest's phases and every fixture.
+BREAKDOWN_WRAP = (
+    "harness.app:Application.run",
+    "harness.app:build_application",
+    "harness.providers._sdk_call:SdkProvider.complete",
+    "harness.recording._session:_CassetteSession.__enter__",
+    "harness.recording._session:_CassetteSession.__exit__",
+    "harness.recording._cassette:HarnessCassette._load",
+    "harness.recording._cassette:HarnessCassette.can_play_response_for",
+    "harness.recording._cassette:HarnessCassette.play_response",
+    "harness.testing.recorded:_build",
+    "harness.testing.workspace:Workspace.copy_fixture",
+    "harness.testing.runlog:RunLog.traces",
+    "harness.testing.runlog:RunLog.summary",
+    "harness.evals.checks:check_case",
+    "harness.testing.evidence:Evidence.assert_metadata_trace",
+)
+
+
+def breakdown(project: Path, providers: tuple[str, ...]) -> None:
+    """Where a row's time goes: one serial replay timed inside by ``bench/row_timer.py``.
+
+    Medians per row over the rows of the run (the first rows, which import the
+    SDKs, count as any other): the phases of pytest's protocol, each fixture's
+    setup and teardown, and the harness functions in :data:`BREAKDOWN_WRAP`.
+    """
+    import json
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "rows.json"
+        env = {
+            "PYTHONPATH": os.pathsep.join(
+                [str(ROOT / "bench"), os.environ.get("PYTHONPATH", "")]
+            ).rstrip(os.pathsep),
+            "ROW_TIMER_WRAP": ",".join(BREAKDOWN_WRAP),
+            "ROW_TIMER_OUT": str(out),
+        }
+        run = harness_eval(project, *provider_args(providers), "-p", "row_timer", env_extra=env)
+        if run.code != 0 or not out.exists():
+            print(f"breakdown: the timed run failed (exit {run.code})")
+            print("\n".join("      " + line for line in run.stdout.splitlines()[-10:]))
+            return
+        table: dict[str, list[float]] = json.loads(out.read_text("utf-8"))
+    rows = len(next(iter(table.values()), []))
+    print(f"where a row's time goes ({rows} rows, serial, timed inside the run; ms per row):")
+    print(f"  {'':<58} {'median':>7} {'p25':>7} {'p75':>7}")
+    figures = []
+    for label, seconds in table.items():
+        ordered = sorted(seconds)
+        quartiles = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else ordered * 3
+        figures.append((statistics.median(ordered) * 1000, label, quartiles))
+    for median, label, (p25, _, p75) in sorted(figures, reverse=True):
+        if median >= 0.01:
+            print(f"  {label:<58} {median:7.3f} {p25 * 1000:7.3f} {p75 * 1000:7.3f}")
+
+
 def view_figures(report: Path, out: Path) -> tuple[float, float | None, str]:
     """Page size (MB) of ``harness view REPORT`` and its open time in Chromium (s)."""
     started = time.perf_counter()
@@ -480,6 +543,11 @@ def main() -> int:
         "--dist", default=None, help="pytest-xdist mode for -n auto (load, worksteal, ...)"
     )
     parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time one serial replay of the largest size from inside (bench/row_timer.py)",
+    )
+    parser.add_argument(
         "--disk-scratch",
         action="store_true",
         help="also replay serially with the run's scratch in the system temp folder (on disk)",
@@ -532,6 +600,8 @@ def main() -> int:
         if serial.rows:
             serial_ms[serial.rows] = serial.wall * 1000
         largest = project
+    if args.breakdown and largest is not None:
+        breakdown(largest, providers)
     if len(serial_ms) > 1:
         overhead(tmp / f"p{min(sizes)}", tmp / f"p{max(sizes)}", providers, runs)
     elif serial_ms:
