@@ -143,7 +143,9 @@ def _run_pytest(
     error or Ctrl-C there kills pytest). The plugin writes the report in one rename
     as the session ends, 0.3-0.6 s before pytest has shut down (its workers, its
     summary, the interpreter's exit): ``finish`` reads it as soon as it is there,
-    or once pytest is gone, and again if the file was replaced by then.
+    or once pytest is gone, and again if the file was replaced by then. A file
+    that is not a report yet when first read (anything in the run may write
+    there, not always in one go) is read again once pytest is gone.
     """
     with subprocess.Popen(command, cwd=cwd) as process:
         try:
@@ -156,12 +158,17 @@ def _run_pytest(
             raise
         try:
             read = _identity(report)
-            done = finish()
+            try:
+                early: tuple[_T] | None = (finish(),)
+            except ConfigurationError:
+                # Not (yet) a report: a file half written by something else in the run,
+                # which the plugin's rename replaces. Only the read after pytest counts.
+                early = None
             code = process.wait()
-            if _identity(report) != read:
-                # Replaced since it was read: a file that was not the plugin's (anything
-                # in the run may write there), which the plugin's rename then replaced.
-                done = finish()
+            # Replaced since it was read: a file that was not the plugin's (anything in
+            # the run may write there), which the plugin's rename then replaced.
+            replaced = _identity(report) != read
+            done = finish() if early is None or replaced else early[0]
         except BaseException:
             # pytest is past its tests: let it end as it would (its JUnit XML, caches,
             # a shard's durations), then raise.

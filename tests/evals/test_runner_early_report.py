@@ -111,3 +111,32 @@ def test_a_report_written_early_by_anything_else_is_not_the_one_kept(project: Pa
     assert run.exit_code == 1 and not run.ok
     kept = {row.scenario: row.verdict.value for row in load_report(final).rows}
     assert kept == verdicts
+
+
+# Something writes where pytest's report will go, and what it leaves there is no
+# report (yet): a file half written, as the runner may find one while it polls.
+HALF_WRITTEN = """
+import pathlib
+import time
+
+
+def pytest_collection_finish(session):
+    pathlib.Path(session.config.getoption("harness_report")).write_text('{"schema_ver')
+
+
+def pytest_runtest_setup(item):
+    if item.name == "test_passes":
+        time.sleep(0.3)  # the runner finds the file while the tests still run
+"""
+
+
+def test_a_half_written_file_found_early_is_read_again_once_pytest_is_gone(
+    project: Path,
+) -> None:
+    (project / "evals" / "conftest.py").write_text(HALF_WRITTEN, "utf-8")
+    final = project / "final.json"
+    run = run_evals(QUIET, report_path=final, cwd=project)
+    verdicts = {row.scenario: row.verdict.value for row in run.report.rows}
+    assert verdicts == {"test_passes": "pass", "test_fails": "fail"}
+    assert run.exit_code == 1 and not run.ok
+    assert {row.scenario for row in load_report(final).rows} == set(verdicts)
