@@ -249,62 +249,77 @@ def best(runs: list[Run]) -> Run:
 def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> float:
     """Milliseconds per row of the bare agent run: the same SDKs parse the same
     recorded bodies from an in-memory transport; no pytest, cassette or report."""
+    from harness.evals.cases import load_cases
+    from harness.testing.gc_freeze import ImportFreezer
+
+    cases = load_cases(project / "evals" / "cases")[:sample]
+    # The collector set as an eval run sets it (harness.testing.gc_freeze): the two
+    # sides of the difference run under the same thresholds and freezes. (Measured,
+    # the interpreter's defaults cost the bare run less than this machine's drift.)
+    freezer = ImportFreezer(threshold=0)
+    freezer.start()
+    try:
+        timed = [_bare_runs(project, name, cases, freezer) for name in providers]
+    finally:
+        freezer.stop()
+    return sum(seconds for seconds, _ in timed) / sum(runs for _, runs in timed) * 1000
+
+
+def _bare_runs(project: Path, name: str, cases: list[Any], freezer: Any) -> tuple[float, int]:
+    """Seconds of the bare runs of ``cases`` on provider ``name``, and their number."""
     import httpx2
 
     from harness import Settings, build_application
-    from harness.evals.cases import load_cases
     from harness.evals.scratch import scratch_parent
     from harness.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
     from harness.recording import read_cassette
 
-    cases = load_cases(project / "evals" / "cases")[:sample]
     total, runs = 0.0, 0
-    for name in providers:
-        folder = next((project / "cassettes" / name).iterdir())
-        # The first run of an SDK imports the parts it loads lazily (its resources,
-        # their types): a cost of the process, which the replay pays once too.
-        for first, case in enumerate([cases[0], *cases]):
-            path = folder / "evals" / "test_cases" / f"test_cases-{case.name}.yaml"
-            bodies = [i.response["body"]["string"] for i in read_cassette(path).interactions]
-            queue = list(bodies)
+    folder = next((project / "cassettes" / name).iterdir())
+    # The first run of an SDK imports the parts it loads lazily (its resources,
+    # their types): a cost of the process, which the replay pays once too.
+    for first, case in enumerate([cases[0], *cases]):
+        path = folder / "evals" / "test_cases" / f"test_cases-{case.name}.yaml"
+        bodies = [i.response["body"]["string"] for i in read_cassette(path).interactions]
+        queue = list(bodies)
 
-            def answer(request: httpx2.Request, queue: list[bytes] = queue) -> httpx2.Response:
-                return httpx2.Response(
-                    200, content=queue.pop(0), headers={"content-type": "application/json"}
-                )
+        def answer(request: httpx2.Request, queue: list[bytes] = queue) -> httpx2.Response:
+            return httpx2.Response(
+                200, content=queue.pop(0), headers={"content-type": "application/json"}
+            )
 
-            http = httpx2.Client(transport=httpx2.MockTransport(answer))
-            provider: Any
-            if name == "anthropic":
-                import anthropic
+        http = httpx2.Client(transport=httpx2.MockTransport(answer))
+        provider: Any
+        if name == "anthropic":
+            import anthropic
 
-                sdk: Any = anthropic.Anthropic(api_key="x", max_retries=0, http_client=http)
-                provider = AnthropicProvider(folder.name, client=sdk)
+            sdk: Any = anthropic.Anthropic(api_key="x", max_retries=0, http_client=http)
+            provider = AnthropicProvider(folder.name, client=sdk)
+        else:
+            import openai
+
+            sdk = openai.OpenAI(api_key="x", max_retries=0, http_client=http)
+            adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
+            provider = adapter(folder.name, client=sdk)
+        # Where harness eval keeps a row's folders (a tmpfs when there is one): on
+        # the disk the bare run's own files would cost more than the replay's.
+        with tempfile.TemporaryDirectory(dir=scratch_parent()) as tmp:
+            work = Path(tmp) / "w"
+            work.mkdir()
+            src = project / "fixtures" / case.workspace / "note.txt"
+            (work / "note.txt").write_bytes(src.read_bytes())
+            settings = Settings(workdir=work, state_dir=Path(tmp) / "s", enabled_tools=case.tools)
+            started = time.perf_counter()
+            app = build_application(settings, provider=provider)
+            app.run(case.prompt, session=case.session_name, max_steps=case.max_steps)
+            app.close()
+            if first:
+                total += time.perf_counter() - started
+                runs += 1
             else:
-                import openai
-
-                sdk = openai.OpenAI(api_key="x", max_retries=0, http_client=http)
-                adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
-                provider = adapter(folder.name, client=sdk)
-            # Where harness eval keeps a row's folders (a tmpfs when there is one): on
-            # the disk the bare run's own files would cost more than the replay's.
-            with tempfile.TemporaryDirectory(dir=scratch_parent()) as tmp:
-                work = Path(tmp) / "w"
-                work.mkdir()
-                src = project / "fixtures" / case.workspace / "note.txt"
-                (work / "note.txt").write_bytes(src.read_bytes())
-                settings = Settings(
-                    workdir=work, state_dir=Path(tmp) / "s", enabled_tools=case.tools
-                )
-                started = time.perf_counter()
-                app = build_application(settings, provider=provider)
-                app.run(case.prompt, session=case.session_name, max_steps=case.max_steps)
-                app.close()
-                if first:
-                    total += time.perf_counter() - started
-                    runs += 1
-            sdk.close()
-    return total / runs * 1000
+                freezer.after_test()  # the SDK's modules, frozen as the plugin freezes them
+        sdk.close()
+    return total, runs
 
 
 TRIVIAL_MODULE = """import pytest
