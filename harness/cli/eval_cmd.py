@@ -39,7 +39,7 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     recording; recording records each epoch.
     --max-cost USD: when recording, skip the remaining evals once the estimated
     spend (token usage x price table) reaches USD.
-harness eval compare OLD NEW [--fail-on regression|weaker|change|slower|never]
+harness eval compare OLD NEW [--fail-on regression (default)|weaker|change|slower|never]
              [--alpha 0.05] [--max-drop 0.5] [--json]
     Cases pair by (case, provider, model role, test file and function);
     epochs fold into pass rates.
@@ -219,9 +219,9 @@ def _run(
 
     old = None
     if baseline is not None:  # loaded before running: a bad baseline path fails fast
-        from harness.evals.report import load_report
+        from harness.evals.report import load_gate_report
 
-        old = load_report(baseline)
+        old = load_gate_report(baseline)
     if max_cost is not None:
         args = [*args, "--harness-max-cost", str(max_cost)]
     run = run_evals(
@@ -327,9 +327,9 @@ def compare(
         FailOnCompare,
         typer.Option(
             help="Exit non-zero on this finding or a graver one: regression 1, weaker 3, "
-            "change 4, slower 5."
+            "change 4, slower 5; `never` only reports."
         ),
-    ] = FailOnCompare.NEVER,
+    ] = FailOnCompare.REGRESSION,
     alpha: Annotated[
         float, typer.Option(help="Significance of the one-sided Fisher exact test.")
     ] = 0.05,
@@ -344,9 +344,10 @@ def compare(
     """Compare two eval reports as a gate: regressions, weaker cases, changes, not run.
 
     Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower, 2 usage
-    error; each --fail-on level also fails on the graver findings.
+    error; each --fail-on level also fails on the graver findings. It fails on a
+    regression by default, as `harness eval --baseline` does.
     """
-    from harness.evals import FailOn, GateSettings, compare_reports, load_prices, load_report
+    from harness.evals import FailOn, GateSettings, compare_reports, load_gate_report, load_prices
 
     try:
         settings = GateSettings(alpha=alpha, max_drop=max_drop)
@@ -354,7 +355,7 @@ def compare(
         fail(str(exc), code=EXIT_USAGE)
     with collector_paused():
         comparison = compare_reports(
-            load_report(old), load_report(new), settings, prices=load_prices()
+            load_gate_report(old), load_gate_report(new), settings, prices=load_prices()
         )
         typer.echo(comparison.to_json() if as_json else comparison.render())
     code = comparison.exit_code(FailOn(fail_on.value))

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         EvalReport,
         EvalRow,
         Verdict,
+        load_gate_report,
         load_report,
     )
     from harness.evals.runner import EvalRun, merge_reports, run_evals
@@ -85,6 +86,7 @@ __all__ = [
     "judge_rates",
     "load_case_file",
     "load_cases",
+    "load_gate_report",
     "load_prices",
     "load_report",
     "merge_reports",
@@ -145,6 +147,7 @@ _HOME = {
     "load_case_file": "cases",
     "load_cases": "cases",
     "load_prices": "prices",
+    "load_gate_report": "report",
     "load_report": "report",
     "merge_reports": "runner",
     "model_cost": "cost",

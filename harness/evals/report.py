@@ -114,4 +114,20 @@ def load_report(path: Path) -> EvalReport:
         what="eval report",
         error=ConfigurationError,
         consequence=f"write one with `harness eval --report {path}`",
+        required=("rows",),
     )
+
+
+def load_gate_report(path: Path) -> EvalReport:
+    """A report a gate can judge (compare, ``--baseline``, merge): it must hold rows.
+
+    A report with no rows would make every case of the other side "not run" and
+    the gate pass: refuse it instead of judging nothing.
+    """
+    report = load_report(path)
+    if not report.rows and not report.mutants:
+        raise ConfigurationError(
+            f"eval report {path} has no rows: there is nothing to compare; "
+            f"write one with `harness eval --report {path}`"
+        )
+    return report

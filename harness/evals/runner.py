@@ -321,11 +321,20 @@ def _replace_folder(fresh: Path, folder: Path) -> None:
 
 def merge_reports(paths: list[Path]) -> EvalReport:
     """Combine shard reports (e.g. pytest-split groups) into one; duplicates are refused."""
-    from harness.evals.report import load_report
+    from harness.evals.report import load_gate_report
 
     if not paths:
         raise ConfigurationError("give at least one report to merge")
-    reports = [load_report(path) for path in paths]
+    reports = [load_gate_report(path) for path in paths]
+    modes = {report.record_mode for report in reports}
+    if len(modes) > 1:
+        by_mode = ", ".join(
+            f"{path} ({report.record_mode})" for path, report in zip(paths, reports, strict=True)
+        )
+        raise ConfigurationError(
+            f"the reports come from runs of different record modes: {by_mode}; "
+            "merge the shards of one run only"
+        )
     seen: dict[str, Path] = {}
     rows: list[EvalRow] = []
     for path, report in zip(paths, reports, strict=True):
