@@ -251,6 +251,7 @@ def _run(
         typer.echo(render_table(run.report))
         if epochs > 1:
             typer.echo(render_pass_rates(run.report))
+        _echo_imports(run.report)
     elif run.exit_code in (0, _PYTEST_NO_TESTS):
         fail(
             f"no eval ran under {evals_dir}: nothing there is marked @pytest.mark.eval, or "
@@ -279,6 +280,13 @@ def _import_what_follows() -> None:
     the other core, instead of before it (0.3 s of every ``harness eval``)."""
     for name in ("compare", "mutant_results", "mutant_table", "table"):
         importlib.import_module(f"harness.evals.{name}")
+
+
+def _echo_imports(report: EvalReport) -> None:
+    """Import time, once per run: it is kept out of the rows' durations."""
+    paid = [row.import_s for row in report.rows if row.import_s > 0]
+    if sum(paid) >= 0.1:
+        typer.echo(f"imports: {sum(paid):.2f} s in {len(paid)} row(s), left out of their durations")
 
 
 def _echo_paths(paths: tuple[Path, ...]) -> None:

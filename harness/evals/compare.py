@@ -364,7 +364,10 @@ def _change(
                 f"{side}: {len(runs.rows)} runs replayed {runs.recordings} recording(s); "
                 "replays are not independent samples of the model"
             )
-    slow = settings.slower(old.median_duration(), new.median_duration())
+    # Two replays of the same bytes time harness and the machine, not the model.
+    slow = not _same_recordings(old, new) and settings.slower(
+        old.median_duration(), new.median_duration()
+    )
     if slow:
         notes.append(
             f"duration: {old.median_duration():.2f}s -> {new.median_duration():.2f}s "
@@ -378,6 +381,13 @@ def _change(
     else:
         status = Status.SLOWER if slow else Status.SAME
     return Change(key, old, new, status, rate, tuple(notes), shape_diff, old_cost, new_cost)
+
+
+def _same_recordings(old: CaseRuns, new: CaseRuns) -> bool:
+    """Both sides replayed recordings with the same digests (rows of older reports have none)."""
+    before = {row.cassette_sha256 for row in old.rows}
+    after = {row.cassette_sha256 for row in new.rows}
+    return None not in before and before == after
 
 
 def _shape_diff(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:

@@ -51,6 +51,15 @@ class EvalRow(BaseModel):
     # The cassette file the answers were replayed from or recorded to (its name),
     # so a row says whether an epoch had its own recording or shared one.
     cassette: str | None = None
+    # The same file's absolute path, its path from the rootdir and its sha256 at the
+    # end of the run: a viewer opens this row's own recording from any folder, says
+    # when it changed since, and compare knows two rows replayed the same bytes.
+    cassette_path: str | None = None
+    cassette_relpath: str | None = None
+    cassette_sha256: str | None = None
+    # Seconds the run spent importing modules, left out of ``duration_s`` (the first
+    # row of a process to use an SDK pays for importing it).
+    import_s: float = 0.0
     # What the model did in the case (the agent under test, a judge, ...); rows
     # compare by role, so a new model compares with the old one in the same role.
     model_role: str = AGENT_ROLE

@@ -12,6 +12,7 @@ import pytest
 
 from harness.testing.collector import ROW_PROPERTY
 from harness.testing.folders import own_folder, release_folder
+from harness.testing.import_clock import ImportClock
 from harness.testing.misses import HANDLE_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id, serve_mutant
 from harness.testing.naming import (
@@ -53,6 +54,8 @@ __all__ = [
 OPTIONS_KEY = pytest.StashKey[HarnessOptions]()
 # The test's RunLog, for its failure report (why each run stopped).
 RUN_LOG_KEY = pytest.StashKey[RunLog]()
+# One per process: it runs only while an eval row's fixtures are up.
+_IMPORT_CLOCK = ImportClock()
 
 
 @pytest.fixture(scope="session")
@@ -92,9 +95,18 @@ def harness_run_log(request: pytest.FixtureRequest) -> Iterator[RunLog]:
     """Every run the test's applications made; eval tests report it as a row."""
     log = RunLog()
     request.node.stash[RUN_LOG_KEY] = log
-    yield log
     node = request.node
-    if node.get_closest_marker("eval") is not None and mutant_id(node) is None:
+    is_row = node.get_closest_marker("eval") is not None and mutant_id(node) is None
+    if is_row:
+        _IMPORT_CLOCK.start()
+        began = _IMPORT_CLOCK.seconds
+        log.import_s = lambda: _IMPORT_CLOCK.seconds - began
+    try:
+        yield log
+    finally:
+        if is_row:
+            _IMPORT_CLOCK.stop()
+    if is_row:
         epoch = epoch_of(node)
         # The report stores the repetition's index (from 0, as schema 3 defined it).
         index = None if epoch is None else epoch - 1
@@ -136,6 +148,7 @@ def provider(
     elif legacy is not None and legacy.exists():
         path = legacy  # recorded before epochs counted from 1
     harness_run_log.cassette = path.name
+    harness_run_log.cassette_path, harness_run_log.rootdir = path, harness_options.rootdir
     harness_run_log.provider, harness_run_log.model = provider_name, model
     ledger = request.config.stash.get(LEDGER_KEY, None)
     if ledger is not None:

@@ -80,6 +80,7 @@ def llm_cassette(
     responder = _mutant_responder(node, harness_options, harness_run_log, path)
     allow = config.allow_unplayed if config.allow_unplayed is not None else not is_eval
     harness_run_log.cassette = path.name
+    harness_run_log.cassette_path, harness_run_log.rootdir = path, harness_options.rootdir
     harness_run_log.traffic_trace = cassette.trace
     try:
         with open_llm_cassette(

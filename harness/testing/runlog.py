@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +36,13 @@ class RunLog:
     source: str | None = None
     # The cassette file name the answers came from or went to (recorded providers).
     cassette: str | None = None
+    # Its whole path: the row keeps it (absolute and from the rootdir) with its digest,
+    # so a viewer finds the recording from any folder and sees when it changed.
+    cassette_path: Path | None = None
+    rootdir: Path | None = None
+    # Seconds of the run spent importing modules (``ImportClock``), kept out of the
+    # duration: a first-touching row must not read as a slower model.
+    import_s: Callable[[], float] | None = None
     # Set by a case's judge check: the verdict, reason and tokens, for the row.
     judge: dict[str, Any] | None = None
     # Set by ``llm_cassette``: the row's numbers from the HTTP traffic, and the
@@ -130,8 +139,8 @@ class RunLog:
             "output_tokens": sum(r.usage.output_tokens for r in finals),
             "cached_input_tokens": sum(r.usage.cached_input_tokens for r in finals),
             "cache_write_input_tokens": sum(r.usage.cache_write_input_tokens for r in finals),
-            "cassette": self.cassette,
-            "duration_s": round(time.perf_counter() - self.started, 4),
+            **self._recording(),
+            **self._durations(),
             "shape": "\n\n".join(normalize_trace(tree) for tree in trees) or None,
             "traces": [str(r.trace_path) for r in self.results if r.trace_path is not None],
             "shape_ok": self.shape_ok,
@@ -153,13 +162,33 @@ class RunLog:
                 shape = None  # no traffic trace builder, or traffic it cannot read
         return {
             **(self.traffic or {}),
-            "cassette": self.cassette,
-            "duration_s": round(time.perf_counter() - self.started, 4),
+            **self._recording(),
+            **self._durations(),
             "shape": shape,
             "shape_ok": self.shape_ok,
             "source": self.source or "unknown",
             "judge": self.judge,
         }
+
+    def _durations(self) -> dict[str, float]:
+        wall = time.perf_counter() - self.started
+        imports = min(self.import_s(), wall) if self.import_s is not None else 0.0
+        return {"duration_s": round(wall - imports, 4), "import_s": round(imports, 4)}
+
+    def _recording(self) -> dict[str, str | None]:
+        """The cassette's name, paths and sha256 (None where there is none, or no file)."""
+        path = self.cassette_path
+        found: dict[str, str | None] = {"cassette": self.cassette}
+        if path is None:
+            return found
+        path = path.absolute()
+        found["cassette_path"] = str(path)
+        if self.rootdir is not None and path.is_relative_to(self.rootdir):
+            found["cassette_relpath"] = path.relative_to(self.rootdir).as_posix()
+        # Not written (a failed recording): the row says no digest.
+        with contextlib.suppress(OSError):
+            found["cassette_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return found
 
 
 class LastTrace:
