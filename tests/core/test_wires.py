@@ -1,0 +1,221 @@
+"""The wire registry: every wire has its parts, and its facts have one home.
+
+Two checks keep ``harness.core.wires`` the one home of the wire facts:
+
+- completeness: each part a wire names (SDK adapter, traffic reader, simulator
+  renderer, mutation codec, transcript renderer) imports, and a part is left
+  out only where the wire lacks the capability that needs it (Bedrock is
+  traffic-only). A wire whose own package (``harness/wires/<name>``) is not
+  there yet is skipped with the reason, so a wire in flight is visible, not
+  hidden;
+- one home: no string constant in ``harness/`` (docstrings and comments aside,
+  which document) spells a wire's host or environment variable outside
+  ``harness/core/wires.py`` and the wire's own package. A room that needs the
+  fact asks the registry.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+import harness
+from harness.core import wires
+from harness.core.wires import VARIANTS, WIRES, Capability, Variant, Wire, WireParts
+
+ROOT = Path(harness.__file__).parent
+REGISTRY = ROOT / "core" / "wires.py"
+
+# Strings that name a wire's fact outside its home on purpose, each with its reason.
+# Keys are (path relative to harness/, the fact); keep this list short.
+ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _home_dirs(name: str) -> tuple[Path, ...]:
+    return (ROOT / "wires" / name,)
+
+
+def _package_present(entry: Wire) -> bool:
+    if entry.home is None:
+        return True
+    return ROOT.joinpath(*entry.home.split(".")[1:], "__init__.py").is_file()
+
+
+def _load(dotted: str) -> object:
+    module_name, _, attribute = dotted.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attribute) if attribute else module
+
+
+# -- completeness -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", WIRES, ids=[w.name for w in WIRES])
+def test_every_part_of_a_wire_imports(entry: Wire) -> None:
+    if not _package_present(entry):
+        pytest.skip(
+            f"wire {entry.name!r} is pending: its package {entry.home} is not in this tree "
+            "yet (it lands with the wire's own branch)"
+        )
+    for part in fields(WireParts):
+        dotted = getattr(entry.parts, part.name)
+        if dotted is None:
+            continue
+        try:
+            _load(dotted)
+        except (ImportError, AttributeError) as exc:
+            pytest.fail(f"wire {entry.name!r}: its {part.name} part {dotted} does not load: {exc}")
+
+
+@pytest.mark.parametrize(
+    ("capability", "part"),
+    [
+        (Capability.RUNTIME, "provider"),
+        (Capability.SIMULATOR, "simulator"),
+        (Capability.SIMULATOR, "mutations"),
+    ],
+    ids=["runtime-needs-provider", "simulator-needs-renderer", "simulator-needs-codec"],
+)
+def test_a_wire_that_lacks_a_part_its_capability_needs_is_refused(
+    capability: Capability, part: str
+) -> None:
+    parts = WireParts(
+        provider="m:p", traffic="m:t", simulator="m:s", mutations="m:c", transcript="m:r"
+    )
+    with pytest.raises(ValueError, match=f"has no {part} part"):
+        Wire(
+            name="x",
+            title="X",
+            hosts=(),
+            paths=(),
+            path_suffixes=(),
+            sdk_base_url=None,
+            simulator_base_path="",
+            key_env=(),
+            base_url_env=(),
+            secret_env=(),
+            account_env=(),
+            env_prefixes=(),
+            secret_headers=(),
+            secret_params=(),
+            sdk_packages=(),
+            price_key="x",
+            capabilities=frozenset({capability}),
+            parts=_without(parts, part),
+        )
+
+
+def _without(parts: WireParts, part: str) -> WireParts:
+    values = {f.name: getattr(parts, f.name) for f in fields(WireParts)}
+    return WireParts(**{**values, part: None})
+
+
+def test_a_traffic_only_wire_needs_no_runtime_or_simulator_part() -> None:
+    bedrock = wires.wire("bedrock")
+    assert bedrock.capabilities == {Capability.TRAFFIC}
+    assert bedrock.parts.provider is bedrock.parts.simulator is bedrock.parts.mutations is None
+
+
+def test_names_are_unique_and_every_variant_names_a_wire() -> None:
+    names = [w.name for w in WIRES]
+    assert len(names) == len(set(names))
+    assert len({v.name for v in VARIANTS}) == len(VARIANTS)
+    assert {v.wire for v in VARIANTS} <= set(names)
+    assert not set(names) & {v.name for v in VARIANTS}
+
+
+# -- one home -----------------------------------------------------------------------------
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes (documentation may name a variable or host)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text("utf-8"))
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.lineno, node.value
+
+
+def _host_fact(pattern: str) -> str:
+    """The literal part of a host pattern that names it (``.openai.azure.com``)."""
+    pieces = re.split(r"\{[^}]*\}|\*", pattern)
+    return max(pieces, key=len).strip("-.")
+
+
+def _facts() -> dict[str, tuple[str, re.Pattern[str]]]:
+    """Each fact -> (the wire whose home may spell it, how it is spelled)."""
+    facts: dict[str, tuple[str, re.Pattern[str]]] = {}
+    owners: list[tuple[str, Wire | Variant]] = [(w.name, w) for w in WIRES]
+    owners += [(v.wire, v) for v in VARIANTS]
+    for owner, entry in owners:
+        extra = entry.proxy_hosts if isinstance(entry, Wire) else ()
+        for host in (*entry.hosts, *extra):
+            fact = _host_fact(host)
+            facts.setdefault(fact, (owner, re.compile(re.escape(fact), re.IGNORECASE)))
+        names = entry.env_names if isinstance(entry, Wire) else entry.key_env + entry.base_url_env
+        for name in names:
+            facts.setdefault(name, (owner, re.compile(rf"(?<![A-Z0-9_]){name}(?![A-Z0-9_])")))
+    return facts
+
+
+def _violations() -> list[str]:
+    facts = _facts()
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if path == REGISTRY:
+            continue
+        relative = path.relative_to(ROOT).as_posix()
+        for line, text in _strings(path):
+            for fact, (owner, spelled) in facts.items():
+                if not spelled.search(text):
+                    continue
+                if any(path.is_relative_to(home) for home in _home_dirs(owner)):
+                    continue
+                if (relative, fact) in ALLOWED:
+                    continue
+                found.append(f"harness/{relative}:{line}: {fact!r} (wire {owner})")
+    return found
+
+
+def test_no_host_or_variable_of_a_wire_is_spelled_outside_its_home() -> None:
+    violations = _violations()
+    assert not violations, (
+        "a wire's host or environment variable is spelled outside harness/core/wires.py and "
+        "harness/wires/<wire>/; ask the registry (harness.core.wires) instead:\n  "
+        + "\n  ".join(violations)
+    )
+
+
+def test_the_check_sees_a_fact_kept_twice(tmp_path: Path) -> None:
+    source = tmp_path / "copy.py"
+    source.write_text(
+        '"""Docs may say OPENAI_API_KEY."""\n'
+        'KEY = "OPENAI_API_KEY"\n'
+        'URL = f"https://{REGION}-aiplatform.googleapis.com/v1"\n'
+        'FINE = "MY_OPENAI_API_KEY_X"\n',
+        "utf-8",
+    )
+    facts = _facts()
+    hits = {
+        (line, fact)
+        for line, text in _strings(source)
+        for fact, (_, spelled) in facts.items()
+        if spelled.search(text)
+    }
+    assert hits == {(2, "OPENAI_API_KEY"), (3, "aiplatform.googleapis.com")}
