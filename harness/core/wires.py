@@ -328,10 +328,8 @@ VARIANTS: Final[tuple[Variant, ...]] = (
         wire="openai",
         live=True,
         hosts=("*.openai.azure.com",),
-        paths=(
-            "/openai/deployments/{deployment}/chat/completions",
-            "/openai/deployments/{deployment}/responses",
-        ),
+        # Its Responses API (/openai/responses) is told apart by the path ending as usual.
+        paths=("/openai/deployments/{deployment}/chat/completions",),
         query_params=("api-version",),
         secret_headers=("api-key",),
         # The openai SDK's AzureOpenAI reads these.

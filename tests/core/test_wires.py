@@ -219,3 +219,108 @@ def test_the_check_sees_a_fact_kept_twice(tmp_path: Path) -> None:
         if spelled.search(text)
     }
     assert hits == {(2, "OPENAI_API_KEY"), (3, "aiplatform.googleapis.com")}
+
+
+# -- the facts, read back -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "live"),
+    [
+        ("api.openai.com", True),
+        ("API.Anthropic.com.", True),
+        ("my-resource.openai.azure.com", True),
+        ("a.b.openai.azure.com", True),
+        ("generativelanguage.googleapis.com", True),
+        ("us-central1-aiplatform.googleapis.com", True),
+        ("aiplatform.googleapis.com", True),
+        ("aiplatform.europe-west4.rep.googleapis.com", True),
+        ("bedrock-runtime.us-east-1.amazonaws.com", True),
+        ("bedrock-runtime-fips.us-gov-west-1.amazonaws.com", True),
+        ("api.cohere.com", True),
+        ("api.perplexity.ai", True),
+        ("openai.azure.com", False),
+        ("api.openai.com.evil.example", False),
+        ("evil-openai.azure.com.example", False),
+        ("bedrock-runtime.amazonaws.com", False),
+        ("s3.us-east-1.amazonaws.com", False),
+        ("127.0.0.1", False),
+    ],
+)
+def test_live_hosts_and_their_patterns(host: str, live: bool) -> None:
+    assert wires.is_live_api_host(host) is live
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/v1/chat/completions", "openai"),
+        ("/openai/deployments/gpt-4o/chat/completions", "openai"),  # Azure OpenAI
+        ("/api/v1/chat/completions/", "openai"),
+        ("/v1/responses", "openai-responses"),
+        ("/v1/messages", "anthropic"),
+        ("/v1beta/models/gemini-2.5-flash:generateContent", "gemini"),
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", "gemini"),
+        (
+            "/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro"
+            ":generateContent",
+            "gemini",
+        ),
+        ("/model/anthropic.claude-3-haiku-20240307-v1:0/converse", "bedrock"),
+        ("/model/amazon.nova-lite-v1:0/converse-stream", "bedrock"),
+        ("/v1/models", None),
+        ("/v1/embeddings", None),
+    ],
+)
+def test_a_model_call_is_told_by_its_path(path: str, name: str | None) -> None:
+    found = wires.wire_for_path(path)
+    assert (found.name if found else None) == name
+
+
+def test_every_path_template_of_a_wire_and_its_variants_is_that_wire_s() -> None:
+    for entry in WIRES:
+        for template in entry.paths:
+            path = re.sub(r"\{[^}]*\}", "x", template)
+            assert wires.path_matches(template, path)
+            assert wires.wire_for_path(path) is entry, template
+    for variant in VARIANTS:
+        for template in variant.paths:
+            assert wires.wire_for_path(re.sub(r"\{[^}]*\}", "x", template)) is wires.wire(
+                variant.wire
+            )
+
+
+def test_azure_openai_is_a_variant_of_chat_completions() -> None:
+    azure = wires.variant("azure-openai")
+    assert azure.wire == "openai" and azure.live
+    assert "api-key" in wires.secret_header_names()
+    assert azure.query_params == ("api-version",)
+    assert wires.is_live_api_host("contoso.openai.azure.com")
+
+
+@pytest.mark.parametrize(
+    ("port", "name"),
+    [(11434, "ollama"), (8000, "vllm"), (1234, "lm-studio"), (4000, "litellm"), (8080, None)],
+)
+def test_local_servers_are_known_by_their_default_port(port: int, name: str | None) -> None:
+    server = wires.local_server(port)
+    assert (server.name if server else None) == name
+    assert server is None or (server.wire == "openai" and not server.live)
+
+
+def test_only_runtime_wires_are_provider_choices() -> None:
+    names = [w.name for w in wires.runtime_wires()]
+    assert "bedrock" not in names
+    assert {"openai", "openai-responses", "anthropic"} <= set(names)
+
+
+def test_the_secret_facts_cover_every_wire() -> None:
+    headers = wires.secret_header_names()
+    assert {"authorization", "x-api-key", "x-goog-api-key", "x-amz-security-token"} <= headers
+    assert {"key", "x-amz-signature"} <= wires.secret_query_params()
+    names = wires.credential_env_names()
+    assert {"OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AWS_SECRET_ACCESS_KEY"} <= set(
+        names
+    )
+    # Region and project pick an account; their values are no secret to hunt in cassettes.
+    assert not {"AWS_REGION", "GOOGLE_CLOUD_PROJECT"} & set(names)
