@@ -15,7 +15,7 @@ import functools
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
-from harness.core.wires import WIRES, Capability, path_matches
+from harness.core.wires import WIRES, Capability, path_matches, ready_wires, wire
 
 __all__ = ["CANONICAL_HOSTS", "VCRPY_MATCH_ON", "canonical_uri"]
 
@@ -27,8 +27,7 @@ def _origin(url: str) -> str:
 
 def _default_origin(name: str) -> str | None:
     """The origin of the SDK client a wire is sent through (Responses: OpenAI's client's)."""
-    by_name = {w.name: w for w in WIRES}
-    entry = by_name[name]
+    entry = wire(name)
     if entry.sdk_base_url:
         return _origin(entry.sdk_base_url)
     sibling = next((w for w in WIRES if w.sdk_base_url and w.hosts == entry.hosts), None)
@@ -38,7 +37,7 @@ def _default_origin(name: str) -> str | None:
 # Path template -> the real API's origin, for every wire the simulator serves.
 CANONICAL_HOSTS: Final = {
     path: origin
-    for entry in WIRES
+    for entry in ready_wires()
     if Capability.SIMULATOR in entry.capabilities
     and (origin := _default_origin(entry.name)) is not None
     for path in entry.paths

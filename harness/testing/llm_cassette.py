@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import ConfigurationError
-from harness.core.wires import WIRES, Wire
+from harness.core.wires import Wire, ready_wires
 from harness.testing.llm_config import LLMCassetteConfig
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ __all__ = ["DEFAULT_BASE_URLS", "LLMCassette", "llm_cassette_path", "open_llm_ca
 
 # One client per SDK: the wires whose SDK client has a base URL of its own (the
 # Responses API goes through the openai client), from the wire registry.
-_CLIENT_WIRES: dict[str, Wire] = {w.name: w for w in WIRES if w.sdk_base_url}
+_CLIENT_WIRES: dict[str, Wire] = {w.name: w for w in ready_wires() if w.sdk_base_url}
 DEFAULT_BASE_URLS = {name: str(w.sdk_base_url) for name, w in _CLIENT_WIRES.items()}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 REPLAY_KEY = "harness-replay-placeholder"

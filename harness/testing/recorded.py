@@ -31,11 +31,7 @@ DEFAULT_MODELS = {
 }
 _KEY_VARIABLES = {name: wire(name).key_env[0] for name in DEFAULT_MODELS}
 # What each provider's SDK client asks for (a harness adapter sends nothing else).
-_SDK_ENDPOINTS = {
-    "openai": ("/chat/completions",),
-    "openai-responses": ("/responses",),
-    "anthropic": ("/messages",),
-}
+_SDK_ENDPOINTS = {name: wire(name).path_suffixes for name in DEFAULT_MODELS}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 _REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"
