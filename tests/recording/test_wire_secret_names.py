@@ -25,3 +25,11 @@ def test_the_secret_scan_looks_for_every_wire_s_key_variables() -> None:
     from harness.recording import _secrets
 
     assert set(_secrets._ENV_KEYS) == set(credential_env_names())
+
+
+@pytest.mark.parametrize("name", sorted(secret_header_names()))
+def test_every_secret_header_of_any_wire_is_redacted_in_a_log_line(name: str) -> None:
+    from harness.recording._logfilter import redact_log_text
+
+    line = f"Request options: headers={{'{name}': 'AWS4-HMAC-SHA256-0123456789abcdef'}}"
+    assert "0123456789abcdef" not in redact_log_text(line)
