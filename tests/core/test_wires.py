@@ -24,6 +24,8 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import harness
 from harness.core import wires
@@ -182,12 +184,16 @@ def _facts() -> dict[str, tuple[str, re.Pattern[str]]]:
 
 def _violations() -> list[str]:
     facts = _facts()
+    # One pass of all the spellings first: most strings name no fact at all.
+    anything = re.compile("|".join(spelled.pattern for _, spelled in facts.values()), re.I)
     found = []
     for path in sorted(ROOT.rglob("*.py")):
         if path == REGISTRY:
             continue
         relative = path.relative_to(ROOT).as_posix()
         for line, text in _strings(path):
+            if not anything.search(text):
+                continue
             for fact, (owner, spelled) in facts.items():
                 if not spelled.search(text):
                     continue
@@ -331,3 +337,51 @@ def test_the_secret_facts_cover_every_wire() -> None:
     )
     # Region and project pick an account; their values are no secret to hunt in cassettes.
     assert not {"AWS_REGION", "GOOGLE_CLOUD_PROJECT"} & set(names)
+
+
+# -- matching, as properties --------------------------------------------------------------
+
+label = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12)
+segment = st.text(st.characters(blacklist_characters="/", blacklist_categories=("Cs",)), min_size=1)
+LIVE = wires.live_host_patterns()
+
+
+def _fill(pattern: str, labels: list[str]) -> str:
+    parts = iter(labels)
+    return re.sub(r"\{[^}]*\}|\*", lambda _: next(parts), pattern)
+
+
+@given(st.sampled_from(LIVE), st.lists(label, min_size=4, max_size=4), label)
+def test_a_live_host_pattern_matches_its_instances_and_nothing_around_them(
+    pattern: str, labels: list[str], other: str
+) -> None:
+    host = _fill(pattern, labels)
+    assert wires.host_matches(pattern, host) and wires.host_matches(pattern, host.upper() + ".")
+    assert wires.is_live_api_host(host)
+    assert not wires.host_matches(pattern, f"{host}.{other}")  # a suffix makes another domain
+    if not pattern.startswith(("*", "{")):
+        assert not wires.host_matches(pattern, f"{other}.{host}")
+
+
+@given(st.sampled_from([p for w in WIRES for p in w.paths]), st.lists(segment, min_size=4))
+def test_a_path_template_takes_one_segment_per_placeholder(
+    template: str, values: list[str]
+) -> None:
+    path = _fill(template, values)
+    assert wires.path_matches(template, path)
+    if "{" in template:
+        assert not wires.path_matches(template, _fill(template, [f"{v}/x" for v in values]))
+
+
+@given(
+    st.sampled_from([(s, w.name) for w in WIRES for s in w.path_suffixes]),
+    st.lists(label, max_size=3),
+    st.booleans(),
+)
+def test_a_call_is_told_by_its_path_ending_whatever_the_prefix(
+    suffix_wire: tuple[str, str], prefix: list[str], slash: bool
+) -> None:
+    suffix, name = suffix_wire
+    path = "".join(f"/{p}" for p in prefix) + "/models/m" + suffix + ("/" if slash else "")
+    found = wires.wire_for_path(path)
+    assert found is not None and found.name == name
