@@ -197,7 +197,7 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return OpenAIProvider(
             settings.model or "gpt-4o-mini",
-            api_key=_placeholder_key(settings, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            api_key=_placeholder_key(settings, name),
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,
@@ -207,7 +207,7 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return OpenAIResponsesProvider(
             settings.model or "gpt-4o-mini",
-            api_key=_placeholder_key(settings, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            api_key=_placeholder_key(settings, name),
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,
@@ -217,7 +217,7 @@ def build_provider(settings: Settings) -> LLMProvider:
 
         return AnthropicProvider(
             settings.model or "claude-sonnet-4-6",
-            api_key=_placeholder_key(settings, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+            api_key=_placeholder_key(settings, name),
             base_url=settings.base_url,
             max_retries=settings.max_retries,
             stream=settings.stream,
@@ -225,12 +225,14 @@ def build_provider(settings: Settings) -> LLMProvider:
     raise ConfigurationError(f"HARNESS_PROVIDER={settings.provider!r} is not supported")
 
 
-def _placeholder_key(settings: Settings, key_variable: str, url_variable: str) -> str | None:
+def _placeholder_key(settings: Settings, wire_name: str) -> str | None:
     """No key is needed for a server on this machine (``harness sim serve``)."""
+    from harness.core.wires import wire
     from harness.providers.credentials import base_url_from_env, loopback_placeholder_key
 
+    entry = wire(wire_name)
     return loopback_placeholder_key(
-        key_variable, base_url_from_env(settings.base_url, url_variable)
+        entry.key_env[0], base_url_from_env(settings.base_url, entry.base_url_env[0])
     )
 
 

@@ -10,11 +10,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from harness.core.errors import ConfigurationError
+from harness.core.wires import runtime_wires
 
 __all__ = ["BUILTIN_TOOL_NAMES", "PROVIDER_NAMES", "Settings"]
 
 BUILTIN_TOOL_NAMES = ("read", "write", "edit", "bash", "explore")
-PROVIDER_NAMES = ("echo", "scripted", "openai", "openai-responses", "anthropic", "claude")
+# The offline providers, every ready runtime wire of the registry, and ``claude``
+# (another name of ``anthropic``).
+PROVIDER_NAMES = ("echo", "scripted", *(w.name for w in runtime_wires()), "claude")
 TRACE_MODES = ("off", "metadata", "replay")
 APPROVAL_PROVIDERS = ("off", "cli", "feishu")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

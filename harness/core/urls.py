@@ -1,18 +1,108 @@
-"""Credentials written into URLs (``http://user:password@host``).
+"""What a URL says: whether its host is this machine, and the login written into it.
 
-A base URL may carry a login in its userinfo part; the SDKs send it as basic
-auth, and every place harness names the URL (a cassette's ``uri`` and
-``recorded_against``, an error line, a trace) would otherwise repeat it. Pure
-string functions, so the lowest layers can use them.
+Hosts: :func:`is_loopback_host` is harness's one answer to "is this host this
+machine?" (the replay network guard, the placeholder key for a local server, the
+simulator's bind check and the live/local labels all ask it), so a spelling one
+of them accepts is accepted by all: ``localhost``, ``localhost.``, ``*.localhost``,
+``127.0.0.0/8`` in any form ``inet_aton`` reads (``127.1``, ``0x7f.0.0.1``,
+``2130706433``), ``::1`` and ``::ffff:127.0.0.1``, bracketed or with a zone.
+
+Credentials: a base URL may carry a login in its userinfo part
+(``http://user:password@host``); the SDKs send it as basic auth, and every place
+harness names the URL (a cassette's ``uri`` and ``recorded_against``, an error
+line, a trace) would otherwise repeat it.
+
+Pure functions of strings (no lookup, no socket), so the lowest layers can use them.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["USERINFO_REDACTED", "has_userinfo", "redact_userinfo", "strip_userinfo"]
+__all__ = [
+    "LOCAL_NAMES",
+    "USERINFO_REDACTED",
+    "IPAddress",
+    "has_userinfo",
+    "host_name",
+    "is_loopback_address",
+    "is_loopback_host",
+    "is_loopback_url",
+    "parse_address",
+    "redact_userinfo",
+    "strip_userinfo",
+]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+# Names every resolver maps to this machine (RFC 6761 reserves *.localhost too).
+LOCAL_NAMES: Final = frozenset(
+    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+)
+
+
+def host_name(host: str) -> str:
+    """``host`` lower-cased, without brackets, IPv6 zone or the root's trailing dot."""
+    return host.strip().strip("[]").split("%", 1)[0].lower().rstrip(".")
+
+
+def parse_address(host: str) -> IPAddress | None:
+    """The IP address ``host`` spells, in any form a resolver accepts, or None (a name).
+
+    ``ipaddress`` reads only dotted quads; ``inet_aton`` also reads ``127.1``,
+    ``0x7f.0.0.1``, ``0177.0.0.1`` and ``2130706433``, which connect just the same.
+    """
+    name = host_name(host)
+    if not name:
+        return None
+    try:
+        return ipaddress.ip_address(name)
+    except ValueError:
+        pass
+    if not all(c in "0123456789abcdefx." for c in name):
+        return None  # a host name (inet_aton would also take trailing junk)
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(name))
+    except OSError:
+        return None
+
+
+def is_loopback_address(address: IPAddress) -> bool:
+    """Whether ``address`` is this machine: 127.0.0.0/8, ``::1``, or one mapped into IPv6."""
+    if address.is_loopback:
+        return True
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped is not None and bool(mapped.is_loopback)
+
+
+def is_loopback_host(host: object) -> bool:
+    """Whether ``host`` (a name or an address, str or bytes) is this machine, in any spelling."""
+    if isinstance(host, bytes):
+        host = host.decode("ascii", errors="replace")
+    if not isinstance(host, str):
+        return False
+    name = host_name(host)
+    if not name:
+        return False
+    if name in LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    address = parse_address(name)
+    return address is not None and is_loopback_address(address)
+
+
+def is_loopback_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine (its host passes :func:`is_loopback_host`)."""
+    if not url:
+        return False
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return is_loopback_host(host)
+
 
 USERINFO_REDACTED: Final = "[REDACTED]"
 

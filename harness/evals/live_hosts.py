@@ -5,8 +5,9 @@ allowlist, never "anything that is not 127.0.0.1": a mock on this machine reache
 as ``0.0.0.0``, ``127.1``, ``0x7f.1``, ``2130706433``, ``[::ffff:127.0.0.1]`` or
 ``localhost.`` is as much a mock as one reached as ``127.0.0.1``.
 
-- A known provider API host (``KNOWN_LIVE_HOSTS``, Azure OpenAI's
-  ``*.openai.azure.com``) is live.
+- A known provider API host is live: the wire registry's (``harness.core.wires``:
+  every wire's hosts, known gateways, hosted variants such as Azure OpenAI's
+  ``*.openai.azure.com``), the same list the live-call guard blocks.
 - Your own gateway is live when declared in ``HARNESS_LIVE_HOSTS`` (comma-separated
   host names; ``.example.com`` covers its subdomains).
 - An address that is not globally routable (loopback, unspecified, link-local,
@@ -18,9 +19,16 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import socket
 
 from harness.core.errors import ConfigurationError
+from harness.core.urls import (
+    IPAddress,
+    host_name,
+    is_loopback_address,
+    is_loopback_host,
+    parse_address,
+)
+from harness.core.wires import is_live_api_host, live_host_patterns, local_server
 
 __all__ = [
     "KNOWN_LIVE_HOSTS",
@@ -28,54 +36,14 @@ __all__ = [
     "declared_live_hosts",
     "is_live_host",
     "is_local_host",
+    "local_server_name",
     "parse_address",
 ]
 
 LIVE_HOSTS_VAR = "HARNESS_LIVE_HOSTS"
-KNOWN_LIVE_HOSTS = frozenset(
-    {
-        "api.anthropic.com",
-        "api.deepseek.com",
-        "api.fireworks.ai",
-        "api.groq.com",
-        "api.mistral.ai",
-        "api.openai.com",
-        "api.together.xyz",
-        "api.x.ai",
-        "generativelanguage.googleapis.com",
-        "openrouter.ai",
-    }
-)
-_KNOWN_SUFFIXES = (".openai.azure.com",)
-_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _name(host: str) -> str:
-    """``host`` lower-cased, without brackets, IPv6 zone or the root's trailing dot."""
-    return host.strip().strip("[]").split("%", 1)[0].lower().rstrip(".")
-
-
-def parse_address(host: str) -> IPAddress | None:
-    """The IP address ``host`` spells, in any form a resolver accepts, or None (a name).
-
-    ``ipaddress`` reads only dotted quads; ``inet_aton`` also reads ``127.1``,
-    ``0x7f.0.0.1``, ``0177.0.0.1`` and ``2130706433``, which connect just the same.
-    """
-    name = _name(host)
-    if not name:
-        return None
-    try:
-        return ipaddress.ip_address(name)
-    except ValueError:
-        pass
-    if not all(c in "0123456789abcdefx." for c in name):
-        return None  # a host name (inet_aton would also take trailing junk)
-    try:
-        return ipaddress.IPv4Address(socket.inet_aton(name))
-    except OSError:
-        return None
+# The wire registry's live hosts (patterns such as ``*.openai.azure.com`` included).
+KNOWN_LIVE_HOSTS = frozenset(live_host_patterns())
+_name = host_name
 
 
 def _is_local_address(address: IPAddress) -> bool:
@@ -85,7 +53,7 @@ def _is_local_address(address: IPAddress) -> bool:
             embedded = embedded[1]
         if embedded is not None and _is_local_address(embedded):
             return True
-    return not address.is_global
+    return is_loopback_address(address) or not address.is_global
 
 
 def is_local_host(host: str) -> bool:
@@ -93,10 +61,23 @@ def is_local_host(host: str) -> bool:
     name = _name(host)
     if not name:
         return False
-    if name in _LOCAL_NAMES or name.endswith(".localhost"):
+    if is_loopback_host(name):
         return True
     address = parse_address(name)
     return address is not None and _is_local_address(address)
+
+
+def local_server_name(host: str, port: int | None) -> str | None:
+    """The known OpenAI-compatible server (``ollama``, ``vllm``, ...) at ``host:port``.
+
+    Only a host on this machine or its network is labelled, and only by the
+    server's default port (Ollama 11434, vLLM 8000, LM Studio 1234, LiteLLM 4000):
+    a server moved to another port stays unknown.
+    """
+    if not is_local_host(host):
+        return None
+    server = local_server(port)
+    return server.name if server is not None else None
 
 
 def declared_live_hosts() -> tuple[str, ...]:
@@ -121,7 +102,7 @@ def is_live_host(host: str) -> bool:
     name = _name(host)
     if not name or is_local_host(name):
         return False
-    if name in KNOWN_LIVE_HOSTS or name.endswith(_KNOWN_SUFFIXES):
+    if is_live_api_host(name):
         return True
     for declared in declared_live_hosts():
         if name == declared.lstrip(".") or (declared.startswith(".") and name.endswith(declared)):

@@ -1,4 +1,4 @@
-"""Where an eval's model answers came from: live, simulator, scripted or unknown.
+"""Where an eval's model answers came from: live, simulator, local, scripted or unknown.
 
 A replayed cassette's source is where it was *recorded*, never "replay". The
 cassette's ``harness:`` block says so (``recorded_against`` ends with
@@ -6,11 +6,14 @@ cassette's ``harness:`` block says so (``recorded_against`` ends with
 no such block, so its recorded hosts and responses decide:
 
 - every response carries the simulator's ``x-harness-simulator`` header -> simulator;
-- every request went to a known provider API host (api.openai.com, ...) or a
+- every request went to a known provider API host (the wire registry's) or a
   gateway declared in ``HARNESS_LIVE_HOSTS`` (``live_hosts``) -> live;
-- anything else (a server on this machine or network that is not ``harness sim``,
-  in whatever spelling of its address: a local model or a mock, harness cannot
-  tell which; an undeclared host; a mix; no interactions) -> unknown.
+- every request went to a known OpenAI-compatible server on this machine or
+  network, told by its default port (Ollama 11434, vLLM 8000, LM Studio 1234,
+  a LiteLLM proxy 4000; :func:`local_servers` names them) -> local;
+- anything else (another server on this machine or network, in whatever
+  spelling of its address: a local model or a mock, harness cannot tell which;
+  an undeclared host; a mix; no interactions) -> unknown.
 
 The same host rule guards the metadata: a file marked simulated whose hosts
 include a remote one mixes simulator and live answers (re-recorded in mode
@@ -36,12 +39,13 @@ from urllib.parse import urlsplit
 import yaml
 
 from harness.core.errors import CassetteError
-from harness.evals.live_hosts import is_live_host, is_local_host
+from harness.evals.live_hosts import is_live_host, is_local_host, local_server_name
 
 __all__ = [
     "SIMULATOR_MARK",
     "Source",
     "cassette_source",
+    "local_servers",
     "source_of_document",
     "source_of_recording",
 ]
@@ -58,6 +62,9 @@ class Source(StrEnum):
 
     LIVE = "live"
     SIMULATOR = "simulator"
+    # A model server of the user's on this machine or network (Ollama, vLLM, ...):
+    # a real model counted the tokens, but no provider's.
+    LOCAL = "local"
     SCRIPTED = "scripted"
     UNKNOWN = "unknown"
 
@@ -78,6 +85,27 @@ def _host(netloc: str) -> str:
     return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
 
 
+def _port(netloc: str) -> int | None:
+    """``port`` of ``host:port`` or ``[v6]:port``; None without one."""
+    tail = netloc[netloc.find("]") + 1 :] if netloc.startswith("[") else netloc
+    if tail.count(":") != 1:
+        return None
+    digits = tail.rsplit(":", 1)[1]
+    return int(digits) if digits.isdigit() else None
+
+
+def local_servers(netlocs: list[str]) -> tuple[str, ...] | None:
+    """The known local servers (``ollama``, ``vllm``, ...) every ``host:port`` names, or None.
+
+    None unless every one is a known server on this machine or network: a mix with
+    a remote or an unrecognised host says nothing about where the answers came from.
+    """
+    names = [local_server_name(_host(n), _port(n)) for n in netlocs]
+    if not names or any(name is None for name in names):
+        return None
+    return tuple(dict.fromkeys(n for n in names if n is not None))
+
+
 def source_of_recording(recorded_against: str | None) -> Source:
     """The source a harness cassette's ``recorded_against`` field names."""
     if not recorded_against:
@@ -92,7 +120,8 @@ def source_of_recording(recorded_against: str | None) -> Source:
         return Source.SIMULATOR if all(is_local_host(h) for h in hosts) else Source.UNKNOWN
     if hosts and all(is_live_host(h) for h in hosts):
         return Source.LIVE
-    return Source.UNKNOWN
+    netlocs = [part.strip() for part in text.split(",") if part.strip()]
+    return Source.LOCAL if local_servers(netlocs) else Source.UNKNOWN
 
 
 def _header(headers: Any, name: str) -> bool:
@@ -107,6 +136,12 @@ def _request_host(request: Any) -> str:
     return urlsplit(str(request.get("uri", ""))).hostname or ""
 
 
+def _request_netloc(request: Any) -> str:
+    if not isinstance(request, dict):
+        return ""
+    return urlsplit(str(request.get("uri", ""))).netloc.rsplit("@", 1)[-1]
+
+
 def _source_of_interactions(interactions: list[Any]) -> Source:
     requests = [i.get("request") for i in interactions if isinstance(i, dict)]
     responses = [i.get("response") for i in interactions if isinstance(i, dict)]
@@ -119,9 +154,11 @@ def _source_of_interactions(interactions: list[Any]) -> Source:
     if all(marked):
         # The header alone is no proof: a remote server may send it too.
         return Source.SIMULATOR if all(is_local_host(h) for h in hosts) else Source.UNKNOWN
-    if any(marked) or not all(is_live_host(h) for h in hosts):
+    if any(marked):
         return Source.UNKNOWN
-    return Source.LIVE
+    if all(is_live_host(h) for h in hosts):
+        return Source.LIVE
+    return Source.LOCAL if local_servers([_request_netloc(r) for r in requests]) else Source.UNKNOWN
 
 
 def source_of_document(data: Any) -> Source:

@@ -18,6 +18,7 @@ import yaml
 
 from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import LLMRequest, Message, Role
+from harness.core.wires import runtime_wires
 from harness.evals.mutations import Recorded
 from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
@@ -26,11 +27,8 @@ from harness.yamlload import load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses"]
 
-_ENDPOINTS = {
-    "openai": "/chat/completions",
-    "openai-responses": "/responses",
-    "anthropic": "/messages",
-}
+# The path endings of each wire a provider adapter decodes, from the wire registry.
+_ENDPOINTS = {w.name: w.path_suffixes for w in runtime_wires()}
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 _PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded response)"),))
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from harness.core.errors import ProviderError
+from harness.core.wires import wire
 from harness.providers._sdk_call import SdkProvider
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from openai import RequestOptions
 
 __all__ = ["OpenAISdkProvider", "bearer_options", "openai_client"]
+
+_OPENAI = wire("openai")  # its key and base URL variables
 
 
 def openai_client(
@@ -38,7 +41,7 @@ def openai_client(
     http = openai.DefaultHttpxClient(**http_client_options())
     client = openai.OpenAI(
         api_key=key,
-        base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+        base_url=base_url_from_env(base_url, _OPENAI.base_url_env[0]),
         max_retries=max_retries,
         timeout=timeout,
         http_client=http,
@@ -69,8 +72,8 @@ class OpenAISdkProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
         self._connect(
             client,
             api_key=api_key,
-            key_env="OPENAI_API_KEY",
-            base_url=base_url_from_env(base_url, "OPENAI_BASE_URL"),
+            key_env=_OPENAI.key_env[0],
+            base_url=base_url_from_env(base_url, _OPENAI.base_url_env[0]),
             build=lambda key: openai_client(key, base_url, max_retries, timeout),
         )
 

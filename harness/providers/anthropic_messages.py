@@ -20,6 +20,7 @@ from harness.core.messages import (
     ToolDefinition,
     Usage,
 )
+from harness.core.wires import wire
 from harness.providers._sdk_call import SdkProvider
 from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
@@ -48,6 +49,8 @@ __all__ = [
     "to_anthropic_messages",
     "to_anthropic_tools",
 ]
+
+_ANTHROPIC = wire("anthropic")  # its key and base URL variables
 
 
 class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthropic"]):
@@ -101,7 +104,7 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
         self.stream = stream
         self.max_tokens = max_tokens
 
-        url = base_url_from_env(base_url, "ANTHROPIC_BASE_URL")
+        url = base_url_from_env(base_url, _ANTHROPIC.base_url_env[0])
 
         def build(key: str) -> anthropic.Anthropic:
             preload_sdk("anthropic")
@@ -120,7 +123,7 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
             return client
 
         self._connect(
-            client, api_key=api_key, key_env="ANTHROPIC_API_KEY", base_url=url, build=build
+            client, api_key=api_key, key_env=_ANTHROPIC.key_env[0], base_url=url, build=build
         )
 
     def _client_types(self) -> tuple[type[anthropic.Anthropic], type[anthropic.AsyncAnthropic]]:

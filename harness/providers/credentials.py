@@ -6,6 +6,9 @@ import os
 
 from harness.core.errors import ConfigurationError
 
+# One predicate for "this machine" in the whole package; re-exported for the callers here.
+from harness.core.urls import is_loopback_host, is_loopback_url
+
 __all__ = [
     "LOOPBACK_PLACEHOLDER_KEY",
     "base_url_from_env",
@@ -43,34 +46,6 @@ def base_url_from_env(explicit: str | None, variable: str) -> str | None:
 # Sent instead of a key to a server on this machine (the simulator): such a
 # server needs no key, and a real one must not be demanded or sent to it.
 LOOPBACK_PLACEHOLDER_KEY = "harness-loopback-placeholder"
-
-
-def is_loopback_host(host: str | None) -> bool:
-    """Whether ``host`` (a name or an address) is this machine: 127.0.0.0/8, ::1, localhost."""
-    if not host:
-        return False
-    import ipaddress
-
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def is_loopback_url(url: str | None) -> bool:
-    """Whether ``url`` points at this machine (127.0.0.0/8, ::1 or localhost)."""
-    if not url:
-        return False
-    from urllib.parse import urlsplit
-
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return False
-    return is_loopback_host(host)
 
 
 def loopback_placeholder_key(variable: str, base_url: str | None) -> str | None:

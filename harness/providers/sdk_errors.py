@@ -45,6 +45,7 @@ from typing import Any
 
 from harness.core.errors import ProviderError
 from harness.core.urls import redact_userinfo
+from harness.core.wires import wire
 
 __all__ = [
     "anthropic_provider_error",
@@ -111,8 +112,13 @@ class _Provider:
     base_url_env: str
 
 
-_OPENAI = _Provider("openai", "OpenAI", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-_ANTHROPIC = _Provider("anthropic", "Anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+def _from_registry(name: str, label: str) -> _Provider:
+    entry = wire(name)
+    return _Provider(name, label, entry.key_env[0], entry.base_url_env[0])
+
+
+_OPENAI = _from_registry("openai", "OpenAI")
+_ANTHROPIC = _from_registry("anthropic", "Anthropic")
 
 
 def openai_provider_error(

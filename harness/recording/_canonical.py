@@ -11,29 +11,60 @@ simulator)``), and every response keeps the simulator's marker header.
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
+from harness.core.wires import WIRES, Capability, path_matches, ready_wires, wire
+
 __all__ = ["CANONICAL_HOSTS", "VCRPY_MATCH_ON", "canonical_uri"]
 
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _default_origin(name: str) -> str | None:
+    """The origin of the SDK client a wire is sent through (Responses: OpenAI's client's)."""
+    entry = wire(name)
+    if entry.sdk_base_url:
+        return _origin(entry.sdk_base_url)
+    sibling = next((w for w in WIRES if w.sdk_base_url and w.hosts == entry.hosts), None)
+    return _origin(sibling.sdk_base_url) if sibling and sibling.sdk_base_url else None
+
+
+# Path template -> the real API's origin, for every wire the simulator serves.
 CANONICAL_HOSTS: Final = {
-    "/v1/chat/completions": "https://api.openai.com",
-    "/v1/responses": "https://api.openai.com",
-    "/v1/messages": "https://api.anthropic.com",
+    path: origin
+    for entry in ready_wires()
+    if Capability.SIMULATOR in entry.capabilities
+    and (origin := _default_origin(entry.name)) is not None
+    for path in entry.paths
 }
 # vcrpy's default match_on plus the body (which vcrpy compares as parsed JSON for
 # an application/json request): the match_on that replays a harness cassette.
 VCRPY_MATCH_ON: Final = ("method", "scheme", "host", "port", "path", "query", "body")
 
 
+@functools.lru_cache(maxsize=256)
+def _host_for(path: str) -> str | None:
+    exact = CANONICAL_HOSTS.get(path)
+    if exact is not None:
+        return exact
+    templates = ((t, o) for t, o in CANONICAL_HOSTS.items() if "{" in t)
+    return next((origin for template, origin in templates if path_matches(template, path)), None)
+
+
 def canonical_uri(uri: str) -> str:
     """``uri`` on its provider's real API host; unchanged for any other path.
 
-    Only the paths the simulator serves are moved, and only with their ``/v1``
-    prefix intact, so a base URL with a path prefix of its own is left alone.
+    Only the paths the simulator serves are moved (the wire registry's request
+    paths of every simulated wire), and only with their version prefix intact,
+    so a base URL with a path prefix of its own is left alone.
     """
     parts = urlsplit(uri)
-    host = CANONICAL_HOSTS.get(parts.path)
+    host = _host_for(parts.path)
     if host is None:
         return uri
     canonical = urlsplit(host)

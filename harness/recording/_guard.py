@@ -25,30 +25,15 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from harness.core.urls import is_loopback_host
 from harness.recording._errors import NetworkBlockedError, passthrough
 from harness.recording._nesting import NestedPatch
 
 __all__ = ["block_network", "is_loopback", "network_blocked"]
 
 _saved: dict[str, Any] = {}
-_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
-
-
-def is_loopback(host: object) -> bool:
-    """Whether ``host`` (a name or an IP address) stays on this machine."""
-    if isinstance(host, bytes):
-        host = host.decode("ascii", errors="replace")
-    if not isinstance(host, str):
-        return False
-    name = host.strip("[]").split("%", 1)[0].lower().rstrip(".")
-    if name in _LOCAL_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+# The package's one "this machine?" predicate, under the name this module exports.
+is_loopback = is_loopback_host
 
 
 def network_blocked() -> bool:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
+from harness.core.wires import secret_header_names
 from harness.recording._nesting import NestedPatch
 from harness.recording._redact import REDACTED, is_credential_param
 
@@ -27,9 +28,14 @@ __all__ = ["FAMILIES", "quiet_http_logs", "redact_log_text"]
 
 FAMILIES: Final = ("vcr", "httpx", "httpx2", "httpcore", "httpcore2", "openai", "anthropic")
 _QUERY_PAIR = re.compile(r"([?&;])([^=&#\s'\"]+)=([^&#\s'\"]*)")
+# Every wire's secret headers (the registry's) and the web's own.
+_HEADER_NAMES = sorted(
+    secret_header_names() | {"cookie", "set-cookie", "proxy-authorization"},
+    key=lambda name: (-len(name), name),  # a longer name first where one ends another
+)
 _HEADER = re.compile(
-    r"""(['"]?(?:authorization|x-api-key|api-key|cookie|set-cookie|openai-organization"""
-    r"""|openai-project|proxy-authorization)['"]?\s*[:=,]\s*\(?['"]?)([^'"\n,)]+)""",
+    rf"""(['"]?(?:{"|".join(map(re.escape, _HEADER_NAMES))})"""
+    r"""['"]?\s*[:=,]\s*\(?['"]?)([^'"\n,)]+)""",
     re.IGNORECASE,
 )
 _KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{6,}")

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.core.urls import strip_userinfo
+from harness.core.wires import ready_wires, wire_for_path
 from harness.version import __version__
 
 __all__ = ["METADATA_KEY", "SIMULATOR_HEADER", "CassetteMetadata", "describe_recording"]
@@ -47,13 +48,11 @@ class CassetteMetadata(BaseModel):
 
 
 def _provider(path: str, host: str) -> str | None:
-    if path.endswith("/responses"):
-        return "openai-responses"
-    if path.endswith("/chat/completions") or "openai" in host:
-        return "openai"
-    if path.endswith("/messages") or "anthropic" in host:
-        return "anthropic"
-    return None
+    entry = wire_for_path(path)
+    if entry is not None and not entry.pending:
+        return entry.name
+    # Another path of a provider's API (e.g. /v1/models) still names its provider.
+    return next((w.name for w in ready_wires() if w.name in host), None)
 
 
 def _without_login(netloc: str | None) -> str | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.core.wires import credential_env_names
 from harness.recording._encoding import decode_body
 
 __all__ = ["Finding", "brief", "high_entropy", "scan_data"]
@@ -45,7 +46,7 @@ _NAMED_VALUE = re.compile(
     re.IGNORECASE,
 )
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
-_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_ENV_KEYS = credential_env_names()
 _MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
 _HOSTS_FIELD = "recorded_against"
 _BRIEF_CHARS = 300

@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from harness.core.errors import ConfigurationError
+from harness.core.wires import Wire, ready_wires
 from harness.recording import SIMULATOR_HEADER
 from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError, Conversation
@@ -40,12 +41,26 @@ class _Api(Protocol):
     def error_answer(self, error: ErrorReply | ApiError | str, status: int = 400) -> Answer: ...
 
 
+# Each wire's renderer and the header its API sends the request id in.
+_APIS: dict[str, tuple[_Api, str]] = {
+    "openai": (_openai, "x-request-id"),
+    "openai-responses": (_responses, "x-request-id"),
+    "anthropic": (_anthropic, "request-id"),
+}
+
+
+def _served_paths(entry: Wire) -> tuple[str, ...]:
+    """The registry's paths of ``entry``, and without the version a base URL may carry."""
+    prefix = entry.simulator_base_path
+    bare = tuple(p.removeprefix(prefix) for p in entry.paths if prefix and p.startswith(prefix))
+    return entry.paths + bare
+
+
 _ROUTES: dict[str, tuple[_Api, str]] = {
-    "/v1/chat/completions": (_openai, "x-request-id"),
-    "/chat/completions": (_openai, "x-request-id"),
-    "/v1/responses": (_responses, "x-request-id"),
-    "/responses": (_responses, "x-request-id"),
-    "/v1/messages": (_anthropic, "request-id"),
+    path: _APIS[entry.name]
+    for entry in ready_wires()
+    if entry.name in _APIS
+    for path in _served_paths(entry)
 }
 
 

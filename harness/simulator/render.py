@@ -11,6 +11,7 @@ import json
 from types import ModuleType
 from urllib.parse import urlsplit
 
+from harness.core.wires import wire_for_path
 from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError
 from harness.simulator._script import ErrorReply, Reply
@@ -18,17 +19,17 @@ from harness.simulator._wire import Answer, Ids, request_seed
 
 __all__ = ["render_reply", "renders"]
 
-# By path suffix, as a client on any base URL sends them (the server's routes).
-_APIS: tuple[tuple[str, ModuleType], ...] = (
-    ("/chat/completions", _openai),
-    ("/messages", _anthropic),
-    ("/responses", _responses),
-)
+# By wire, told by the registry from the path as a client on any base URL sends it.
+_APIS: dict[str, ModuleType] = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "openai-responses": _responses,
+}
 
 
 def _api(url: str) -> ModuleType | None:
-    path = urlsplit(url).path.rstrip("/")
-    return next((api for suffix, api in _APIS if path.endswith(suffix)), None)
+    entry = wire_for_path(urlsplit(url).path)
+    return _APIS.get(entry.name) if entry is not None else None
 
 
 def renders(url: str) -> bool:

@@ -18,28 +18,13 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from harness.core.wires import is_live_api_host, live_host_patterns
 from harness.recording import NetworkBlockedError, passthrough, recording_active
 
 __all__ = ["MODEL_API_HOSTS", "LiveCallBlockedError", "guard_live_calls", "is_model_api_host"]
 
-MODEL_API_HOSTS = frozenset(
-    {
-        "api.openai.com",
-        "api.anthropic.com",
-        "generativelanguage.googleapis.com",
-        "api.mistral.ai",
-        "api.groq.com",
-        "api.deepseek.com",
-        "openrouter.ai",
-        "api.together.xyz",
-        "api.cohere.com",
-        "api.cohere.ai",
-        "api.x.ai",
-        "api.fireworks.ai",
-        "api.perplexity.ai",
-    }
-)
-_HOST_SUFFIXES = (".openai.azure.com",)
+# The wire registry's live hosts, the list provenance labels live (patterns included).
+MODEL_API_HOSTS = frozenset(live_host_patterns())
 
 
 class LiveCallBlockedError(NetworkBlockedError):
@@ -47,13 +32,12 @@ class LiveCallBlockedError(NetworkBlockedError):
 
 
 def is_model_api_host(host: object) -> bool:
-    """Whether ``host`` is a model provider's API (api.openai.com, api.anthropic.com, ...)."""
+    """Whether ``host`` is a model provider's API: a live host of the wire registry."""
     if isinstance(host, bytes):
         host = host.decode("ascii", errors="replace")
     if not isinstance(host, str):
         return False
-    name = host.lower().rstrip(".")
-    return name in MODEL_API_HOSTS or name.endswith(_HOST_SUFFIXES)
+    return is_live_api_host(host)
 
 
 def _message(host: str, why: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import ConfigurationError
+from harness.core.wires import Wire, ready_wires
 from harness.testing.llm_config import LLMCassetteConfig
 
 if TYPE_CHECKING:
@@ -29,12 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BASE_URLS", "LLMCassette", "llm_cassette_path", "open_llm_cassette"]
 
-DEFAULT_BASE_URLS = {
-    "openai": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com",
-}
-_BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# One client per SDK: the wires whose SDK client has a base URL of its own (the
+# Responses API goes through the openai client), from the wire registry.
+_CLIENT_WIRES: dict[str, Wire] = {w.name: w for w in ready_wires() if w.sdk_base_url}
+DEFAULT_BASE_URLS = {name: str(w.sdk_base_url) for name, w in _CLIENT_WIRES.items()}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"
@@ -97,33 +96,34 @@ class LLMCassette:
         return self._handle
 
     def base_url(self, provider: str) -> str:
-        """The URL the ``provider`` ("openai" | "anthropic") client must use in this test.
+        """The URL the ``provider`` client ("openai", "anthropic", ...) must use in this test.
 
         The simulator's while recording with ``--harness-base-url``, else the SDK
         default (a replay is answered before any connection, whatever the host).
         """
         if provider not in DEFAULT_BASE_URLS:
-            raise ConfigurationError(
-                f"llm_cassette.base_url({provider!r}): use 'openai' or 'anthropic'"
-            )
+            known = " or ".join(repr(name) for name in DEFAULT_BASE_URLS)
+            raise ConfigurationError(f"llm_cassette.base_url({provider!r}): use {known}")
         if self.replaying or not self._simulator_url:
             return DEFAULT_BASE_URLS[provider]
         root = self._simulator_url.rstrip("/")
-        if provider == "openai" and not root.endswith("/v1"):
-            return root + "/v1"
+        suffix = _CLIENT_WIRES[provider].simulator_base_path
+        if suffix and not root.endswith(suffix):
+            return root + suffix
         return root
 
     def api_key(self, provider: str) -> str:
         """The key a client gets: a dummy when replaying or simulating, else yours."""
         if self.replaying:
             return REPLAY_KEY
-        key = os.environ.get(_KEY_VARIABLES[provider])
+        variable = _CLIENT_WIRES[provider].key_env[0]
+        key = os.environ.get(variable)
         if key:
             return key
         if self._simulator_url:
             return _SIMULATOR_KEY
         raise ConfigurationError(
-            f"recording {provider} needs {_KEY_VARIABLES[provider]} (or --harness-base-url "
+            f"recording {provider} needs {variable} (or --harness-base-url "
             "pointing at the harness simulator); replay with --record-mode none needs no key"
         )
 
@@ -177,8 +177,8 @@ class LLMCassette:
 
     def environment(self) -> dict[str, str]:
         """The variables set during the test, for frameworks that build their own clients."""
-        values = {_BASE_URL_VARIABLES[p]: self.base_url(p) for p in DEFAULT_BASE_URLS}
-        for variable in _KEY_VARIABLES.values():
+        values = {w.base_url_env[0]: self.base_url(p) for p, w in _CLIENT_WIRES.items()}
+        for variable in (w.key_env[0] for w in _CLIENT_WIRES.values()):
             if self.replaying or (self._simulator_url and not os.environ.get(variable)):
                 values[variable] = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
         return values

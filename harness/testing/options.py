@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.wires import runtime_wires
+
 __all__ = ["RECORD_MODES", "STREAM_CHOICES", "HarnessOptions", "add_options"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 STREAM_CHOICES = ("off", "on", "both")
-PROVIDER_CHOICES = ("scripted", "openai", "openai-responses", "anthropic")
+PROVIDER_CHOICES = ("scripted", *(w.name for w in runtime_wires()))  # the registry's
 
 
 def _recording_plugin_active(pluginmanager: pytest.PytestPluginManager) -> bool:

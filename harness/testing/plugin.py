@@ -231,8 +231,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     import os
 
-    if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("ANTHROPIC_API_KEY")):
-        pytest.skip("live test: set OPENAI_API_KEY or ANTHROPIC_API_KEY to run it")
+    from harness.core.wires import wire
+
+    keys = [wire(name).key_env[0] for name in ("openai", "anthropic")]
+    if not any(os.environ.get(key) for key in keys):
+        pytest.skip(f"live test: set {' or '.join(keys)} to run it")
 
 
 def _may_record(item: pytest.Item) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError
+from harness.core.wires import wire
 from harness.providers.protocol import LLMProvider
 from harness.providers.tls import offline_clients
 
@@ -28,17 +29,9 @@ DEFAULT_MODELS = {
     "openai-responses": "gpt-4.1-mini",
     "anthropic": "claude-sonnet-4-6",
 }
-_KEY_VARIABLES = {
-    "openai": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-}
+_KEY_VARIABLES = {name: wire(name).key_env[0] for name in DEFAULT_MODELS}
 # What each provider's SDK client asks for (a harness adapter sends nothing else).
-_SDK_ENDPOINTS = {
-    "openai": ("/chat/completions",),
-    "openai-responses": ("/responses",),
-    "anthropic": ("/messages",),
-}
+_SDK_ENDPOINTS = {name: wire(name).path_suffixes for name in DEFAULT_MODELS}
 # Replayed requests never leave the process, but the SDKs insist on a key.
 _REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"

@@ -15,24 +15,21 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
+from harness.core.wires import runtime_wires, wire_for_path
 
 __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
 
-_APIS = (
-    ("/chat/completions", "openai"),
-    ("/messages", "anthropic"),
-    ("/responses", "openai-responses"),
-)
-# The wire formats harness's adapters decode (usage and tool calls): every one above.
-_DECODED = frozenset(api for _, api in _APIS)
+# The wire formats harness's adapters decode (usage and tool calls): the registry's
+# ready runtime wires, told by their path endings.
+_DECODED = frozenset(w.name for w in runtime_wires())
 
 
 def model_api(method: str, uri: str) -> str | None:
     """The wire format of a model call (``POST`` to its endpoint), else None."""
     if method.upper() != "POST":
         return None
-    path = urlsplit(uri).path.rstrip("/")
-    return next((api for suffix, api in _APIS if path.endswith(suffix)), None)
+    entry = wire_for_path(urlsplit(uri).path)
+    return entry.name if entry is not None and entry.name in _DECODED else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,10 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast, get_args
 from urllib.parse import urlsplit
+
+from harness.core.wires import wire_for_path
 
 __all__ = [
     "STABLE_JSON",
@@ -136,19 +138,16 @@ class ModelResponse:
         return self.status >= 400 or self.error_type is not None
 
 
-_PATHS: Final[tuple[tuple[str, Wire], ...]] = (
-    ("/chat/completions", "openai"),
-    ("/messages", "anthropic"),
-    ("/responses", "openai-responses"),
-)
+# The wires this room reads; the registry tells them by their path endings.
+_READ: Final[frozenset[str]] = frozenset(get_args(Wire))
 
 
 def wire_for(method: str, url: str) -> Wire | None:
     """The wire format of a model request by its path, or None for other traffic."""
     if method.upper() != "POST":
         return None
-    path = urlsplit(url).path.rstrip("/")
-    return next((wire for suffix, wire in _PATHS if path.endswith(suffix)), None)
+    entry = wire_for_path(urlsplit(url).path)
+    return cast(Wire, entry.name) if entry is not None and entry.name in _READ else None
 
 
 def json_object(body: bytes) -> dict[str, Any] | None:

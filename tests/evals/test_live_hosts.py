@@ -141,7 +141,9 @@ def test_local_addresses_are_never_live(host: str) -> None:
     name = host.replace("%25", "%")
     assert is_local_host(name.strip("[]")) or name.rstrip(".").lower().endswith("localhost")
     assert not is_live_host(name)
-    assert source_of_recording(f"{name}:8000") is Source.UNKNOWN
+    assert source_of_recording(f"{name}:8001") is Source.UNKNOWN
+    # vLLM's default port names a local server, never a live one.
+    assert source_of_recording(f"{name}:8000") is Source.LOCAL
     # The simulator on such an address is still the simulator.
     assert source_of_recording(f"{name}:8000 (harness simulator)") is Source.SIMULATOR
 

@@ -70,8 +70,9 @@ def _harness_cassette(tmp_path: Path, recorded_against: str | None, name: str = 
         ("api.openai.com", Source.LIVE),
         ("api.anthropic.com, api.openai.com", Source.LIVE),
         ("[2001:db8::1]:443", Source.UNKNOWN),  # no known or declared API host
-        ("127.0.0.1:8000", Source.UNKNOWN),  # a local server that is not harness sim
-        ("localhost:11434", Source.UNKNOWN),
+        ("127.0.0.1:8000", Source.LOCAL),  # vLLM's default port
+        ("localhost:11434", Source.LOCAL),  # Ollama's
+        ("127.0.0.1:9999", Source.UNKNOWN),  # a local server harness does not know
         ("[::1]:8080", Source.UNKNOWN),
         ("api.openai.com, 127.0.0.1:8000", Source.UNKNOWN),
         ("127.0.0.1:18765, api.openai.com (harness simulator)", Source.UNKNOWN),
@@ -82,8 +83,9 @@ def _harness_cassette(tmp_path: Path, recorded_against: str | None, name: str = 
         "openai",
         "two-hosts",
         "v6-host",
+        "vllm",
+        "ollama",
         "loopback",
-        "localhost",
         "v6-loop",
         "mix",
         "sim-and-live",
@@ -105,6 +107,7 @@ def test_harness_metadata_names_the_source(
         ([_interaction("https://api.anthropic.com/v1/messages")], Source.LIVE),
         ([_interaction("http://127.0.0.1:5/v1/messages", simulator=True)], Source.SIMULATOR),
         ([_interaction("http://localhost:5/v1/chat/completions")], Source.UNKNOWN),
+        ([_interaction("http://localhost:1234/v1/chat/completions")], Source.LOCAL),
         (
             [
                 _interaction("http://127.0.0.1:5/v1/messages", simulator=True),
@@ -114,7 +117,7 @@ def test_harness_metadata_names_the_source(
         ),
         ([], Source.UNKNOWN),
     ],
-    ids=["openai", "anthropic", "sim-header", "loopback", "mixed", "empty"],
+    ids=["openai", "anthropic", "sim-header", "loopback", "lm-studio", "mixed", "empty"],
 )
 def test_plain_vcrpy_cassettes_are_judged_by_hosts_and_the_simulator_header(
     tmp_path: Path, interactions: list[dict[str, Any]], expected: Source

@@ -169,3 +169,23 @@ def test_the_sandbox_package_exports_a_sorted_surface() -> None:
     assert exported[: len(constants)] == sorted(constants)
     assert all(getattr(sandbox, name) is not None for name in exported)
     assert "choose_sandbox" in exported and "ShellLauncher" in exported
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GEMINI_API_BASE",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_CLOUD_PROJECT",
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "AZURE_OPENAI_ENDPOINT",
+        "OPENAI_BASE_URL",
+    ],
+)
+def test_every_provider_s_variables_are_refused_by_the_wire_registry_s_prefixes(
+    name: str,
+) -> None:
+    # Base URLs, profiles and projects hold no key but belong to a provider's account.
+    assert is_forbidden_name(name)
+    assert name not in EnvironmentFilter([name]).apply({name: "x"})

@@ -14,6 +14,8 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 
+from harness.core.wires import env_prefixes
+
 __all__ = ["DEFAULT_PATH", "NON_INTERACTIVE", "EnvironmentFilter", "is_forbidden_name"]
 
 logger = logging.getLogger(__name__)
@@ -24,9 +26,15 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 NON_INTERACTIVE = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 _BASE_NAMES = frozenset({"PATH", "HOME", "LANG", "TERM", "TZ", "USER"})
-# Substrings and prefixes of names that must never pass, whatever the user lists.
+# Substrings and prefixes of names that must never pass, whatever the user lists;
+# the providers' prefixes (OPENAI_, ANTHROPIC_, AWS_, ...) come from the wire registry.
+_PREFIXES = ("HARNESS_", "FEISHU_", *env_prefixes())
 _FORBIDDEN = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|^HARNESS_|^FEISHU_|^OPENAI_|^ANTHROPIC_", re.IGNORECASE
+    "|".join(["KEY", "TOKEN", "SECRET", "PASSWORD", *(f"^{re.escape(p)}" for p in _PREFIXES)]),
+    re.IGNORECASE,
+)
+_FORBIDDEN_HELP = ", ".join(
+    ["*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", *(f"{p}*" for p in _PREFIXES)]
 )
 _VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -52,9 +60,9 @@ class EnvironmentFilter:
             elif is_forbidden_name(name):
                 logger.warning(
                     "HARNESS_BASH_ENV: %r is never passed to bash: it looks like a secret or "
-                    "belongs to harness or a provider (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, "
-                    "HARNESS_*, FEISHU_*, OPENAI_*, ANTHROPIC_*)",
+                    "belongs to harness or a provider (%s)",
                     name,
+                    _FORBIDDEN_HELP,
                 )
             else:
                 allowed.add(name)
