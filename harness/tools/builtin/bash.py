@@ -31,6 +31,8 @@ from harness.effects import (
     read_changeset,
     summarize,
 )
+from harness.effects.journal import journal_origin
+from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
 from harness.effects.scratch import mount_point_dirs, written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
@@ -123,6 +125,7 @@ class BashTool:
         key_dir: Path | None = None,
         bwrap_finder: BwrapFinder = find_bwrap,
         overlay: bool = True,
+        undo_budget: int = DEFAULT_UNDO_BUDGET,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -146,6 +149,7 @@ class BashTool:
         self._env_filter = EnvironmentFilter(env_names)
         self._finder = bwrap_finder
         self.overlay = overlay
+        self.undo_budget = undo_budget
         self._launcher: ShellLauncher | None = None
         self._spare: list[Layer] = []
         self._mount_dirs: dict[str, set[str]] = {}
@@ -203,6 +207,8 @@ class BashTool:
         if changeset.empty:
             self._give_back(layer, keep)
             return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
+        # Whoever applies the changes (now, or after an approval) journals them as this call's.
+        layer.save_origin(journal_origin(tool_input.metadata, "bash", self.undo_budget))
         if tool_input.metadata.get(DEFER_KEY):
             # The gate reads it from here (and a pause keeps it for another process).
             layer.save_changeset(changeset)
