@@ -144,7 +144,8 @@ class EditTool:
         max_bytes: larger files are refused.
         snippet_context: lines of context shown around each change.
         state_dir: the harness state dir, never read or changed (None:
-            ``<workdir>/.harness``); its undo journal keeps what an edit replaces.
+            ``<workdir>/.harness``); its undo journal keeps what an edit replaces (none
+            without a state dir).
         undo_budget: prior bytes one edit may keep in the journal.
     """
 

@@ -110,7 +110,7 @@ def atomic_write(
         ToolError: the write failed or was refused; no temp file is left behind.
     """
     entry = None
-    if journal is not None:
+    if journal is not None and path != scope.workdir and path.is_relative_to(scope.workdir):
         before = _before(scope, path)
         if not (exclusive and before is not None):  # create refuses it: nothing to record
             after = FileState(
@@ -133,8 +133,14 @@ def atomic_write(
 
 def undo_journal(
     state_dir: Path | None, workdir: Path, metadata: Mapping[str, Any], tool: str, budget: int
-) -> UndoJournal:
-    """The journal a file tool's call records into (``state_dir`` None: ``<workdir>/.harness``)."""
+) -> UndoJournal | None:
+    """The journal a file tool's call records into; None for a tool given no state dir.
+
+    The application always gives one; a tool built bare (a script, a test) writes
+    nothing beside the files it is asked to write.
+    """
+    if state_dir is None:
+        return None
     scope = FileScope.of(workdir, state_dir)
     return UndoJournal(scope.state_dir, journal_origin(metadata, tool, budget))
 

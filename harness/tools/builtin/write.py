@@ -41,7 +41,7 @@ class WriteTool:
     Args:
         max_bytes: ``content`` longer than this (UTF-8 bytes) is refused.
         state_dir: the harness state dir, never written (None: ``<workdir>/.harness``);
-            its undo journal keeps what a write replaces (``harness undo``).
+            its undo journal keeps what a write replaces (``harness undo``); none without it.
         undo_budget: prior bytes one write may keep in the journal.
     """
 
