@@ -10,6 +10,7 @@ observation; ``bash_io`` reads the output.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import os
 import signal
@@ -393,7 +394,18 @@ def _changeset(
     skip = [state.relative_to(workdir).as_posix()] if state.is_relative_to(workdir) else []
     points = [workdir, *(Path(p) for p in mount.scratch)] if mount is not None else []
     notes = written_outside(mount.scratch, points) if mount is not None else []
-    return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+    try:
+        return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+    except OSError as exc:
+        # e.g. ENAMETOOLONG: a tree deeper than PATH_MAX. The model gets a clear
+        # error (no traceback in the log); nothing reaches the workdir.
+        long = exc.errno == errno.ENAMETOOLONG
+        raise ToolError(
+            "the command ran in the sandbox, but its changes could not be read "
+            f"({'a path is longer than the system allows' if long else exc.strerror or exc}); "
+            "none of them were applied. Keep every path under 4096 bytes and run it again.",
+            error_type="path_too_long" if long else "changeset_unreadable",
+        ) from None
 
 
 def _warn_if_downgraded(choice: SandboxChoice, *, chosen: bool) -> None:
