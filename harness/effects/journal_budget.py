@@ -73,27 +73,38 @@ def budget_reasons(changeset: Changeset, upper: Path | None, budget: ApplyBudget
     keep = sum(kept_bytes(c.before, c.after) for c in changeset.changes)
     if keep > budget.undo:
         reasons.append(
-            f"overwrites or deletes {keep} bytes, over the undo budget of {budget.undo} "
-            "bytes (HARNESS_UNDO_BUDGET): harness could not keep them to undo the change"
+            f"overwrites or deletes {_size(keep)}, over the undo budget of {_size(budget.undo)} "
+            "(HARNESS_UNDO_BUDGET): harness could not keep it to undo the change"
         )
     new = [c for c in changeset.changes if c.after is not None and c.after.kind == "file"]
-    written = sum(c.after.size for c in new if c.after is not None)
+    holes = {c.path: _holes(upper / c.path) if upper is not None else 0 for c in new}
+    # Holes are copied as holes: only the data counts against the apply budget.
+    data = {c.path: (c.after.size if c.after else 0) - holes[c.path] for c in new}
+    written = sum(data.values())
     if written > budget.apply:
-        largest = max(new, key=lambda c: c.after.size if c.after else 0)
+        largest = max(data, key=lambda path: data[path])
         reasons.append(
-            f"writes {written} bytes (largest: {largest.path}), over the apply budget of "
-            f"{budget.apply} bytes (HARNESS_APPLY_BUDGET)"
+            f"writes {_size(written)} (largest: {largest}), over the apply budget of "
+            f"{_size(budget.apply)} (HARNESS_APPLY_BUDGET)"
         )
-    if upper is not None:
-        for change in new:
-            holes = _holes(upper / change.path)
-            if holes > SPARSE_SLACK:
-                size = change.after.size if change.after else 0
-                reasons.append(
-                    f"{change.path} is a sparse file ({size} bytes, {size - holes} of them "
-                    "on disk): applied, its holes are kept as holes"
-                )
+    for change in new:
+        if holes[change.path] > SPARSE_SLACK:
+            size = change.after.size if change.after else 0
+            reasons.append(
+                f"{change.path} is a sparse file ({_size(size)}, {_size(data[change.path])} "
+                "of it data): applied, its holes stay holes"
+            )
     return reasons
+
+
+def _size(count: int) -> str:
+    """``1.0 GiB (1073741824 bytes)``; small counts in bytes only."""
+    if count < 1024 * 1024:
+        return f"{count} bytes"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit} ({count} bytes)"
+    return f"{count} bytes"  # pragma: no cover - the loop always returns
 
 
 def _holes(path: Path) -> int:

@@ -346,3 +346,13 @@ def test_a_bash_path_too_long_to_read_is_a_clean_error_with_no_traceback(
     assert "a path is longer than the system allows" in seen.observations[0]
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
     assert _tree(work) == before
+
+
+@needs_overlay
+def test_a_change_writing_more_than_the_apply_budget_pauses(tmp_path: Path) -> None:
+    work = _work(tmp_path)
+    command = "head -c 300000 /dev/urandom > noise.bin"
+    result = _run(tmp_path, [tool_call("bash", command=command)], apply_budget=100_000)
+    assert result.stop_reason == "approval_required", result.text
+    assert "writes 300000 bytes (largest: noise.bin), over the apply budget" in result.text
+    assert not (work / "noise.bin").exists()
