@@ -81,6 +81,13 @@ def undo(
         if not entries:
             typer.echo(f"nothing to undo: run {run_id} has no applied change after that")
             return
+    workdir = str(settings.workdir.resolve())
+    for entry in entries:
+        if entry.workdir != workdir:
+            fail(
+                f"call {entry.call} changed {entry.workdir}, not this workdir ({workdir}); "
+                f"run it with HARNESS_WORKDIR={entry.workdir}"
+            )
     report = undo_entries(store, entries, dry_run=dry_run)
     if as_json:
         typer.echo(
@@ -101,10 +108,12 @@ def undo(
     typer.echo(
         terminal_safe(f"{verb} {len(report.entries)} call(s) of run {entries[0].run}: {calls}")
     )
+    from harness.effects.changeset import shown_path
+
     for path in report.restored:
-        typer.echo(terminal_safe(f"  restored {path}"))
+        typer.echo(terminal_safe(f"  restored {shown_path(path)}"))
     for path in report.removed:
-        typer.echo(terminal_safe(f"  removed  {path}"))
+        typer.echo(terminal_safe(f"  removed  {shown_path(path)}"))
     for note in report.notes:
         typer.echo(terminal_safe(f"  note: {note}"))
 
@@ -209,6 +218,8 @@ def _paths(entry: JournalEntry) -> str:
 
 
 def _one(item: JournalFile) -> str:
+    from harness.effects.changeset import shown_path
+
     if item.before is None:
         what = "created"
     elif item.after is None:
@@ -217,4 +228,4 @@ def _one(item: JournalFile) -> str:
         what = "modified"
     else:
         what = "mode"
-    return f"{what} {item.path}" + ("" if item.kept else " (not kept)")
+    return f"{what} {shown_path(item.path)}" + ("" if item.kept else " (not kept)")

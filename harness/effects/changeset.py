@@ -24,6 +24,7 @@ __all__ = [
     "FileChange",
     "FileState",
     "FsPath",
+    "shown_path",
     "special_skipped",
     "summarize",
 ]
@@ -55,6 +56,15 @@ def _path_from_json(value: Any) -> Any:
         except ValueError as exc:
             raise ValueError(f"a file name's bytes are not hex ({exc})") from None
     return value
+
+
+def shown_path(path: str) -> str:
+    """``path`` for a reader: bytes that are not UTF-8 as ``\\xNN`` (``caf\\xe9.txt``)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
 
 
 FsPath = Annotated[
@@ -125,7 +135,7 @@ class Changeset(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     changes: tuple[FileChange, ...] = ()
-    discarded: tuple[str, ...] = ()
+    discarded: tuple[FsPath, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -157,7 +167,8 @@ def summarize(changeset: Changeset) -> str:
             parts.append(f"and {more} more")
         line = "changes: " + "; ".join(parts)
     if changeset.discarded:
-        line += " (discarded, outside the workdir: " + ", ".join(changeset.discarded) + ")"
+        shown = ", ".join(shown_path(note) for note in changeset.discarded)
+        line += f" (discarded, outside the workdir: {shown})"
     return line
 
 
@@ -170,14 +181,14 @@ def special_skipped(change: FileChange) -> bool:
 
 
 def _one(change: FileChange) -> str:
-    name = change.path + ("/" if _is_dir(change) else "")
+    name = shown_path(change.path) + ("/" if _is_dir(change) else "")
     if special_skipped(change):
         return (
             f"not applied {name} (a FIFO, socket or device: harness applies only files, "
             "folders and symlinks; make it again outside harness if it is needed)"
         )
     if change.change == "renamed":
-        return f"renamed {change.renamed_from} -> {name}"
+        return f"renamed {shown_path(change.renamed_from or '')} -> {name}"
     if change.change == "modified" and not change.binary:
         return f"modified {name} (+{change.added_lines} -{change.removed_lines})"
     if change.change == "mode" and change.before and change.after:

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from harness.core.errors import ToolError
 from harness.effects.changeset import Changeset, FileState, FsPath, special_skipped
@@ -110,6 +110,16 @@ class JournalFile(BaseModel):
     before: FileState | None = None
     after: FileState | None = None
     kept: bool = True
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        # The journal is read back by ``harness undo``: a path that could leave the
+        # workdir (an edited entry) is refused when the entry is read.
+        parts = value.split("/")
+        if value.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in value:
+            raise ValueError(f"journal path {value!r} is not a plain path inside the workdir")
+        return value
 
 
 class JournalEntry(BaseModel):

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.core.errors import HarnessError
-from harness.effects.changeset import FileState
+from harness.effects.changeset import FileState, shown_path
 from harness.effects.journal import (
     JournalEntry,
     JournalFile,
@@ -119,13 +119,14 @@ def _check(store: JournalStore, chosen: Sequence[JournalEntry]) -> None:
             now = expected[key] if key in expected else current_state(workdir, item.path)
             if not same_content(now, item.after):
                 raise UndoRefused(
-                    f"{item.path} was changed after call {entry.call!r} of run {entry.run!r} "
-                    f"({_changed_by(store, entry, item.path, selected)}); nothing was undone. "
-                    "Undo that change first, or put the file back as the call left it"
+                    f"{shown_path(item.path)} was changed after call {entry.call!r} of run "
+                    f"{entry.run!r} ({_changed_by(store, entry, item.path, selected)}); "
+                    "nothing was undone. Undo that change first, or put the file back as the "
+                    "call left it"
                 )
             if not item.kept or not _restorable(store, item):
                 raise UndoRefused(
-                    f"{item.path}: its content before call {entry.call!r} was not kept "
+                    f"{shown_path(item.path)}: its content before call {entry.call!r} was not kept "
                     f"({entry.note or 'a FIFO, socket or device has none'}), so it cannot be "
                     "restored; nothing was undone"
                 )
