@@ -38,7 +38,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from harness.core.errors import ToolError
 from harness.effects.changeset import Changeset, FileState, FsPath, special_skipped
-from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET, copy_sparse, kept_bytes
+from harness.effects.journal_budget import (
+    DEFAULT_UNDO_BUDGET,
+    copy_sparse,
+    kept_bytes,
+    moved_sources,
+)
 from harness.files import atomic_write_text, make_private_dirs
 
 __all__ = [
@@ -102,6 +107,8 @@ class JournalFile(BaseModel):
     Attributes:
         kept: False when the prior bytes were not kept (over the budget, or a
             FIFO or device, which has none); such a file cannot be restored.
+        moved_to: the call renamed the file there: its bytes are not copied,
+            undo takes them back from there.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -110,10 +117,13 @@ class JournalFile(BaseModel):
     before: FileState | None = None
     after: FileState | None = None
     kept: bool = True
+    moved_to: FsPath | None = None
 
-    @field_validator("path")
+    @field_validator("path", "moved_to")
     @classmethod
-    def _relative(cls, value: str) -> str:
+    def _relative(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         # The journal is read back by ``harness undo``: a path that could leave the
         # workdir (an edited entry) is refused when the entry is read.
         parts = value.split("/")
@@ -265,25 +275,35 @@ class UndoJournal:
         files = [
             (c.path, c.before, None if special_skipped(c) else c.after) for c in changeset.changes
         ]
-        return self.record_files(files, workdir)
+        return self.record_files(files, workdir, moved_sources(changeset))
 
     def record_files(
         self,
         files: list[tuple[str, FileState | None, FileState | None]],
         workdir: Path,
+        moved: Mapping[str, str] | None = None,
     ) -> JournalEntry:
-        """``record`` for (path, before, after) triples (``write``/``edit`` make one)."""
-        total = sum(kept_bytes(before, after) for _, before, after in files)
+        """``record`` for (path, before, after) triples (``write``/``edit`` make one).
+
+        Args:
+            moved: renamed paths -> where the call moved their bytes (no copy kept).
+        """
+        moved = moved or {}
+        total = sum(kept_bytes(b, a) for path, b, a in files if path not in moved)
         within = total <= self.origin.budget
         recorded: list[JournalFile] = []
         for path, before, after in files:
-            needs = kept_bytes(before, after) > 0  # an empty file needs no blob
+            needs = kept_bytes(before, after) > 0 and path not in moved  # nor an empty file
             keep = before is None or before.kind != "special"
             if needs and within and before is not None and before.sha256:
                 self._keep(workdir, path, before.sha256)
             recorded.append(
                 JournalFile(
-                    path=path, before=before, after=after, kept=keep and (within or not needs)
+                    path=path,
+                    before=before,
+                    after=after,
+                    kept=keep and (within or not needs),
+                    moved_to=moved.get(path),
                 )
             )
         entry = JournalEntry(

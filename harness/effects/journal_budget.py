@@ -34,6 +34,7 @@ __all__ = [
     "budget_reasons",
     "copy_sparse",
     "kept_bytes",
+    "moved_sources",
 ]
 
 DEFAULT_UNDO_BUDGET = 64 * 1024 * 1024
@@ -62,6 +63,19 @@ def kept_bytes(before: FileState | None, after: FileState | None) -> int:
     return before.size
 
 
+def moved_sources(changeset: Changeset) -> dict[str, str]:
+    """Paths whose bytes a rename moved within the workdir -> where they went.
+
+    The journal keeps no copy of them: undo moves the bytes back from where
+    they are (checked against the digest), so a renamed gigabyte costs nothing.
+    """
+    return {
+        c.renamed_from: c.path
+        for c in changeset.changes
+        if c.change == "renamed" and c.renamed_from is not None
+    }
+
+
 def budget_reasons(changeset: Changeset, upper: Path | None, budget: ApplyBudget) -> list[str]:
     """Why applying ``changeset`` needs a human because of its size; empty when it fits.
 
@@ -70,7 +84,8 @@ def budget_reasons(changeset: Changeset, upper: Path | None, budget: ApplyBudget
             files; None for ``write``/``edit`` (their content is in memory).
     """
     reasons: list[str] = []
-    keep = sum(kept_bytes(c.before, c.after) for c in changeset.changes)
+    moved = moved_sources(changeset)
+    keep = sum(kept_bytes(c.before, c.after) for c in changeset.changes if c.path not in moved)
     if keep > budget.undo:
         reasons.append(
             f"overwrites or deletes {_size(keep)}, over the undo budget of {_size(budget.undo)} "

@@ -173,11 +173,16 @@ def _restorable(store: JournalStore, item: JournalFile) -> bool:
     before = item.before
     if before is None or before.kind != "file" or not kept_bytes(before, item.after):
         return before is None or before.kind != "special"
+    if item.moved_to is not None:
+        return True  # taken back from where the call moved it (checked there)
     return before.sha256 is not None and store.blob(before.sha256).is_file()
 
 
 def _undo_one(store: JournalStore, entry: JournalEntry, workdir: Path, report: UndoReport) -> None:
     depth = _depth_order(entry.files)
+    for item in entry.files:  # a renamed file's bytes: kept now, before its new name goes
+        if item.moved_to is not None and item.before is not None:
+            _keep_moved(store, workdir, item.moved_to, item.before)
     for item in reversed(depth):  # deepest first: take away what the call made
         before, after = item.before, item.after
         if after is None or (before is not None and _kind(before) == _kind(after)):
@@ -190,6 +195,19 @@ def _undo_one(store: JournalStore, entry: JournalEntry, workdir: Path, report: U
         if item.before is not None:
             _restore(store, workdir, item)
             report.restored.append(item.path)
+
+
+def _keep_moved(store: JournalStore, workdir: Path, moved_to: str, before: FileState) -> None:
+    if not before.size or not before.sha256 or store.blob(before.sha256).is_file():
+        return
+    *parents, name = moved_to.split("/")
+    dir_fd = open_dir_nofollow(workdir, parents)
+    try:
+        store.keep(dir_fd, name, before.sha256)
+    except ValueError as exc:
+        raise OSError(errno.EIO, str(exc), moved_to) from exc
+    finally:
+        os.close(dir_fd)
 
 
 def _depth_order(files: Iterable[JournalFile]) -> list[JournalFile]:

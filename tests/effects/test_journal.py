@@ -384,3 +384,20 @@ def test_a_paused_deletion_of_a_name_that_is_not_utf8_is_applied_and_undone(
     undo_entries(store, entries)
     with open(name, "rb") as handle:
         assert handle.read().startswith(b"line 0\n")
+
+
+@needs_overlay
+@GATES
+def test_a_rename_keeps_no_copy_and_is_undone(tmp_path: Path, gate: str) -> None:
+    work = _work(tmp_path)
+    (work / "big.bin").write_bytes(b"\x02" * 5000)
+    before = _tree(work)
+    result = _run(
+        tmp_path, [tool_call("bash", command="mv big.bin moved.bin")], gate, undo_budget=1000
+    )
+    assert result.stop_reason == "final", result.text  # a move loses nothing: no budget pause
+    assert (work / "moved.bin").read_bytes() == b"\x02" * 5000
+    store, entries = _entries(tmp_path)
+    assert not (tmp_path / "state" / "journal" / "blobs").exists()  # no copy was kept
+    undo_entries(store, entries)
+    assert _tree(work) == before
