@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ __all__ = [
     "copy_sparse",
     "kept_bytes",
     "moved_sources",
+    "sparse_sha256",
 ]
 
 DEFAULT_UNDO_BUDGET = 64 * 1024 * 1024
@@ -140,6 +142,37 @@ def copy_sparse(source: int, target: int) -> str:
     """
     digest = hashlib.sha256()
     size = os.fstat(source).st_size
+    for start, end, data in _extents(source, size):
+        if data:
+            _copy_range(source, target, start, end, digest)
+        else:
+            _hash_zeros(digest, end - start)
+    # Bytes appended after the fstat are not copied: the hash then differs and
+    # the caller refuses the copy (changed meanwhile).
+    os.ftruncate(target, size)
+    return digest.hexdigest()
+
+
+def sparse_sha256(source: int) -> str:
+    """sha256 of an open file's bytes, its holes hashed as zeros without reading them."""
+    digest = hashlib.sha256()
+    size = os.fstat(source).st_size
+    for start, end, data in _extents(source, size):
+        if not data:
+            _hash_zeros(digest, end - start)
+            continue
+        offset = start
+        while offset < end:
+            chunk = os.pread(source, min(_CHUNK, end - offset), offset)
+            if not chunk:
+                break
+            digest.update(chunk)
+            offset += len(chunk)
+    return digest.hexdigest()
+
+
+def _extents(source: int, size: int) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, holds data) ranges of ``source`` up to ``size``, in order."""
     offset = 0
     while offset < size:
         try:
@@ -147,24 +180,22 @@ def copy_sparse(source: int, target: int) -> str:
         except OSError as exc:
             if exc.errno == errno.ENXIO:  # only a hole is left
                 data = size
-            elif exc.errno == errno.EINVAL:  # no SEEK_DATA here: copy it all
+            elif exc.errno == errno.EINVAL:  # no SEEK_DATA here: all of it is data
                 data = offset
             else:
                 raise
-        _hash_zeros(digest, data - offset)
+        data = min(data, size)
+        if data > offset:
+            yield offset, data, False
         if data >= size:
-            offset = size
-            break
+            return
         try:
             hole = os.lseek(source, data, os.SEEK_HOLE)
         except OSError:
             hole = size
-        _copy_range(source, target, data, hole, digest)
+        hole = min(hole, size)
+        yield data, hole, True
         offset = hole
-    # Bytes appended after the fstat are not copied: the hash then differs and
-    # the caller refuses the copy (changed meanwhile).
-    os.ftruncate(target, size)
-    return digest.hexdigest()
 
 
 def _copy_range(source: int, target: int, start: int, end: int, digest: hashlib._Hash) -> None:
