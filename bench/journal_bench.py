@@ -114,7 +114,7 @@ def _sparse(root: Path) -> None:
             print(
                 f"  gate {gate:3s}: {result.stop_reason:17s} in {ran:5.2f} s; "
                 f"held layer on disk {held / 1e6:6.2f} MB; "
-                f"workdir big.bin on disk {_used(work / 'big') / 1e6:6.2f} MB"
+                f"workdir big on disk {_used(work / 'big') / 1e6:6.2f} MB"
             )
             if result.stop_reason == "approval_required":
                 reasons = result.text.split("(", 1)[1].rsplit(")", 1)[0]

@@ -1,13 +1,14 @@
 """Applying a changeset from its layer onto the real workdir: all of it or none.
 
 Before anything moves, every touched path of the real workdir must still be
-what it was when the call ran (kind, mode, hash), and every new content in the
-layer must still hash to what the changeset (signed in the approval record)
-says. Then new content is staged beside its target (same folder, same file
-system), and the changes are committed path by path; the old entries are
-renamed aside, not deleted, until the last change is in, so a failure part way
-puts every earlier path back. A crash in that short window can leave a
-``.harness-old-*`` entry next to its path; nothing is lost.
+what it was when the call ran (kind, mode, hash); every new content in the
+layer must hash to what the changeset (signed in the approval record) says,
+checked as it is copied (a mismatch puts every path back). New content is
+staged beside its target (same folder, same file system), and the changes are
+committed path by path; the old entries are renamed aside, not deleted, until
+the last change is in, so a failure part way puts every earlier path back. A
+crash in that short window can leave a ``.harness-old-*`` entry next to its
+path; nothing is lost.
 
 Before the first path moves, the undo journal (``journal``) keeps the prior
 bytes of every file the change overwrites or deletes, so ``harness undo`` can
@@ -204,8 +205,12 @@ def _copy_checked(source: Path, staged: Path, state: FileState) -> None:
         try:
             digest = copy_sparse(src, dst)
             os.fchmod(dst, state.mode)
-        finally:
+        except BaseException:  # e.g. the disk is full: no staged file is left behind
             os.close(dst)
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+        os.close(dst)
     finally:
         os.close(src)
     if digest != state.sha256:
