@@ -329,6 +329,7 @@ def check_folders(settings: Settings) -> None:
 
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
+    from harness.effects.journal_budget import ApplyBudget
 
     sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(
@@ -338,6 +339,7 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
         overlay=overlay,
         network=settings.bash_network,
     )
+    policy.effects.budget = ApplyBudget(settings.undo_budget, settings.apply_budget)
     return HumanApprovalMiddleware(
         policy,
         app.approvals,
@@ -384,10 +386,12 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
     if name == "read":
         return builtin.ReadTool(state_dir=app.state_dir)
     if name == "write":
-        return builtin.WriteTool(state_dir=app.state_dir)
+        return builtin.WriteTool(state_dir=app.state_dir, undo_budget=settings.undo_budget)
     if name == "edit":
         return builtin.EditTool(
-            fuzzy_threshold=settings.edit_fuzzy_threshold, state_dir=app.state_dir
+            fuzzy_threshold=settings.edit_fuzzy_threshold,
+            state_dir=app.state_dir,
+            undo_budget=settings.undo_budget,
         )
     if name == "bash":
         return builtin.BashTool(
@@ -397,6 +401,7 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
             state_dir=settings.resolved_state_dir,
             # The folder of the approval key (and decision ledger): hidden like the state dir.
             key_dir=default_key_path().parent,
+            undo_budget=settings.undo_budget,
         )
     if name == "explore":
         from harness.subagent import ExplorerSubagentTool, SubagentRunner

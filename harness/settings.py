@@ -54,6 +54,8 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_ENV": ("bash_env", "list"),
     "HARNESS_OTEL": ("otel", "str"),
     "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
+    "HARNESS_UNDO_BUDGET": ("undo_budget", "int"),
+    "HARNESS_APPLY_BUDGET": ("apply_budget", "int"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -108,6 +110,10 @@ class Settings(BaseModel):
     otel: Literal["off", "console", "otlp"] = "off"
     # The model a case's recorded judge asks (None: the run's own model).
     judge_model: str | None = None
+    # Bytes of prior content one applied change may keep in the undo journal, and
+    # new bytes it may write; a change over either pauses for a human.
+    undo_budget: int = Field(default=64 * 1024 * 1024, ge=0)
+    apply_budget: int = Field(default=256 * 1024 * 1024, ge=0)
 
     @field_validator("provider")
     @classmethod

@@ -83,6 +83,14 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "the run's model",
         "model a case's `judge` check asks (recorded through the test's cassette)",
     ),
+    "undo_budget": (
+        "64 MiB",
+        "bytes of prior content one change may keep in the undo journal; more pauses it",
+    ),
+    "apply_budget": (
+        "256 MiB",
+        "new bytes one change may write; more (or a sparse file) pauses it",
+    ),
     "otel": (
         None,
         "`off`, `console` (stderr), `otlp` (OTLP/HTTP; standard `OTEL_*` variables); extra `otel`",

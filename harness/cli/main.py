@@ -146,10 +146,18 @@ def health(
 
 
 def _register_subcommands() -> None:
-    from harness.cli import approval_cmd, eval_cmd, serve_cmd, tools_cmd, trace_cmd, view_cmd
+    from harness.cli import (
+        approval_cmd,
+        eval_cmd,
+        serve_cmd,
+        tools_cmd,
+        trace_cmd,
+        undo_cmd,
+        view_cmd,
+    )
 
     # These modules register their commands on `app` when imported.
-    del approval_cmd, serve_cmd, tools_cmd, view_cmd
+    del approval_cmd, serve_cmd, tools_cmd, undo_cmd, view_cmd
     app.add_typer(eval_cmd.eval_app, name="eval")
     app.add_typer(trace_cmd.trace_app, name="trace")
 

@@ -1,13 +1,21 @@
 """Applying a changeset from its layer onto the real workdir: all of it or none.
 
 Before anything moves, every touched path of the real workdir must still be
-what it was when the call ran (kind, mode, hash), and every new content in the
-layer must still hash to what the changeset (signed in the approval record)
-says. Then new content is staged beside its target (same folder, same file
-system), and the changes are committed path by path; the old entries are
-renamed aside, not deleted, until the last change is in, so a failure part way
-puts every earlier path back. A crash in that short window can leave a
-``.harness-old-*`` entry next to its path; nothing is lost.
+what it was when the call ran (kind, mode, hash); every new content in the
+layer must hash to what the changeset (signed in the approval record) says,
+checked as it is copied (a mismatch puts every path back). New content is
+staged beside its target (same folder, same file system), and the changes are
+committed path by path; the old entries are renamed aside, not deleted, until
+the last change is in, so a failure part way puts every earlier path back. A
+crash in that short window can leave a ``.harness-old-*`` entry next to its
+path; nothing is lost.
+
+Before the first path moves, the undo journal (``journal``) keeps the prior
+bytes of every file the change overwrites or deletes, so ``harness undo`` can
+put them back. Files are copied keeping holes (a sparse file is not expanded)
+and hashed while copied, so content swapped in the layer after the check is
+refused. A FIFO, socket or device the call made is not applied (nothing to
+copy); the summary line says so.
 """
 
 from __future__ import annotations
@@ -16,12 +24,15 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import ToolError
-from harness.effects.changeset import Changeset, FileState
+from harness.effects.changeset import Changeset, FileState, special_skipped
 from harness.effects.files import file_state
+from harness.effects.journal import JournalEntry, UndoJournal, journal_for_layer
+from harness.effects.journal_budget import copy_sparse
 
 __all__ = ["ChangedMeanwhile", "apply_changeset", "stale_paths"]
 
@@ -45,8 +56,14 @@ def stale_paths(changeset: Changeset, workdir: Path, layer: Path | None = None) 
     return stale
 
 
-def apply_changeset(changeset: Changeset, workdir: Path, layer: Path) -> None:
+def apply_changeset(
+    changeset: Changeset, workdir: Path, layer: Path, *, journal: UndoJournal | None = None
+) -> None:
     """Make the workdir match the layer at every path of ``changeset``.
+
+    Args:
+        journal: records the change first; by default the one named in the
+            layer's ``origin.json`` (written by the bash tool), if any.
 
     Raises:
         ChangedMeanwhile: a path changed since the call ran, or the layer was
@@ -54,7 +71,9 @@ def apply_changeset(changeset: Changeset, workdir: Path, layer: Path) -> None:
         ToolError: the file system refused a step; every earlier step was undone.
     """
     root = workdir.resolve()
-    stale = stale_paths(changeset, root, layer)
+    # The layer's side is checked as it is copied (``_copy_checked``): one read of
+    # each new file, not two (a sparse gigabyte costs seconds to hash).
+    stale = stale_paths(changeset, root)
     if stale:
         raise ChangedMeanwhile(
             "nothing was applied: these paths changed since the call ran: "
@@ -64,7 +83,11 @@ def apply_changeset(changeset: Changeset, workdir: Path, layer: Path) -> None:
         )
     for change in changeset.changes:
         _check_inside(root, change.path)
-    journal = _Journal()
+    recorder = journal if journal is not None else journal_for_layer(layer)
+    entry: JournalEntry | None = None
+    if recorder is not None:
+        entry = recorder.record(changeset, root)
+    rollback = _Rollback()
     try:
         removals = [c for c in changeset.changes if c.before is not None]
         for change in sorted(removals, key=lambda c: -c.path.count("/")):
@@ -75,18 +98,22 @@ def apply_changeset(changeset: Changeset, workdir: Path, layer: Path) -> None:
                 and change.after.kind == "dir"
             ):
                 continue  # a folder that stays a folder: only its mode may change
-            journal.move_aside(root / change.path)
+            rollback.move_aside(root / change.path)
         for change in sorted(changeset.changes, key=lambda c: c.path.count("/")):
-            if change.after is not None:
-                journal.put(root / change.path, layer / change.path, change.after)
-    except OSError as exc:
-        journal.undo()
+            if change.after is not None and not special_skipped(change):
+                rollback.put(root / change.path, layer / change.path, change.after)
+    except BaseException as exc:
+        rollback.undo()
+        if entry is not None and recorder is not None:
+            recorder.forget(entry)
+        if not isinstance(exc, OSError):
+            raise
         raise ToolError(
             f"applying the changes failed at {exc.filename or '?'} ({exc.strerror or exc}); "
             "every change already made was undone",
             error_type="apply_failed",
         ) from exc
-    journal.commit()
+    rollback.commit()
 
 
 def _same(now: FileState | None, then: FileState | None) -> bool:
@@ -109,7 +136,7 @@ def _check_inside(root: Path, rel: str) -> None:
 
 
 @dataclass
-class _Journal:
+class _Rollback:
     aside: list[tuple[Path, Path]] = field(default_factory=list)
     placed: list[Path] = field(default_factory=list)
     modes: list[tuple[Path, int]] = field(default_factory=list)
@@ -133,8 +160,7 @@ class _Journal:
         if state.kind == "symlink":
             os.symlink(state.target or "", staged)
         else:
-            shutil.copyfile(source, staged, follow_symlinks=False)
-            os.chmod(staged, state.mode)
+            _copy_checked(source, staged, state)
         try:
             os.rename(staged, target)
         except OSError:
@@ -144,6 +170,7 @@ class _Journal:
         self.placed.append(target)
 
     def undo(self) -> None:
+        """Put every path back as it was (each step best effort)."""
         for path in reversed(self.placed):
             with contextlib.suppress(OSError):
                 if path.is_dir() and not path.is_symlink():
@@ -164,3 +191,32 @@ class _Journal:
                     shutil.rmtree(backup)
                 else:
                     os.unlink(backup)
+
+
+def _copy_checked(source: Path, staged: Path, state: FileState) -> None:
+    """Copy the layer's file to ``staged`` keeping holes; its bytes must hash as ``state``."""
+    src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(src).st_mode):
+            raise ChangedMeanwhile(
+                f"nothing was applied: {source.name!r} in the held layer is no longer a file"
+            )
+        dst = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            digest = copy_sparse(src, dst)
+            os.fchmod(dst, state.mode)
+        except BaseException:  # e.g. the disk is full: no staged file is left behind
+            os.close(dst)
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+        os.close(dst)
+    finally:
+        os.close(src)
+    if digest != state.sha256:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise ChangedMeanwhile(
+            f"nothing was applied: {source.name!r} in the held layer changed after it was "
+            "judged; run the command again"
+        )

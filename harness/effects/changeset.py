@@ -12,16 +12,67 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
+import os
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
-__all__ = ["ChangeKind", "Changeset", "EntryKind", "FileChange", "FileState", "summarize"]
+__all__ = [
+    "ChangeKind",
+    "Changeset",
+    "EntryKind",
+    "FileChange",
+    "FileState",
+    "FsPath",
+    "shown_path",
+    "special_skipped",
+    "summarize",
+]
 
 EntryKind = Literal["file", "symlink", "dir", "special"]
 ChangeKind = Literal["created", "modified", "deleted", "renamed", "mode"]
 
 _SPECIAL_BITS = 0o6000
+_FS_BYTES = "fs_bytes_hex"
+
+
+def _path_to_json(path: str) -> Any:
+    """A name that is not UTF-8 (``os.fsdecode`` kept its bytes as surrogates) as its bytes.
+
+    JSON strings cannot hold lone surrogates; without this a changeset or journal
+    entry naming such a file could not be saved, so the file could never be applied.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return {_FS_BYTES: os.fsencode(path).hex()}
+    return path
+
+
+def _path_from_json(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {_FS_BYTES}:
+        try:
+            return os.fsdecode(bytes.fromhex(str(value[_FS_BYTES])))
+        except ValueError as exc:
+            raise ValueError(f"a file name's bytes are not hex ({exc})") from None
+    return value
+
+
+def shown_path(path: str) -> str:
+    """``path`` for a reader: bytes that are not UTF-8 as ``\\xNN`` (``caf\\xe9.txt``)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
+FsPath = Annotated[
+    str,
+    BeforeValidator(_path_from_json),
+    PlainSerializer(_path_to_json, return_type=Any, when_used="json"),
+]
+"""A workdir-relative POSIX path; any name the file system allows, in JSON too."""
 
 
 class FileState(BaseModel):
@@ -41,7 +92,7 @@ class FileState(BaseModel):
     mode: int = 0
     size: int = 0
     sha256: str | None = None
-    target: str | None = None
+    target: FsPath | None = None
 
     @property
     def setid(self) -> bool:
@@ -61,11 +112,11 @@ class FileChange(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    path: str
+    path: FsPath
     change: ChangeKind
     before: FileState | None = None
     after: FileState | None = None
-    renamed_from: str | None = None
+    renamed_from: FsPath | None = None
     removed_lines: int = 0
     added_lines: int = 0
     binary: bool = False
@@ -84,7 +135,7 @@ class Changeset(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     changes: tuple[FileChange, ...] = ()
-    discarded: tuple[str, ...] = ()
+    discarded: tuple[FsPath, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -116,17 +167,28 @@ def summarize(changeset: Changeset) -> str:
             parts.append(f"and {more} more")
         line = "changes: " + "; ".join(parts)
     if changeset.discarded:
-        line += " (discarded, outside the workdir: " + ", ".join(changeset.discarded) + ")"
+        shown = ", ".join(shown_path(note) for note in changeset.discarded)
+        line += f" (discarded, outside the workdir: {shown})"
     return line
 
 
 _LISTED = 12
 
 
+def special_skipped(change: FileChange) -> bool:
+    """A FIFO, socket or device made by the call: never applied (nothing to copy)."""
+    return change.after is not None and change.after.kind == "special"
+
+
 def _one(change: FileChange) -> str:
-    name = change.path + ("/" if _is_dir(change) else "")
+    name = shown_path(change.path) + ("/" if _is_dir(change) else "")
+    if special_skipped(change):
+        return (
+            f"not applied {name} (a FIFO, socket or device: harness applies only files, "
+            "folders and symlinks; make it again outside harness if it is needed)"
+        )
     if change.change == "renamed":
-        return f"renamed {change.renamed_from} -> {name}"
+        return f"renamed {shown_path(change.renamed_from or '')} -> {name}"
     if change.change == "modified" and not change.binary:
         return f"modified {name} (+{change.added_lines} -{change.removed_lines})"
     if change.change == "mode" and change.before and change.after:

@@ -9,10 +9,10 @@ import stat
 from pathlib import Path
 
 from harness.effects.changeset import FileState
+from harness.effects.journal_budget import sparse_sha256
 
 __all__ = ["MAX_DIFF_BYTES", "file_state", "line_counts", "read_bytes"]
 
-_CHUNK = 1 << 20
 # Above this a file is not diffed line by line: every line counts as replaced.
 MAX_DIFF_BYTES = 1024 * 1024
 
@@ -42,13 +42,13 @@ def file_state(path: Path | str) -> FileState | None:
 
 
 def _hash(path: Path | str) -> str:
-    digest = hashlib.sha256()
-    # O_NOFOLLOW: a symlink swapped in after the lstat is not followed.
+    # O_NOFOLLOW: a symlink swapped in after the lstat is not followed. Holes are
+    # hashed as zeros without reading them (``truncate -s 1G`` costs no reads).
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    try:
+        return sparse_sha256(fd)
+    finally:
+        os.close(fd)
 
 
 def read_bytes(path: Path | str, limit: int = MAX_DIFF_BYTES) -> bytes | None:

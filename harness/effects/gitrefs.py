@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.effects.changeset import Changeset
+from harness.effects.changeset import Changeset, FileChange
 
 __all__ = ["lost_commit_refs", "touches_refs"]
 
@@ -33,12 +33,14 @@ def lost_commit_refs(
     git_dir = workdir / ".git"
     if not git_dir.is_dir():
         return []
-    changed = [c for c in changeset.changes if _is_ref(c.path)]
+    # A slash-named branch (refs/heads/a/b) makes or removes folders under refs/:
+    # those are no refs, only the files below them are.
+    changed = [c for c in changeset.changes if _is_ref(c.path) and not _is_folder(c)]
     touched = {c.path for c in changed}
     extra = {path.removeprefix(".git/") for path in touched if path.startswith(".git/refs/")}
     before = _all_refs(lambda rel: _read(workdir / rel), git_dir, extra)
     now = _all_refs(
-        lambda rel: after(rel) if rel in touched else _read(workdir / rel), git_dir, extra
+        lambda rel: _quiet(after, rel) if rel in touched else _read(workdir / rel), git_dir, extra
     )
     olds = {name: sha for name, sha in before.items() if now.get(name) != sha}
     if not olds:
@@ -71,6 +73,19 @@ def _is_ref(path: str) -> bool:
     return path == ".git/packed-refs" or path == ".git/HEAD" or path.startswith(".git/refs/")
 
 
+def _is_folder(change: FileChange) -> bool:
+    state = change.after or change.before
+    return state is not None and state.kind == "dir"
+
+
+def _quiet(read: Callable[[str], bytes | None], rel: str) -> bytes | None:
+    """A ref's bytes, None when it cannot be read (a folder, a name gone meanwhile)."""
+    try:
+        return read(rel)
+    except OSError:
+        return None
+
+
 def _ref_file(name: str) -> str:
     return f".git/{name}"
 
@@ -79,7 +94,7 @@ def _read(path: Path) -> bytes | None:
     try:
         with open(path, "rb") as handle:
             return handle.read(1 << 22)
-    except OSError:
+    except OSError:  # missing, or a folder of slash-named refs
         return None
 
 

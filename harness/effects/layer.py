@@ -25,6 +25,7 @@ from pathlib import Path
 
 from harness.core.errors import ToolError
 from harness.effects.changeset import Changeset
+from harness.effects.journal import ORIGIN_FILE, JournalOrigin
 from harness.files import atomic_write_text
 
 __all__ = ["LAYER_ID_PATTERN", "Layer", "LayerStore"]
@@ -54,6 +55,10 @@ class Layer:
     def save_changeset(self, changeset: Changeset) -> None:
         atomic_write_text(self.root / "changeset.json", changeset.model_dump_json())
 
+    def save_origin(self, origin: JournalOrigin) -> None:
+        """Name the call whose changes these are: whoever applies them journals them so."""
+        atomic_write_text(self.root / ORIGIN_FILE, origin.model_dump_json(), durable=False)
+
     def load_changeset(self) -> Changeset:
         path = self.root / "changeset.json"
         try:
@@ -77,6 +82,7 @@ class Layer:
         """
         try:
             (self.root / "changeset.json").unlink(missing_ok=True)
+            (self.root / ORIGIN_FILE).unlink(missing_ok=True)
             for folder in (self.upper, *(self.root / "scratch").iterdir()):
                 _empty(folder, keep)
             os.utime(self.root)  # in use now: ``sweep`` spares young layers

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from harness.effects.changeset import Changeset, FileChange
 from harness.effects.gitrefs import lost_commit_refs, touches_refs
+from harness.effects.journal_budget import ApplyBudget, budget_reasons
 from harness.effects.paths import AfterBytes, hooks_paths, sensitive_change_reason
 
 __all__ = ["EffectDecision", "EffectPolicy", "RunTally"]
@@ -86,6 +87,7 @@ class EffectPolicy:
     def __init__(self, large_deletion_lines: int = 20) -> None:
         self.large_deletion_lines = large_deletion_lines
         self.tally = RunTally()
+        self.budget = ApplyBudget()  # journal and apply sizes (journal_budget)
 
     def evaluate(
         self,
@@ -118,6 +120,7 @@ class EffectPolicy:
             sensitive = sensitive_change_reason(change, workdir, hooks, after)
             if sensitive:
                 reasons.append(f"touches a sensitive path: {change.path} ({sensitive})")
+        reasons += budget_reasons(changeset, upper, self.budget)
         if touches_refs(changeset):
             for ref in lost_commit_refs(changeset, workdir, after, objects):
                 reasons.append(f"moves git ref {ref} so that commits are no longer reachable")

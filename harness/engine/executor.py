@@ -201,7 +201,11 @@ class ToolExecutor:
             workdir=env.workdir,
             session=env.session,
             visible_tool_names=env.visible,
-            metadata={"tool_call_id": call.id, "step": env.step},
+            metadata={
+                "tool_call_id": call.id,
+                "step": env.step,
+                "run_id": env.metadata.get("run_id"),
+            },
         )
         factory = env.draft_factory
         draft = None if factory is None else (lambda: factory(item.index, done))

@@ -10,6 +10,7 @@ observation; ``bash_io`` reads the output.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import os
 import signal
@@ -31,6 +32,8 @@ from harness.effects import (
     read_changeset,
     summarize,
 )
+from harness.effects.journal import journal_origin
+from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
 from harness.effects.scratch import mount_point_dirs, written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
@@ -123,6 +126,7 @@ class BashTool:
         key_dir: Path | None = None,
         bwrap_finder: BwrapFinder = find_bwrap,
         overlay: bool = True,
+        undo_budget: int = DEFAULT_UNDO_BUDGET,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -146,6 +150,7 @@ class BashTool:
         self._env_filter = EnvironmentFilter(env_names)
         self._finder = bwrap_finder
         self.overlay = overlay
+        self.undo_budget = undo_budget
         self._launcher: ShellLauncher | None = None
         self._spare: list[Layer] = []
         self._mount_dirs: dict[str, set[str]] = {}
@@ -203,6 +208,8 @@ class BashTool:
         if changeset.empty:
             self._give_back(layer, keep)
             return f"{text}\n{summarize(changeset)}" if changeset.discarded else text
+        # Whoever applies the changes (now, or after an approval) journals them as this call's.
+        layer.save_origin(journal_origin(tool_input.metadata, "bash", self.undo_budget))
         if tool_input.metadata.get(DEFER_KEY):
             # The gate reads it from here (and a pause keeps it for another process).
             layer.save_changeset(changeset)
@@ -387,7 +394,18 @@ def _changeset(
     skip = [state.relative_to(workdir).as_posix()] if state.is_relative_to(workdir) else []
     points = [workdir, *(Path(p) for p in mount.scratch)] if mount is not None else []
     notes = written_outside(mount.scratch, points) if mount is not None else []
-    return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+    try:
+        return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+    except OSError as exc:
+        # e.g. ENAMETOOLONG: a tree deeper than PATH_MAX. The model gets a clear
+        # error (no traceback in the log); nothing reaches the workdir.
+        long = exc.errno == errno.ENAMETOOLONG
+        raise ToolError(
+            "the command ran in the sandbox, but its changes could not be read "
+            f"({'a path is longer than the system allows' if long else exc.strerror or exc}); "
+            "none of them were applied. Keep every path under 4096 bytes and run it again.",
+            error_type="path_too_long" if long else "changeset_unreadable",
+        ) from None
 
 
 def _warn_if_downgraded(choice: SandboxChoice, *, chosen: bool) -> None:

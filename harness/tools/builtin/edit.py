@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
+from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
 from harness.tools.builtin.edit_matching import (
     MatchAmbiguous,
     MatchFound,
@@ -28,7 +29,7 @@ from harness.tools.builtin.edit_report import (
     snippet,
 )
 from harness.tools.builtin.edit_text import Replacement
-from harness.tools.builtin.file_io import atomic_write, read_text
+from harness.tools.builtin.file_io import atomic_write, read_text, undo_journal
 from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput, ToolOutput
 
@@ -143,7 +144,9 @@ class EditTool:
         max_bytes: larger files are refused.
         snippet_context: lines of context shown around each change.
         state_dir: the harness state dir, never read or changed (None:
-            ``<workdir>/.harness``).
+            ``<workdir>/.harness``); its undo journal keeps what an edit replaces (none
+            without a state dir).
+        undo_budget: prior bytes one edit may keep in the journal.
     """
 
     name = "edit"
@@ -166,6 +169,7 @@ class EditTool:
         max_bytes: int = 10_000_000,
         snippet_context: int = 2,
         state_dir: Path | None = None,
+        undo_budget: int = DEFAULT_UNDO_BUDGET,
     ) -> None:
         if fuzzy_threshold is not None and not 0.0 < fuzzy_threshold <= 1.0:
             raise ValueError(f"fuzzy_threshold must be in (0, 1], got {fuzzy_threshold!r}")
@@ -173,6 +177,7 @@ class EditTool:
         self.max_bytes = max_bytes
         self.snippet_context = snippet_context
         self.state_dir = state_dir
+        self.undo_budget = undo_budget
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -186,7 +191,10 @@ class EditTool:
             ToolError: see ``plan``; nothing is written then.
         """
         plan = self.plan(tool_input)
-        atomic_write(plan.scope, plan.path, plan.updated.encode("utf-8"))
+        journal = undo_journal(
+            self.state_dir, tool_input.workdir, tool_input.metadata, self.name, self.undo_budget
+        )
+        atomic_write(plan.scope, plan.path, plan.updated.encode("utf-8"), journal=journal)
         return ToolOutput(self._observation(plan), plan.metadata)
 
     def plan(self, tool_input: ToolInput) -> EditPlan:

@@ -7,13 +7,26 @@ never the state dir) is ``harness.tools.safe_open``; OS errors become
 
 from __future__ import annotations
 
+import hashlib
+import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import ToolError
+from harness.effects.changeset import FileState
+from harness.effects.journal import UndoJournal, journal_origin, open_dir_nofollow, state_at
 from harness.tools.paths import FileScope
 from harness.tools.safe_open import read_regular_file, replace_regular_file
 
-__all__ = ["BINARY_PROBE_BYTES", "atomic_write", "decode_utf8", "is_binary", "read_text"]
+__all__ = [
+    "BINARY_PROBE_BYTES",
+    "atomic_write",
+    "decode_utf8",
+    "is_binary",
+    "read_text",
+    "undo_journal",
+]
 
 BINARY_PROBE_BYTES = 8192
 """How much of a file is searched for a NUL byte to call it binary (as git does)."""
@@ -82,8 +95,13 @@ def atomic_write(
     *,
     exclusive: bool = False,
     make_parents: bool = False,
+    journal: UndoJournal | None = None,
 ) -> bool:
     """Replace ``path`` with ``data`` atomically, keeping an existing file's mode and owner.
+
+    Args:
+        journal: keeps the file's prior bytes and records the change first, so
+            ``harness undo`` can put it back (the entry is dropped if the write fails).
 
     Returns:
         Whether the file existed before.
@@ -91,4 +109,57 @@ def atomic_write(
     Raises:
         ToolError: the write failed or was refused; no temp file is left behind.
     """
-    return replace_regular_file(scope, path, data, exclusive=exclusive, make_parents=make_parents)
+    entry = None
+    if journal is not None and path != scope.workdir and path.is_relative_to(scope.workdir):
+        before = _before(scope, path)
+        if not (exclusive and before is not None):  # create refuses it: nothing to record
+            after = FileState(
+                kind="file",
+                mode=before.mode if before is not None and before.kind == "file" else 0o644,
+                size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+            )
+            rel = path.relative_to(scope.workdir).as_posix()
+            entry = journal.record_files([(rel, before, after)], scope.workdir)
+    try:
+        return replace_regular_file(
+            scope, path, data, exclusive=exclusive, make_parents=make_parents
+        )
+    except BaseException:
+        if entry is not None and journal is not None:
+            journal.forget(entry)
+        raise
+
+
+def undo_journal(
+    state_dir: Path | None, workdir: Path, metadata: Mapping[str, Any], tool: str, budget: int
+) -> UndoJournal | None:
+    """The journal a file tool's call records into; None for a tool given no state dir.
+
+    The application always gives one; a tool built bare (a script, a test) writes
+    nothing beside the files it is asked to write.
+    """
+    if state_dir is None:
+        return None
+    scope = FileScope.of(workdir, state_dir)
+    return UndoJournal(scope.state_dir, journal_origin(metadata, tool, budget))
+
+
+def _before(scope: FileScope, path: Path) -> FileState | None:
+    """What is at ``path`` now, reached without following a symlink; None when nothing is.
+
+    A folder on the way that is missing, a symlink or unreachable (a name too
+    long) also gives None: the write then makes it, or refuses with its own
+    clear error before anything changes.
+    """
+    parts = list(path.parent.relative_to(scope.workdir).parts)
+    try:
+        dir_fd = open_dir_nofollow(scope.workdir, parts)
+    except OSError:
+        return None
+    try:
+        return state_at(dir_fd, path.name)
+    except OSError:
+        return None
+    finally:
+        os.close(dir_fd)

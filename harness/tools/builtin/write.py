@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
-from harness.tools.builtin.file_io import atomic_write, read_text
+from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
+from harness.tools.builtin.file_io import atomic_write, read_text, undo_journal
 from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput, ToolOutput
 
@@ -39,7 +40,9 @@ class WriteTool:
 
     Args:
         max_bytes: ``content`` longer than this (UTF-8 bytes) is refused.
-        state_dir: the harness state dir, never written (None: ``<workdir>/.harness``).
+        state_dir: the harness state dir, never written (None: ``<workdir>/.harness``);
+            its undo journal keeps what a write replaces (``harness undo``); none without it.
+        undo_budget: prior bytes one write may keep in the journal.
     """
 
     name = "write"
@@ -50,9 +53,16 @@ class WriteTool:
         "To change part of an existing file use the edit tool instead."
     )
 
-    def __init__(self, *, max_bytes: int = 10_000_000, state_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_bytes: int = 10_000_000,
+        state_dir: Path | None = None,
+        undo_budget: int = DEFAULT_UNDO_BUDGET,
+    ) -> None:
         self.max_bytes = max_bytes
         self.state_dir = state_dir
+        self.undo_budget = undo_budget
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -88,7 +98,12 @@ class WriteTool:
                     "onto its last line."
                 )
             data = (before or "").encode("utf-8") + data
-        existed = atomic_write(scope, path, data, exclusive=mode == "create", make_parents=True)
+        journal = undo_journal(
+            self.state_dir, tool_input.workdir, tool_input.metadata, self.name, self.undo_budget
+        )
+        existed = atomic_write(
+            scope, path, data, exclusive=mode == "create", make_parents=True, journal=journal
+        )
         lines = _count_lines(content)
         outcome = _outcome(mode, existed)
         text = f"Wrote {written} byte{_s(written)} ({lines} line{_s(lines)}) to {shown} ({outcome})"
