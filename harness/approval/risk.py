@@ -34,6 +34,7 @@ from harness.approval.risk_deletion import (
     count_overwritten_lines,
 )
 from harness.approval.risk_effects import write_edit_reasons
+from harness.approval.risk_readonly import not_read_only_reasons
 from harness.approval.risk_shell import shell_command_reasons
 from harness.effects import EffectPolicy
 from harness.effects.sensitive_paths import sensitive_path_reason
@@ -189,6 +190,8 @@ class DefaultRiskPolicy:
                 state_dir=self.state_dir,
                 sandboxed=self.sandboxed,
             )
+            # No changeset will show what the call did: fail closed (risk_readonly).
+            reasons = reasons or not_read_only_reasons(arguments.get("command"))
         elif (
             tool_name in ("write", "edit")
             and workdir is not None
