@@ -33,6 +33,9 @@ NOT_READ_ONLY = "shell command is not provably read-only"
 _SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _SAFE_VARIABLE = re.compile(r"LC_[A-Z]+|LANG|LANGUAGE|TZ|NO_COLOR|TERM|COLUMNS|LINES")
 _EXPANSION = re.compile(r"[$`]|[<>]\(")
+_PLAIN_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[0-9@*#?])")
+# A loop variable the environment would not hold (``for PATH in .`` changes later lookups).
+_LOOP_VARIABLE = re.compile(r"[a-z_][a-z0-9_]*")
 _SYSTEM_PROGRAM = re.compile(r"/(usr/(local/)?)?s?bin/[^/]+")
 _NETWORK_DEVICE = re.compile(r"/dev/(tcp|udp)/")
 # Wrappers that only run the program after them (peeled by the resolver, which
@@ -70,10 +73,16 @@ def _why_not(command: ResolvedCommand, later: Sequence[ResolvedCommand]) -> str 
         return "the program is only known at run time"
     if "/" in program and not _SYSTEM_PROGRAM.fullmatch(program):
         return "runs a program by a path the policy cannot vouch for"
-    for index, word in enumerate(command.argv):
-        if command.is_dynamic(index) and _EXPANSION.search(word):
-            return f"{word} is an expansion or substitution, only known at run time"
     name = program.rsplit("/", 1)[-1]
+    if name == "for":
+        return _for_rule(command)
+    for index, word in enumerate(command.argv):
+        if not (command.is_dynamic(index) and _EXPANSION.search(word)):
+            continue
+        # A plain ``$name`` only becomes arguments, harmless to a program whose
+        # every argument is; ``${x:=v}``, ``$((x=1))`` and ``$(...)`` do more.
+        if name not in ANY_ARGUMENTS or _EXPANSION.search(_PLAIN_PARAMETER.sub("", word)):
+            return f"{word} is an expansion or substitution, only known at run time"
     if name in _WRAPPERS and _wraps_next(command, later):
         return _wrapper_rule(name, command, later[0])
     if name == "env" and _env_words(command.argv[1:]):
@@ -135,3 +144,14 @@ def _env_words(words: Sequence[str]) -> bool:
         elif not (word in _ENV_FLAGS or word.startswith("--unset=") or _ASSIGNMENT.match(word)):
             return False
     return True
+
+
+def _for_rule(command: ResolvedCommand) -> str | None:
+    """``for f in words``: sets only a lower-case loop variable (its body is judged apart)."""
+    variable = command.argv[1] if len(command.argv) > 1 else ""
+    if not _LOOP_VARIABLE.fullmatch(variable) or variable.endswith("proxy"):
+        return f"the loop sets {variable or 'a variable'}, which may change what later programs do"
+    for word in command.argv[3:]:
+        if _EXPANSION.search(_PLAIN_PARAMETER.sub("", word)):
+            return f"{word} is an expansion or substitution, only known at run time"
+    return None
