@@ -301,7 +301,7 @@ def _git_config(tail: Sequence[str], flags: Sequence[str]) -> str | None:
 def _git_subcommand(sub: str, *allowed: str) -> Callable[..., str | None]:
     def check(tail: Sequence[str], flags: Sequence[str]) -> str | None:
         operands = [w for w in tail if not w.startswith("-")]
-        if operands[:1] and operands[0] in allowed or (not operands and "" in allowed):
+        if (operands[:1] and operands[0] in allowed) or (not operands and "" in allowed):
             return None
         return f"git {sub} changes state"
 

@@ -60,6 +60,8 @@ DANGEROUS_COMMANDS = {
     "find-delete": "find . -name '*.pyc' -delete",
     "find-exec-rm": "find . -exec rm {} \\;",
     "subshell": "(cd a && rm b)",
+    # Moves the branch back: its later commits leave it (refs moving backward, issue 41).
+    "git-reset-soft": "git reset --soft HEAD~1",
     "brace-group": "{ ls; rm b; }",
     "command-substitution": "echo $(rm x)",
     "backticks": "echo `rm x`",
@@ -153,7 +155,6 @@ SAFE_COMMANDS = {
     "heredoc-plain-body": "cat <<EOF\nsudo rm x\nEOF",
     "git-status": "git status && git diff --stat",
     "git-clean-dry-run": "git clean -n",
-    "git-reset-soft": "git reset --soft HEAD~1",
     "pipeline": "ls | grep py | wc -l",
     "redirect-to-dev-null": "ls missing 2>/dev/null || echo none",
     "fd-duplication": "make 2>&1 | tail",

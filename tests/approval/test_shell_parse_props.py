@@ -14,8 +14,8 @@ from harness.approval.risk import (
     RiskVerdict,
     shell_command_reasons,
 )
-from harness.approval.risk_readers import ANY_ARGUMENTS, READERS
 from harness.approval.risk_env import CODE_VARIABLES
+from harness.approval.risk_readers import ANY_ARGUMENTS, READERS
 from harness.approval.risk_sed import sed_runs_code
 from harness.shell import ShellParseError, resolve_commands
 
