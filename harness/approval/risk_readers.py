@@ -116,8 +116,9 @@ def _file(args: Sequence[str]) -> str | None:
 
 
 def _tree(args: Sequence[str]) -> str | None:
-    if any(a == "-o" or long_option(a, "--output") for a in args):
-        return "tree -o writes a file"
+    # ``-R`` with ``-H`` writes 00Tree.html into every folder it visits.
+    if any(short_flag(a, "o") or short_flag(a, "R") or long_option(a, "--output") for a in args):
+        return "tree -o and -R write files"
     return None
 
 
@@ -328,11 +329,12 @@ _GIT_CONDITIONAL: dict[str, Callable[[Sequence[str], Sequence[str]], str | None]
 }  # fmt: skip
 
 # Programs that run code (a compiler, an interpreter, a build tool), except for
-# printing their version; ``bash -v`` would read a program from stdin, so only
-# the long form counts for shells.
+# printing their version, which they do before loading anything of the project
+# (pip and npm are left out: they start Python's site or read the project's
+# .npmrc first). ``bash -v`` would read a program from stdin: only --version.
 _VERSION_PROBES = frozenset(
-    {"python", "python3", "node", "npm", "pip", "pip3", "cargo", "rustc", "gcc", "cc", "clang",
-     "make", "cmake", "ruby", "uv", "java", "javac", "deno", "bun", "tsc", "bash", "sh", "perl"}
+    {"python", "python3", "node", "cargo", "rustc", "gcc", "cc", "clang", "make", "cmake",
+     "ruby", "java", "javac", "bash", "perl"}
 )  # fmt: skip
 _SHORT_VERSION = {"python": "-V", "python3": "-V", "node": "-v", "perl": "-v"}
 
