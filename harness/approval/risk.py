@@ -9,6 +9,9 @@ runs anything. Three families of risk are judged:
   here-documents cannot hide them), code the policy cannot read (``python -c``,
   ``awk 'system(...)'``), environment that changes later commands, writes to
   sensitive files, and, when bash runs without the sandbox, the state dir.
+  The command text is judged only where no overlay shows what the call did
+  (the sandbox off, the network on); there it fails closed (``risk_readonly``):
+  a command the named rules pass still asks unless it is shown read-only.
 * ``write`` / ``edit`` (``effects.sensitive_paths``): sensitive paths (``.env*``,
   ``pyproject.toml``, lockfiles, CI config, git config and hooks, any path
   component containing "secret" or "key").
@@ -34,6 +37,7 @@ from harness.approval.risk_deletion import (
     count_overwritten_lines,
 )
 from harness.approval.risk_effects import write_edit_reasons
+from harness.approval.risk_readonly import not_read_only_reasons
 from harness.approval.risk_shell import shell_command_reasons
 from harness.effects import EffectPolicy
 from harness.effects.sensitive_paths import sensitive_path_reason
@@ -123,6 +127,8 @@ class DefaultRiskPolicy:
             approval middleware judges with ``effects`` after the call. With the
             network off, the command text is then not judged at all (the
             changeset shows everything the call did); with it on, both are.
+            Wherever the text is judged, only a command shown to be read-only
+            runs without approval.
 
     ``effects`` is the ``EffectPolicy`` shared by bash changesets, ``write``
     and ``edit``: one removed-line tally per run for all three.
@@ -189,6 +195,8 @@ class DefaultRiskPolicy:
                 state_dir=self.state_dir,
                 sandboxed=self.sandboxed,
             )
+            # No changeset will show what the call did: fail closed (risk_readonly).
+            reasons = reasons or not_read_only_reasons(arguments.get("command"))
         elif (
             tool_name in ("write", "edit")
             and workdir is not None

@@ -90,7 +90,52 @@ def _any(flags: Sequence[str], letters: str, *names: str) -> bool:
 
 
 def _reset(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
-    return "discards uncommitted changes" if _any(_flags(rest), "", "--hard") else None
+    if _any(_flags(rest), "", "--hard", "--merge", "--keep"):
+        return "discards uncommitted changes"
+    before = rest[: rest.index("--")] if "--" in rest else rest
+    commits = [o for o in _operands(before) if o not in ("HEAD", "@") and not exists(o)]
+    if commits:  # ``git reset file`` only unstages; ``git reset HEAD~1`` moves the branch
+        return "moves the current branch to another commit; commits after it leave the branch"
+    return None
+
+
+def _checkout_index(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    return "overwrites uncommitted changes" if _any(_flags(rest), "f", "--force") else None
+
+
+def _read_tree(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    if _any(_flags(rest), "u", "--reset"):
+        return "replaces the index and working tree, discarding uncommitted changes"
+    return None
+
+
+def _tag(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    flags = _flags(rest)
+    if _any(flags, "d", "--delete"):
+        return "deletes a tag"
+    return "moves an existing tag" if _any(flags, "f", "--force") else None
+
+
+def _gc(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    if _any(_flags(rest), "", "--prune", "--aggressive"):
+        return "deletes unreachable commits that only the reflog still holds"
+    return None
+
+
+def _mv(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    return "overwrites the target file" if _any(_flags(rest), "f", "--force") else None
+
+
+def _in_progress(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    if _any(_flags(rest), "", "--abort", "--quit"):
+        return "discards the merge, rebase or cherry-pick in progress"
+    return None
+
+
+def _rebase(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
+    if _any(_flags(rest), "", "--continue", "--show-current-patch", "--edit-todo"):
+        return None
+    return _in_progress(rest, exists) or "rewrites the commits of the branch"
 
 
 def _clean(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
@@ -119,6 +164,8 @@ def _checkout(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
     paths = [o for o in _operands(rest) if o in (".", "./", ":/") or exists(o)]
     if paths and not _any(flags, "bB", "--orphan"):
         return "discards uncommitted changes to the named paths"
+    if any(short_flag(f, "B") for f in flags):
+        return "overwrites an existing branch"
     return None
 
 
@@ -131,6 +178,8 @@ def _restore(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
 def _switch(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
     if _any(_flags(rest), "f", "--force", "--discard-changes"):
         return "discards uncommitted changes"
+    if _any(_flags(rest), "C", "--force-create"):
+        return "overwrites an existing branch"
     return None
 
 
@@ -148,6 +197,8 @@ def _branch(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
         return "deletes a branch"
     if any(short_flag(f, "M") or short_flag(f, "C") for f in flags):
         return "overwrites an existing branch"
+    if _any(flags, "f", "--force"):
+        return "moves an existing branch; its commits can leave it"
     return None
 
 
@@ -160,7 +211,9 @@ def _reflog(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
 
 
 def _update_ref(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
-    return "deletes a ref" if _any(_flags(rest), "d", "--stdin") else None
+    if _any(_flags(rest), "d", "--stdin"):
+        return "deletes a ref"
+    return "moves a ref; commits can leave its branch" if _operands(rest) else None
 
 
 def _worktree(rest: Sequence[str], exists: Callable[[str], bool]) -> str | None:
@@ -180,4 +233,15 @@ _SUBCOMMANDS: dict[str, Callable[[Sequence[str], Callable[[str], bool]], str | N
     "reflog": _reflog,
     "update-ref": _update_ref,
     "worktree": _worktree,
+    "checkout-index": _checkout_index,
+    "read-tree": _read_tree,
+    "tag": _tag,
+    "gc": _gc,
+    "prune": lambda rest, exists: "deletes unreachable commits that only the reflog still holds",
+    "mv": _mv,
+    "merge": _in_progress,
+    "cherry-pick": _in_progress,
+    "revert": _in_progress,
+    "am": _in_progress,
+    "rebase": _rebase,
 }

@@ -14,7 +14,9 @@ from harness.approval.risk import (
     RiskVerdict,
     count_deleted_lines,
     sensitive_path_reason,
+    shell_command_reasons,
 )
+from harness.approval.risk_readonly import NOT_READ_ONLY
 from harness.core.messages import ToolCall
 from harness.tools.builtin.bash import BashTool
 from harness.tools.execution import ToolExecutionContext
@@ -58,6 +60,8 @@ DANGEROUS_COMMANDS = {
     "find-delete": "find . -name '*.pyc' -delete",
     "find-exec-rm": "find . -exec rm {} \\;",
     "subshell": "(cd a && rm b)",
+    # Moves the branch back: its later commits leave it (refs moving backward, issue 41).
+    "git-reset-soft": "git reset --soft HEAD~1",
     "brace-group": "{ ls; rm b; }",
     "command-substitution": "echo $(rm x)",
     "backticks": "echo `rm x`",
@@ -151,7 +155,6 @@ SAFE_COMMANDS = {
     "heredoc-plain-body": "cat <<EOF\nsudo rm x\nEOF",
     "git-status": "git status && git diff --stat",
     "git-clean-dry-run": "git clean -n",
-    "git-reset-soft": "git reset --soft HEAD~1",
     "pipeline": "ls | grep py | wc -l",
     "redirect-to-dev-null": "ls missing 2>/dev/null || echo none",
     "fd-duplication": "make 2>&1 | tail",
@@ -189,12 +192,26 @@ def test_dangerous_shell_commands_need_approval(command: str) -> None:
     assert decision.reasons
 
 
-@pytest.mark.parametrize("command", SAFE_COMMANDS.values(), ids=SAFE_COMMANDS.keys())
-def test_safe_shell_commands_are_allowed(command: str) -> None:
+# The safe commands that only read: they run even where bash's effects cannot be seen.
+READ_ONLY = frozenset(
+    {"echo-rm", "grep-quoted-rm-rf", "ls", "cat-readme", "cat-release-notes", "comment",
+     "single-quoted-substitution", "escaped-substitution", "heredoc-plain-body", "git-status",
+     "pipeline", "redirect-to-dev-null", "command-v", "which", "env-read", "sed-print",
+     "cd-and-ls", "empty", "find-print", "xargs-grep", "variable-argument"}
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "command"), SAFE_COMMANDS.items(), ids=SAFE_COMMANDS.keys())
+def test_safe_shell_commands_trip_no_rule_and_reads_are_allowed(name: str, command: str) -> None:
     decision = bash(command)
 
-    assert decision == RiskDecision(RiskVerdict.ALLOW, (), RiskLevel.LOW)
-    assert not decision.requires_approval
+    assert shell_command_reasons(command) == []
+    if name in READ_ONLY:
+        assert decision == RiskDecision(RiskVerdict.ALLOW, (), RiskLevel.LOW)
+        assert not decision.requires_approval
+    else:  # the policy judges text only where no changeset shows the effects: it fails closed
+        assert decision.requires_approval
+        assert all(r.startswith(NOT_READ_ONLY) for r in decision.reasons), decision.reasons
 
 
 @pytest.mark.parametrize(
@@ -225,13 +242,14 @@ def test_deep_nesting_fails_closed_instead_of_overflowing(command: str) -> None:
 @pytest.mark.parametrize(
     ("command", "needs_approval"),
     [
-        ("echo " + "$((" * 25 + "a b" + "))" * 25, False),
+        ("echo " + "$((" * 25 + "a b" + "))" * 25, False),  # asks only as not read-only
         ("echo " + "$(( " * 25 + "$(rm x)" + " ))" * 25, True),
     ],
     ids=["arithmetic-fallbacks", "substitution-inside-arithmetic"],
 )
 def test_nested_arithmetic_is_judged_without_blowing_up(command: str, needs_approval: bool) -> None:
-    assert bash(command).requires_approval is needs_approval
+    assert bool(shell_command_reasons(command)) is needs_approval
+    assert bash(command).requires_approval
 
 
 def test_reason_names_the_command_and_why() -> None:

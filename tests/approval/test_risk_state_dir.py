@@ -86,8 +86,12 @@ def test_in_the_sandbox_the_state_dir_is_not_reachable_so_not_judged(
      "harness approvals", "git status", "python3 -m pytest -q"],
     ids=["plain-redirect", "cd-sub", "ls", "cat", "list-approvals", "git-status", "pytest"],
 )  # fmt: skip
-def test_unsandboxed_ordinary_commands_stay_free(command: str, workdir: Path) -> None:
-    assert judge(command, workdir, sandboxed=False).verdict is RiskVerdict.ALLOW
+def test_unsandboxed_ordinary_commands_trip_no_state_dir_rule(command: str, workdir: Path) -> None:
+    decision = judge(command, workdir, sandboxed=False)
+
+    assert not any(STATE in r or SELF in r for r in decision.reasons), decision.reasons
+    reads = ("ls -la", "cat README.md", "git status")
+    assert (decision.verdict is RiskVerdict.ALLOW) is (command in reads), decision.reasons
 
 
 def test_a_state_dir_outside_the_workdir_is_guarded_by_its_absolute_path(tmp_path: Path) -> None:
@@ -101,7 +105,7 @@ def test_a_state_dir_outside_the_workdir_is_guarded_by_its_absolute_path(tmp_pat
 
     assert any(STATE in r for r in outside.reasons)
     assert any(STATE in r for r in relative.reasons)
-    assert other.verdict is RiskVerdict.ALLOW
+    assert not any(STATE in r for r in other.reasons)
 
 
 def _policy(settings: Settings) -> DefaultRiskPolicy:

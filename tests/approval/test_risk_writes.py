@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
+from harness.approval.risk_readonly import NOT_READ_ONLY
 from harness.approval.risk_writes import CwdTracker, TreeTooBig, copied_tree_targets
 from harness.shell import resolve_commands
 
@@ -50,8 +51,12 @@ def test_a_copied_tree_holding_a_sensitive_file_needs_approval(command: str, tre
     ["cp -r ../plain .", "rsync -a ../plain/ build/", "cp ../plain/a.py b.py"],
     ids=["cp-r", "rsync", "cp-file"],
 )
-def test_a_copied_tree_of_plain_files_is_free(command: str, trees: Path) -> None:
-    assert judge(command, trees) == (RiskVerdict.ALLOW, ())
+def test_a_copied_tree_of_plain_files_trips_no_write_rule(command: str, trees: Path) -> None:
+    verdict, reasons = judge(command, trees)
+
+    # It asks only because a copy is not read-only (the unsandboxed path fails closed).
+    assert verdict is RiskVerdict.APPROVAL_REQUIRED
+    assert all(r.startswith(NOT_READ_ONLY) for r in reasons), reasons
 
 
 def test_a_tree_too_big_to_walk_is_not_judged_file_by_file(tmp_path: Path) -> None:

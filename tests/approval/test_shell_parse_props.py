@@ -8,12 +8,20 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.approval.risk import DefaultRiskPolicy, RiskDecision, RiskVerdict
+from harness.approval.risk import (
+    DefaultRiskPolicy,
+    RiskDecision,
+    RiskVerdict,
+    shell_command_reasons,
+)
 from harness.approval.risk_env import CODE_VARIABLES
+from harness.approval.risk_readers import ANY_ARGUMENTS, READERS
 from harness.approval.risk_sed import sed_runs_code
 from harness.shell import ShellParseError, resolve_commands
 
 POLICY = DefaultRiskPolicy()
+# As the app builds it when bash runs without the sandbox: every rule on.
+GUARDED = DefaultRiskPolicy(state_dir=Path("/nonexistent/work/.harness"), sandboxed=False)
 
 DANGEROUS = [
     "rm -rf build",
@@ -127,14 +135,76 @@ def test_quote_concatenated_program_names_still_flag(
     wrappers=st.lists(st.sampled_from(["nice", "timeout 5", "env", "nohup"]), max_size=2),
     seps=st.lists(st.sampled_from([";", " && ", " || ", "\n", " | "]), min_size=4, max_size=4),
 )
-def test_safe_commands_joined_and_wrapped_are_allowed(
+def test_safe_commands_joined_and_wrapped_trip_no_rule(
     before: list[str], prefixes: list[str], wrappers: list[str], seps: list[str]
 ) -> None:
     first = " ".join([*prefixes, *wrappers, before[0]])
 
-    decision = decide(join([first, *before[1:]], seps))
+    assert shell_command_reasons(join([first, *before[1:]], seps)) == []
+
+
+READS = ["ls -la", "pwd", "git status", "git log --oneline -5", "git diff --stat", "cat f.txt",
+         "grep -rn TODO src", "wc -l f.txt", "head -n 3 f.txt", "find . -name '*.py'",
+         "rg -n foo", "sort f.txt", "sed -n 1,5p f.txt", "awk '{print $1}' f.txt"]  # fmt: skip
+read_commands = st.one_of(
+    st.sampled_from(READS),
+    st.builds(lambda ws: " ".join(["echo", *ws]), st.lists(safe_words, max_size=4)),
+    st.builds(lambda ws: " ".join(["ls", *ws]), st.lists(safe_words, max_size=3)),
+)
+locale_prefixes = st.lists(st.sampled_from(["LC_ALL=C", "LANG=C.UTF-8", "TZ=UTC"]), max_size=2)
+
+
+@given(
+    reads=st.lists(read_commands, min_size=1, max_size=4),
+    prefixes=locale_prefixes,
+    wrappers=st.lists(st.sampled_from(["nice", "timeout 5", "env", "time"]), max_size=2),
+    seps=st.lists(st.sampled_from([";", " && ", " || ", "\n", " | "]), min_size=4, max_size=4),
+    quiet=st.booleans(),
+)
+def test_read_only_commands_joined_and_wrapped_run_even_where_effects_are_unseen(
+    reads: list[str], prefixes: list[str], wrappers: list[str], seps: list[str], quiet: bool
+) -> None:
+    first = " ".join([*prefixes, *wrappers, reads[0]])
+    text = join([first, *reads[1:]], seps) + (" 2>/dev/null" if quiet else "")
+
+    decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
 
     assert not decision.requires_approval, decision.reasons
+
+
+# Each makes a command line not provably read-only, wherever it is put among reads.
+NOT_READS = ["touch new.txt", "echo x > out.txt", "cat f >> log", "make", "pytest -q",
+             "python3 x.py", "git commit -qm x", "git checkout -- .", "git fetch",
+             "sort -o f.txt f.txt", "sort -uof f", "find . -exec wc {} +", "find . -fprint x",
+             "rg --pre ./x foo", "rg --pr=./x foo", "git diff --outp=x", "git log --output x",
+             "sed -i s/a/b/ f", "sed -ni p f", "sed 'w out' f", "awk '{print > \"o\"}' f",
+             "awk 'BEGIN{system(\"id\")}'", "uniq a b", "x=1", "PATH=.:$PATH",
+             "echo $(id)", "echo ${X:=1}", "ls $((i=1))", "cat <(id)", "./ls", "bin/cat f",
+             "$CMD", "eval ls", "source x.sh", "for PATH in .; do :; done", "set -a",
+             "printf -v PATH x", "git -c core.pager=x log", "git branch new",
+             "git stash", "git tag v1", "git config a.b c", "tee f", "cat <> f",
+             "xargs rm", "xargs sort", "command ls > f", "GIT_PAGER=x git log",
+             "time -o f ls", "env -S ls", "cat < /dev/tcp/127.0.0.1/1", "exec 3>f"]  # fmt: skip
+
+
+@given(
+    before=st.lists(read_commands, max_size=2),
+    culprit=st.sampled_from(NOT_READS),
+    after=st.lists(read_commands, max_size=2),
+    seps=st.lists(
+        st.sampled_from([";", " && ", " || ", "\n", " | ", " & "]), min_size=4, max_size=4
+    ),
+    wrappers=st.lists(st.sampled_from(["nice", "timeout 5", "env"]), max_size=1),
+)
+def test_anything_not_provably_read_only_asks_where_effects_are_unseen(
+    before: list[str], culprit: str, after: list[str], seps: list[str], wrappers: list[str]
+) -> None:
+    wrapped = " ".join([*wrappers, culprit]) if culprit[0].isalpha() else culprit
+    text = join([*before, wrapped, *after], seps)
+
+    decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
+
+    assert decision.verdict is RiskVerdict.APPROVAL_REQUIRED, text
 
 
 @given(text=st.text())
@@ -249,7 +319,6 @@ def test_sed_reader_never_raises(text: str) -> None:
     assert isinstance(sed_runs_code(text), bool)
 
 
-GUARDED = DefaultRiskPolicy(state_dir=Path("/nonexistent/work/.harness"), sandboxed=False)
 shellish = st.text(
     alphabet=st.sampled_from(list("rm -cdx.$()<>|&;'\"`\\\n{}[]=*?~/\0aehsv")), max_size=60
 )
@@ -260,3 +329,19 @@ def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
     decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
 
     assert decision.verdict in (RiskVerdict.ALLOW, RiskVerdict.APPROVAL_REQUIRED)
+
+
+KNOWN_READERS = ANY_ARGUMENTS | READERS.keys() | {"timeout", "nice", "time", "env", "xargs", "for"}
+
+
+@given(text=st.one_of(st.text(max_size=60), shellish))
+def test_whatever_runs_unasked_without_the_sandbox_is_a_known_reader(text: str) -> None:
+    decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
+
+    if decision.verdict is RiskVerdict.ALLOW:
+        for command in resolve_commands(text):
+            assert not command.assignments or all(
+                a.startswith(("LC_", "LANG", "TZ")) for a in command.assignments
+            )
+            assert set(command.write_targets) <= {"/dev/null", "/dev/stdout", "/dev/stderr"}
+            assert not command.argv or command.argv[0].rsplit("/", 1)[-1] in KNOWN_READERS, text
