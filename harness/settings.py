@@ -14,7 +14,15 @@ from harness.core.errors import ConfigurationError
 __all__ = ["BUILTIN_TOOL_NAMES", "PROVIDER_NAMES", "Settings"]
 
 BUILTIN_TOOL_NAMES = ("read", "write", "edit", "bash", "explore")
-PROVIDER_NAMES = ("echo", "scripted", "openai", "openai-responses", "anthropic", "claude")
+PROVIDER_NAMES = (
+    "echo",
+    "scripted",
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "claude",
+    "gemini",
+)
 TRACE_MODES = ("off", "metadata", "replay")
 APPROVAL_PROVIDERS = ("off", "cli", "feishu")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from google.genai import types
 
 __all__ = [
+    "BASE_URL_ENV",
     "CONTENT_KEY",
     "KEY_ENV",
     "GeminiProvider",
@@ -75,6 +76,9 @@ _MODES: Final = {ToolChoice.AUTO: "AUTO", ToolChoice.REQUIRED: "ANY", ToolChoice
 
 class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
     """``LLMProvider`` over Gemini's ``generateContent`` (Gemini API or Vertex AI).
+
+    A client built here speaks API version ``v1beta`` (where thinking, JSON Schema
+    parameters and every Gemini model are served), whatever the SDK's default.
 
     Args:
         model: model name used when the request names none (e.g. ``"gemini-2.5-flash"``).
@@ -136,6 +140,7 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
 
             options = types.HttpOptions(
                 base_url=url,
+                api_version="v1beta",
                 timeout=int(timeout * 1000),
                 retry_options=types.HttpRetryOptions(attempts=max_retries + 1),
             )
