@@ -99,7 +99,8 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
     that calls tools; ``MAX_TOKENS``, ``SAFETY``, ``MALFORMED_FUNCTION_CALL``,
     ...), or the ``blockReason`` of a prompt refused before generation.
     ``await provider.acomplete(request)`` uses the SDK's async client
-    (``client.aio``) natively, also for a provider built from a key.
+    (``client.aio``) natively, also for a provider built from a key; ``await
+    provider.aclose()`` then closes its pool for the running event loop.
     """
 
     name = "gemini"
@@ -176,6 +177,17 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             with self._translated_errors():
                 return await self._acall(client.aio, request)
         return await super().acomplete(request)
+
+    async def aclose(self) -> None:
+        """Close the async HTTP pool an owned client opened on this event loop.
+
+        google-genai keeps one async pool per event loop; a provider built from a
+        key closes it here (a client passed in is the caller's to close).
+        """
+        from google import genai
+
+        if self._owns_client and isinstance(self._client, genai.Client):
+            await self._client.aio.aclose()
 
     def _call(self, client: genai.Client, request: LLMRequest) -> LLMResponse:
         model, contents, config = self._arguments(request)
