@@ -8,9 +8,10 @@ sorted pairs, without the parameters the caller names (``beta``,
 ``api-version``...). Gemini's bodies (``...:generateContent``) are compared with
 every key in lowerCamelCase: its proto-JSON takes ``function_call`` and
 ``functionCall`` alike and SDK versions send either, so a recording replays for
-both (google-genai's own replay client compares the same way). Credentials (query parameters and body fields named like
-one, see :mod:`harness.recording._redact`) are compared as redacted, since the
-file only ever holds them redacted.
+both (google-genai's own replay client compares the same way). Credentials
+(query parameters and body fields named like one, see
+:mod:`harness.recording._redact`) are compared as redacted, since the file only
+ever holds them redacted.
 """
 
 from __future__ import annotations
