@@ -7,7 +7,8 @@ content after it (several for parallel calls). gemini-2.x calls carry no id
 and clients invent their own when they send a call back, so a call is known by
 ``<name>#<n>`` (its place among the calls of that name in its content) as well
 as by its id, and a result is paired with the call of the content before it by
-id, else by name and order. A result is an error when its ``response`` holds
+id, else by name and order; a request's results are those after its last model
+content (the ones it sends for the first time). A result is an error when its ``response`` holds
 only an ``error`` key (the convention of pydantic-ai and of harness's provider;
 the wire has no flag). Usage is the last chunk's, normalised as harness's
 ``Usage`` (thoughts counted as output and as reasoning, cache reads inside
@@ -148,6 +149,9 @@ def read_request(
     for content in contents:
         parts = _parts(content)
         if content.get("role") == "model":
+            # Results answer the model turn right before them; only those after the
+            # last one are new (an id-less call's ``<name>#<n>`` repeats turn by turn).
+            results = []
             before = _asks(parts)
             for ask in before:
                 history[str(ask.item_id)] = ask
