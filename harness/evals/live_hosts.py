@@ -6,7 +6,7 @@ as ``0.0.0.0``, ``127.1``, ``0x7f.1``, ``2130706433``, ``[::ffff:127.0.0.1]`` or
 ``localhost.`` is as much a mock as one reached as ``127.0.0.1``.
 
 - A known provider API host (``KNOWN_LIVE_HOSTS``, Azure OpenAI's
-  ``*.openai.azure.com``) is live.
+  ``*.openai.azure.com``, Vertex AI's ``*-aiplatform.googleapis.com``) is live.
 - Your own gateway is live when declared in ``HARNESS_LIVE_HOSTS`` (comma-separated
   host names; ``.example.com`` covers its subdomains).
 - An address that is not globally routable (loopback, unspecified, link-local,
@@ -42,11 +42,13 @@ KNOWN_LIVE_HOSTS = frozenset(
         "api.openai.com",
         "api.together.xyz",
         "api.x.ai",
+        "aiplatform.googleapis.com",
         "generativelanguage.googleapis.com",
         "openrouter.ai",
     }
 )
-_KNOWN_SUFFIXES = (".openai.azure.com",)
+# Azure OpenAI's resources; Vertex AI's regional hosts (europe-west4-aiplatform...).
+_KNOWN_SUFFIXES = (".openai.azure.com", "-aiplatform.googleapis.com")
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address

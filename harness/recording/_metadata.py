@@ -47,6 +47,8 @@ class CassetteMetadata(BaseModel):
 
 
 def _provider(path: str, host: str) -> str | None:
+    if path.endswith((":generateContent", ":streamGenerateContent")):
+        return "gemini"  # Gemini API and Vertex AI alike
     if path.endswith("/responses"):
         return "openai-responses"
     if path.endswith("/chat/completions") or "openai" in host:

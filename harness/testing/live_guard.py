@@ -27,6 +27,7 @@ MODEL_API_HOSTS = frozenset(
         "api.openai.com",
         "api.anthropic.com",
         "generativelanguage.googleapis.com",
+        "aiplatform.googleapis.com",
         "api.mistral.ai",
         "api.groq.com",
         "api.deepseek.com",
@@ -39,7 +40,7 @@ MODEL_API_HOSTS = frozenset(
         "api.perplexity.ai",
     }
 )
-_HOST_SUFFIXES = (".openai.azure.com",)
+_HOST_SUFFIXES = (".openai.azure.com", "-aiplatform.googleapis.com")
 
 
 class LiveCallBlockedError(NetworkBlockedError):

@@ -23,6 +23,8 @@ from harness.testing.llm_config import LLMCassetteConfig
 if TYPE_CHECKING:
     import anthropic as anthropic_sdk
     import openai as openai_sdk
+    from google import genai
+    from google.genai import client as genai_client
 
     from harness.recording import CassetteHandle
     from harness.tracing import TraceTree
@@ -35,6 +37,11 @@ DEFAULT_BASE_URLS = {
 }
 _BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 _KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Gemini (google-genai) in a block of its own: its SDK reads GOOGLE_GEMINI_BASE_URL
+# and GEMINI_API_KEY (GOOGLE_API_KEY first when both are set).
+_GEMINI = "gemini"
+_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+_GEMINI_KEYS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 # Replayed requests never leave the process, but the SDKs insist on a key.
 REPLAY_KEY = "harness-replay-placeholder"
 _SIMULATOR_KEY = "harness-simulator-placeholder"
@@ -97,14 +104,18 @@ class LLMCassette:
         return self._handle
 
     def base_url(self, provider: str) -> str:
-        """The URL the ``provider`` ("openai" | "anthropic") client must use in this test.
+        """The URL the ``provider`` ("openai" | "anthropic" | "gemini") client must use.
 
         The simulator's while recording with ``--harness-base-url``, else the SDK
         default (a replay is answered before any connection, whatever the host).
         """
+        if provider == _GEMINI:
+            if self.replaying or not self._simulator_url:
+                return _GEMINI_BASE_URL
+            return self._simulator_url.rstrip("/")
         if provider not in DEFAULT_BASE_URLS:
             raise ConfigurationError(
-                f"llm_cassette.base_url({provider!r}): use 'openai' or 'anthropic'"
+                f"llm_cassette.base_url({provider!r}): use 'openai', 'anthropic' or 'gemini'"
             )
         if self.replaying or not self._simulator_url:
             return DEFAULT_BASE_URLS[provider]
@@ -117,13 +128,14 @@ class LLMCassette:
         """The key a client gets: a dummy when replaying or simulating, else yours."""
         if self.replaying:
             return REPLAY_KEY
-        key = os.environ.get(_KEY_VARIABLES[provider])
+        variables = _GEMINI_KEYS if provider == _GEMINI else (_KEY_VARIABLES[provider],)
+        key = next((os.environ[v] for v in variables if os.environ.get(v)), None)
         if key:
             return key
         if self._simulator_url:
             return _SIMULATOR_KEY
         raise ConfigurationError(
-            f"recording {provider} needs {_KEY_VARIABLES[provider]} (or --harness-base-url "
+            f"recording {provider} needs {variables[0]} (or --harness-base-url "
             "pointing at the harness simulator); replay with --record-mode none needs no key"
         )
 
@@ -164,6 +176,27 @@ class LLMCassette:
         client = self._client(anthropic.AsyncAnthropic, "anthropic", kwargs)
         return client  # type: ignore[no-any-return]
 
+    def gemini(self, **kwargs: Any) -> genai.Client:
+        """A google-genai ``genai.Client`` on this cassette (keyword arguments override).
+
+        Its ``.aio`` is the async client (see :meth:`async_gemini`). google-genai
+        sends async calls through aiohttp when aiohttp is importable (vcrpy
+        records and replays it too) and through httpx2 otherwise.
+        """
+        from google import genai
+        from google.genai import types
+
+        retry = types.HttpRetryOptions(attempts=1) if self.replaying else None
+        options = types.HttpOptions(base_url=self.base_url(_GEMINI), retry_options=retry)
+        settings = {"api_key": self.api_key(_GEMINI), "http_options": options, **kwargs}
+        client = genai.Client(**settings)
+        self._clients.append(client)
+        return client
+
+    def async_gemini(self, **kwargs: Any) -> genai_client.AsyncClient:
+        """google-genai's async client (``genai.Client(...).aio``) on this cassette."""
+        return self.gemini(**kwargs).aio
+
     def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
         """The ``(vcr request, response dict)`` pairs of the test so far, telemetry left out."""
         return self.handle.exchanges
@@ -181,6 +214,16 @@ class LLMCassette:
         for variable in _KEY_VARIABLES.values():
             if self.replaying or (self._simulator_url and not os.environ.get(variable)):
                 values[variable] = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
+        values.update(self._gemini_environment())
+        return values
+
+    def _gemini_environment(self) -> dict[str, str]:
+        values = {"GOOGLE_GEMINI_BASE_URL": self.base_url(_GEMINI)}
+        own_key = any(os.environ.get(v) for v in _GEMINI_KEYS)
+        if self.replaying or (self._simulator_url and not own_key):
+            # google-genai prefers GOOGLE_API_KEY: a real one must not go out in its place.
+            placeholder = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
+            values.update(dict.fromkeys(_GEMINI_KEYS, placeholder))
         return values
 
     def close_clients(self) -> None:
