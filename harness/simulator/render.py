@@ -7,8 +7,10 @@ JSON or SSE, that the request asked for.
 
 from __future__ import annotations
 
+import importlib
 import json
 from types import ModuleType
+from typing import Any
 from urllib.parse import urlsplit
 
 from harness.simulator import _anthropic, _openai, _responses
@@ -26,13 +28,19 @@ _APIS: tuple[tuple[str, ModuleType], ...] = (
 )
 
 
-def _api(url: str) -> ModuleType | None:
+def _api(url: str) -> Any:
+    """The API module (or a wire package's API object) answering ``url``, or None."""
     path = urlsplit(url).path.rstrip("/")
-    return next((api for suffix, api in _APIS if path.endswith(suffix)), None)
+    found = next((api for suffix, api in _APIS if path.endswith(suffix)), None)
+    if found is None:
+        # Gemini's renderer lives in its wire's package, a room above: by dotted path.
+        return importlib.import_module("harness.wires.gemini.simulator").route(path)
+    return found
 
 
 def renders(url: str) -> bool:
-    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses)."""
+    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses,
+    Gemini's generate methods)."""
     return _api(url) is not None
 
 

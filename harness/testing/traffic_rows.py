@@ -24,7 +24,10 @@ _APIS = (
     ("/responses", "openai-responses"),
 )
 # The wire formats harness's adapters decode (usage and tool calls): every one above.
-_DECODED = frozenset(api for _, api in _APIS)
+_DECODED = frozenset({*(api for _, api in _APIS), "gemini"})
+
+
+_GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 
 
 def model_api(method: str, uri: str) -> str | None:
@@ -32,6 +35,8 @@ def model_api(method: str, uri: str) -> str | None:
     if method.upper() != "POST":
         return None
     path = urlsplit(uri).path.rstrip("/")
+    if path.endswith(_GEMINI_METHODS):
+        return "gemini"  # Gemini API and Vertex AI: the model is in the path
     return next((api for suffix, api in _APIS if path.endswith(suffix)), None)
 
 
@@ -69,6 +74,14 @@ class TrafficSummary:
         }
 
 
+def _model_in_path(uri: str) -> str | None:
+    """Gemini's model: ``.../models/{model}:generateContent``."""
+    path = urlsplit(uri).path
+    if not path.endswith(_GEMINI_METHODS) or "/models/" not in path:
+        return None
+    return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
+
+
 def _requested_model(body: Any) -> str | None:
     try:
         value = json.loads(body) if isinstance(body, bytes | str) and body else None
@@ -92,7 +105,7 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
             continue
         calls += 1
         providers[api] = None
-        model = _requested_model(request.body) or "unknown"
+        model = _requested_model(request.body) or _model_in_path(request.uri) or "unknown"
         decoded = None  # a body no adapter reads: counted, without usage
         if api in _DECODED:
             with contextlib.suppress(HarnessError):

@@ -60,6 +60,7 @@ __all__ = [
     "KEY_ENV",
     "GeminiProvider",
     "from_gemini_response",
+    "recorded_decoder",
     "to_gemini_contents",
     "to_gemini_tools",
 ]
@@ -233,6 +234,25 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             }
         model = request.model or self.model
         return model, contents, types.GenerateContentConfig.model_validate(config)
+
+
+def recorded_decoder(http: Any, *, key: str, stream: bool) -> GeminiProvider:
+    """A provider whose SDK client sends through ``http`` (an ``httpx2.Client``).
+
+    Harness's mutants and eval rows decode recorded answers with it: the
+    transport answers with the recorded bytes, the SDK and the mapping parse them.
+    """
+    from google import genai
+    from google.genai import types
+
+    options = types.HttpOptions(
+        base_url="http://127.0.0.1",
+        api_version="v1beta",
+        httpx_client=http,
+        retry_options=types.HttpRetryOptions(attempts=1),
+    )
+    client = genai.Client(api_key=key, http_options=options)
+    return GeminiProvider("recorded", client=client, stream=stream)
 
 
 def _plain(response: Any) -> dict[str, Any]:
