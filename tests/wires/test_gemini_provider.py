@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,15 @@ def test_a_blocked_prompt_maps_to_its_block_reason() -> None:
     response = from_gemini_response(data)
     assert response.stop_reason == "MODEL_ARMOR"
     assert response.text == "" and response.tool_calls == () and response.metadata == {}
+
+
+def test_a_refused_connection_names_the_url_and_never_the_key() -> None:
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    provider = GeminiProvider(
+        MODEL, api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0, timeout=5
+    )
+    with pytest.raises(ProviderError, match=f"127.0.0.1:{port}") as caught:
+        provider.complete(LLMRequest(messages=(Message.user("go"),)))
+    assert caught.value.status_code is None and KEY not in str(caught.value)

@@ -78,9 +78,20 @@ def gemini_provider_error(
         api_message = str(exc.message or "").rstrip(".")
         message = f"{who} returned HTTP {status}{kind}: {api_message}. Hint: {hint}."
         return ProviderError(_redact(message, secrets), status_code=status, provider="gemini")
-    where = redact_userinfo(base_url) if base_url else "the base URL"
+    url = _request_url(exc) or base_url
+    where = f" to {redact_userinfo(url)}" if url else ""
     message = (
-        f"Gemini API call failed: {type(exc).__name__}: {exc}. Hint: check the network, "
-        f"the base URL ({where}, GOOGLE_GEMINI_BASE_URL) and the provider configuration."
+        f"Gemini API call{where} failed: {type(exc).__name__}: {exc}. Hint: check the network, "
+        "the base URL (base_url= or GOOGLE_GEMINI_BASE_URL) and the provider configuration."
     )
     return ProviderError(_redact(message, secrets), provider="gemini")
+
+
+def _request_url(exc: BaseException) -> str | None:
+    """The URL of the request an httpx/httpx2 error carries, if it carries one."""
+    try:
+        request = getattr(exc, "request", None)
+    except RuntimeError:  # httpx raises this when the error has no request
+        return None
+    url = getattr(request, "url", None)
+    return None if url is None else str(url)
