@@ -220,10 +220,13 @@ def gemini_replay(directory: Path) -> Cost:
         )
 
     requests = [r.model_copy(update={"model": None}) for r in REQUESTS[:size]]
-    with SimulatorServer(SCRIPT) as sim, provider(sim.url) as gemini:
-        with use_cassette(path, record_mode="once"):
-            for one in requests:
-                assert gemini.complete(one).text == ANSWER
+    with (
+        SimulatorServer(SCRIPT) as sim,
+        provider(sim.url) as gemini,
+        use_cassette(path, record_mode="once"),
+    ):
+        for one in requests:
+            assert gemini.complete(one).text == ANSWER
     walls, cpus = [], []
     with provider(None) as gemini:  # the SDK's default host: the replay answers it
         for _ in range(REPEATS):

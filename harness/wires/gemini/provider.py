@@ -15,12 +15,18 @@ gave one. A tool result goes back as a ``functionResponse`` (``{"output": ...}``
 or ``{"error": ...}`` for a result marked ``is_error``), several in one user
 turn for parallel calls.
 
-google-genai is imported when a provider is built (``import harness`` stays light).
+As the OpenAI adapters send through their SDK client's ``post``, requests go out
+through google-genai's request layer with the body as built here (camelCase
+JSON): auth (API key or Vertex credentials), base URL, API version, retries,
+errors and the SSE reader are the SDK's; its typed models are skipped, which
+would cost ten times the rest of a replayed call. google-genai is imported when
+a provider is built (``import harness`` stays light).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -52,7 +58,6 @@ from harness.wires.gemini.parts import (
 if TYPE_CHECKING:
     from google import genai
     from google.genai import client as genai_client
-    from google.genai import types
 
 __all__ = [
     "BASE_URL_ENV",
@@ -191,49 +196,63 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             await self._client.aio.aclose()
 
     def _call(self, client: genai.Client, request: LLMRequest) -> LLMResponse:
-        model, contents, config = self._arguments(request)
+        api = _api_client(client)
+        path, body = self._path(api, request), self._body(request)
         if not self.stream:
-            response = client.models.generate_content(model=model, contents=contents, config=config)
-            return from_gemini_response(_plain(response))
-        chunks = client.models.generate_content_stream(
-            model=model, contents=contents, config=config
-        )
-        return from_gemini_response(fold_chunks([_plain(chunk) for chunk in chunks]))
+            answer = api.request("post", f"{path}:generateContent", body)
+            return from_gemini_response(_object(answer.body))
+        chunks = api.request_streamed("post", f"{path}:streamGenerateContent?alt=sse", body)
+        return from_gemini_response(fold_chunks([_object(c.body) for c in chunks]))
 
     async def _acall(self, client: genai_client.AsyncClient, request: LLMRequest) -> LLMResponse:
-        model, contents, config = self._arguments(request)
+        api = _api_client(client)
+        path, body = self._path(api, request), self._body(request)
         if not self.stream:
-            response = await client.models.generate_content(
-                model=model, contents=contents, config=config
-            )
-            return from_gemini_response(_plain(response))
-        stream = await client.models.generate_content_stream(
-            model=model, contents=contents, config=config
+            answer = await api.async_request("post", f"{path}:generateContent", body)
+            return from_gemini_response(_object(answer.body))
+        stream = await api.async_request_streamed(
+            "post", f"{path}:streamGenerateContent?alt=sse", body
         )
-        return from_gemini_response(fold_chunks([_plain(chunk) async for chunk in stream]))
+        return from_gemini_response(fold_chunks([_object(c.body) async for c in stream]))
 
-    def _arguments(
-        self, request: LLMRequest
-    ) -> tuple[str, list[dict[str, Any]], types.GenerateContentConfig]:
-        from google.genai import types
+    def _path(self, api: Any, request: LLMRequest) -> str:
+        """The model's resource path, as google-genai names it for either service."""
+        model = request.model or self.model
+        if model.startswith(("models/", "publishers/", "projects/", "tunedModels/")):
+            return model
+        return f"publishers/google/models/{model}" if api.vertexai else f"models/{model}"
 
+    def _body(self, request: LLMRequest) -> dict[str, Any]:
+        """The ``generateContent`` body, in the wire's camelCase."""
         system, contents = to_gemini_contents(request.messages)
-        config: dict[str, Any] = {
-            # harness runs the tools itself: never let the SDK call Python functions.
-            "automatic_function_calling": {"disable": True},
-        }
+        body: dict[str, Any] = {"contents": contents}
         if system:
-            config["system_instruction"] = system
+            body["systemInstruction"] = {"role": "user", "parts": [{"text": system}]}
+        if request.tools:
+            body["tools"] = to_gemini_tools(request.tools)
+            body["toolConfig"] = {"functionCallingConfig": {"mode": _MODES[request.tool_choice]}}
         max_tokens = request.max_tokens or self.default_max_tokens
         if max_tokens is not None:
-            config["max_output_tokens"] = max_tokens
-        if request.tools:
-            config["tools"] = to_gemini_tools(request.tools)
-            config["tool_config"] = {
-                "function_calling_config": {"mode": _MODES[request.tool_choice]}
-            }
-        model = request.model or self.model
-        return model, contents, types.GenerateContentConfig.model_validate(config)
+            body["generationConfig"] = {"maxOutputTokens": max_tokens}
+        return body
+
+
+def _api_client(client: Any) -> Any:
+    """The SDK client's request layer (auth, base URL, API version, retries, errors).
+
+    The typed ``models.generate_content`` would convert the body built here into
+    its pydantic types and back, and the answer too: about 2 ms of CPU per call,
+    ten times the rest of a replayed call (bench/replay_bench.py). Every
+    google-genai release since 1.0 has this layer as ``_api_client``.
+    """
+    api = getattr(client, "_api_client", None)
+    if api is None or not hasattr(api, "request_streamed"):
+        raise ProviderError(
+            "this google-genai version has no request layer harness can send through "
+            "(client._api_client); install google-genai>=1.0",
+            provider="gemini",
+        )
+    return api
 
 
 def recorded_decoder(http: Any, *, key: str, stream: bool) -> GeminiProvider:
@@ -255,9 +274,12 @@ def recorded_decoder(http: Any, *, key: str, stream: bool) -> GeminiProvider:
     return GeminiProvider("recorded", client=client, stream=stream)
 
 
-def _plain(response: Any) -> dict[str, Any]:
-    """An SDK response as the wire's camelCase JSON (bytes as base64)."""
-    data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+def _object(body: Any) -> dict[str, Any]:
+    """An answer body (JSON text) as a JSON object; anything else is a ProviderError."""
+    try:
+        data = json.loads(body) if body else {}
+    except ValueError:
+        data = None
     if not isinstance(data, dict):
         raise ProviderError(
             "Gemini returned something that is not a JSON object; check that the server at "
@@ -270,10 +292,10 @@ def _plain(response: Any) -> dict[str, Any]:
 def to_gemini_tools(tools: tuple[ToolDefinition, ...]) -> list[dict[str, Any]]:
     """Harness tools as one ``functionDeclarations`` tool (JSON Schema parameters)."""
     declarations = [
-        {"name": t.name, "description": t.description, "parameters_json_schema": t.parameters}
+        {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
         for t in tools
     ]
-    return [{"function_declarations": declarations}]
+    return [{"functionDeclarations": declarations}]
 
 
 def to_gemini_contents(messages: tuple[Message, ...]) -> tuple[str, list[dict[str, Any]]]:
@@ -325,9 +347,9 @@ def _parts(
     if message.content:
         yield {"text": message.content}
     for position, call in enumerate(message.tool_calls):
-        part: dict[str, Any] = {"function_call": {"name": call.name, "args": call.arguments}}
+        part: dict[str, Any] = {"functionCall": {"name": call.name, "args": call.arguments}}
         if position == 0:
-            part["thought_signature"] = _SKIP_SIGNATURE
+            part["thoughtSignature"] = _SKIP_SIGNATURE
         yield part
 
 
@@ -363,7 +385,7 @@ def _function_response(
     response: dict[str, Any] = {"name": name, "response": {key: message.content}}
     if wire_id is not None:
         response["id"] = wire_id
-    return {"function_response": response}
+    return {"functionResponse": response}
 
 
 def from_gemini_response(data: Mapping[str, Any]) -> LLMResponse:
