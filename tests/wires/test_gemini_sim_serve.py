@@ -8,10 +8,27 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from google import genai
 from google.genai import types
 
+from harness.simulator import SimulatorServer
+from harness.wires.gemini.simulator import route
 
+
+def test_the_router_knows_gemini_and_vertex_paths_and_refuses_a_bad_body() -> None:
+    assert route("/v1beta/models/gemini-2.5-flash:streamGenerateContent") is not None
+    vertex = "/v1beta1/projects/p/locations/global/publishers/google/models/g:generateContent"
+    api = route(vertex)
+    assert api is not None and api.model == "g" and not api.stream
+    assert route("/v1beta/cachedContents") is None
+    with SimulatorServer({"version": 1, "turns": ["hi"]}) as server:
+        answer, _ = server.handle("/v1beta/models/g:generateContent", b'{"contents": []}')
+    assert answer.status == 400
+    assert json.loads(answer.body)["error"]["status"] == "INVALID_ARGUMENT"
+
+
+@pytest.mark.deep  # a process of its own: seconds
 def test_harness_sim_serve_answers_the_sdk_json_and_stream(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"version": 1, "rules": [{"reply": "hello from the simulator"}]}))
