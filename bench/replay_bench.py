@@ -7,10 +7,11 @@ call is ``provider.complete(request)``, as in the ScriptedProvider row: here
 ``OpenAIProvider`` over the real openai SDK, whose HTTP vcrpy intercepts.
 
 A Responses API row does the same with ``OpenAIResponsesProvider`` (``POST
-/v1/responses``) at 1,000 interactions.
+/v1/responses``) at 1,000 interactions, and a Gemini row with ``GeminiProvider``
+over the google-genai SDK (``POST /v1beta/models/{model}:generateContent``).
 
-Targets: replay at 1,000 interactions < 2 ms per call (Chat Completions and
-Responses alike) and >= 10x faster than plain vcrpy with body matching at that
+Targets: replay at 1,000 interactions < 2 ms per call (Chat Completions,
+Responses and Gemini alike) and >= 10x faster than plain vcrpy with body matching at that
 size; loading 1,000 interactions < 100 ms.
 """
 
@@ -34,6 +35,7 @@ from harness.core import LLMRequest, Message
 from harness.providers import OpenAIProvider, OpenAIResponsesProvider
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
+from harness.wires.gemini import GeminiProvider
 
 SIZES = (1, 100, 1000)
 VCR_SAMPLE = 40  # plain vcrpy at 1,000 costs tens of ms per call: sample evenly
@@ -207,6 +209,36 @@ def responses_replay(directory: Path) -> Cost:
         return timed_sessions(REPEATS, lambda: use_cassette(path), list(range(size)), provider)
 
 
+def gemini_replay(directory: Path) -> Cost:
+    """Record 1,000 Gemini calls against the simulator; seconds per replayed call."""
+    path = directory / "gemini-1000.yaml"
+    size = SIZES[-1]
+
+    def provider(base_url: str | None) -> GeminiProvider:
+        return GeminiProvider(
+            "gemini-2.5-flash", api_key="AIza-bench", base_url=base_url, max_retries=0
+        )
+
+    requests = [r.model_copy(update={"model": None}) for r in REQUESTS[:size]]
+    with (
+        SimulatorServer(SCRIPT) as sim,
+        provider(sim.url) as gemini,
+        use_cassette(path, record_mode="once"),
+    ):
+        for one in requests:
+            assert gemini.complete(one).text == ANSWER
+    walls, cpus = [], []
+    with provider(None) as gemini:  # the SDK's default host: the replay answers it
+        for _ in range(REPEATS):
+            with use_cassette(path):
+                wall, cpu = time.perf_counter(), time.process_time()
+                for one in requests:
+                    assert gemini.complete(one).text == ANSWER
+                walls.append((time.perf_counter() - wall) / size)
+                cpus.append((time.process_time() - cpu) / size)
+    return Cost(statistics.median(walls), statistics.median(cpus))
+
+
 def load_time(path: Path) -> tuple[float, float]:
     """Seconds to enter and leave a session on ``path``: harness, then plain vcrpy."""
     times: dict[str, list[float]] = {"harness": [], "vcrpy": []}
@@ -228,6 +260,7 @@ def report(
     rows: list[tuple[int, Cost, Cost]],
     loads: tuple[float, float],
     responses: Cost,
+    gemini: Cost,
 ) -> bool:
     """Print the results side by side; True when every target is met."""
     ms = 1000.0
@@ -249,6 +282,10 @@ def report(
         f"{'Responses 1000':>14} | {responses.wall * ms:>7.3f} / {responses.cpu * ms:>6.3f} ms"
         " | (OpenAIResponsesProvider, POST /v1/responses)"
     )
+    print(
+        f"{'Gemini 1000':>14} | {gemini.wall * ms:>7.3f} / {gemini.cpu * ms:>6.3f} ms"
+        " | (GeminiProvider, google-genai, POST /v1beta/models/...:generateContent)"
+    )
     load, vcr_load = loads
     print(
         f"\nload 1,000 interactions: harness {load * ms:.1f} ms, plain vcrpy {vcr_load * ms:.1f} ms"
@@ -257,6 +294,7 @@ def report(
     checks = {
         "replay at 1,000 < 2 ms/call (wall)": ours.wall < 0.002,
         "Responses API replay at 1,000 < 2 ms/call (wall)": responses.wall < 0.002,
+        "Gemini replay at 1,000 < 2 ms/call (wall)": gemini.wall < 0.002,
         "replay at 1,000 >= 10x faster than plain vcrpy (wall)": theirs.wall / ours.wall >= 10,
         "load of 1,000 < 100 ms": load < 0.1,
     }
@@ -289,7 +327,8 @@ def main() -> int:
         ]
         loads = load_time(paths[1000])
         responses = responses_replay(Path(temp))
-    return 0 if report(scripted, fake, rows, loads, responses) else 1
+        gemini = gemini_replay(Path(temp))
+    return 0 if report(scripted, fake, rows, loads, responses, gemini) else 1
 
 
 if __name__ == "__main__":

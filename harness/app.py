@@ -222,6 +222,16 @@ def build_provider(settings: Settings) -> LLMProvider:
             max_retries=settings.max_retries,
             stream=settings.stream,
         )
+    if name == "gemini":
+        from harness.wires.gemini.provider import GeminiProvider
+
+        return GeminiProvider(
+            settings.model or "gemini-2.5-flash",
+            api_key=_placeholder_key(settings, name),
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            stream=settings.stream,
+        )
     raise ConfigurationError(f"HARNESS_PROVIDER={settings.provider!r} is not supported")
 
 

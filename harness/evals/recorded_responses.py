@@ -9,6 +9,7 @@ error status becomes the ``ProviderError`` the adapter raises for it.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,11 @@ def _decoder(provider: str, response: dict[str, Any], client: Any) -> LLMProvide
         for k, v in _headers(response)
     )
     key = "harness-mutants-placeholder"
+    if provider == "gemini":
+        # Its adapter lives in its wire's package, a room above: reached by dotted path.
+        wire = importlib.import_module("harness.wires.gemini.provider")
+        decoder: LLMProvider = wire.recorded_decoder(client, key=key, stream=stream)
+        return decoder
     preload_sdk("openai" if provider in ("openai", "openai-responses") else "anthropic")
     if provider in ("openai", "openai-responses"):
         import openai
@@ -137,13 +143,14 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
 
     Raises:
         CassetteError: the file is missing, unreadable, or not a vcrpy cassette.
-        ConfigurationError: ``provider`` is not openai, openai-responses or anthropic.
+        ConfigurationError: ``provider`` is not openai, openai-responses, anthropic or gemini.
     """
     if provider not in _ENDPOINTS:
         from harness.core.errors import ConfigurationError
 
         raise ConfigurationError(
-            f"no mutants for provider {provider!r}: use openai, openai-responses or anthropic"
+            f"no mutants for provider {provider!r}: use openai, openai-responses, anthropic "
+            "or gemini"
         )
     responses: list[Recorded] = []
     for interaction in _load(path):

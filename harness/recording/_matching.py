@@ -5,9 +5,13 @@ the number of stored interactions. Bodies are compared as JSON values: key order
 never matters, and fields the caller names as volatile (``metadata``, ``user``,
 ``messages.*.id``...) are removed before comparing. The query is compared as
 sorted pairs, without the parameters the caller names (``beta``,
-``api-version``...). Credentials (query parameters and body fields named like
-one, see :mod:`harness.recording._redact`) are compared as redacted, since the
-file only ever holds them redacted.
+``api-version``...). Gemini's bodies (``...:generateContent``) are compared with
+every key in lowerCamelCase: its proto-JSON takes ``function_call`` and
+``functionCall`` alike and SDK versions send either, so a recording replays for
+both (google-genai's own replay client compares the same way). Credentials
+(query parameters and body fields named like one, see
+:mod:`harness.recording._redact`) are compared as redacted, since the file only
+ever holds them redacted.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ __all__ = ["BodyNormalizer", "MatchKey", "canonical_json", "normalize_body", "pa
 
 _WILDCARD = "*"
 _DIGEST_CHARS = 24
+# A request whose body keys match in either spelling (Gemini's generate methods).
+_EITHER_SPELLING = re.compile(r":(?:stream)?[gG]enerate[cC]ontent$")
+_SNAKE_PIECE = re.compile(r"_([a-z0-9])")
 _MATCH_LINE = re.compile(rf"(\S+) (\S+) ([0-9a-f]{{{_DIGEST_CHARS}}})")
 
 
@@ -145,7 +152,25 @@ class BodyNormalizer:
 
     def key(self, method: str, uri: str, body: bytes | str | None) -> MatchKey:
         """The match key of one request."""
-        return MatchKey.build(method, uri, canonical_json(self.value(body)), self._ignored_query)
+        value = self.value(body)
+        if _EITHER_SPELLING.search(urlsplit(uri).path):
+            value = _camel_keys(value)
+        return MatchKey.build(method, uri, canonical_json(value), self._ignored_query)
+
+
+def _camel_keys(value: Any) -> Any:
+    """``value`` with every object key in lowerCamelCase (``parameters_json_schema``
+    -> ``parametersJsonSchema``); a key that already is one is left alone."""
+    if isinstance(value, dict):
+        return {
+            _SNAKE_PIECE.sub(lambda m: m.group(1).upper(), k) if isinstance(k, str) else k: (
+                _camel_keys(v)
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_camel_keys(item) for item in value]
+    return value
 
 
 def normalize_body(body: bytes | str | None, ignore_fields: Iterable[str] = ()) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import importlib
 import json
 import logging
 import os
@@ -62,6 +63,20 @@ _ROUTES: dict[str, tuple[_Api, str]] = {
     if entry.name in _APIS
     for path in _served_paths(entry)
 }
+# Wires whose behaviour lives in a package of its own (``harness.wires``), a room
+# above this one: found by dotted path, each module's ``route(path)`` gives the API.
+_WIRE_SIMULATORS = ("harness.wires.gemini.simulator",)
+
+
+def _route(path: str) -> tuple[_Api, str] | None:
+    route = _ROUTES.get(path)
+    if route is not None:
+        return route
+    for home in _WIRE_SIMULATORS:
+        api: _Api | None = importlib.import_module(home).route(path)
+        if api is not None:
+            return api, "x-request-id"
+    return None
 
 
 @dataclass(frozen=True)
@@ -244,7 +259,7 @@ class SimulatorServer:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        route = _ROUTES.get(path)
+        route = _route(path)
         if route is None:
             answer = json_answer(
                 {"error": {"message": f"Unknown path {path}", "type": "not_found_error"}}, 404

@@ -7,8 +7,10 @@ JSON or SSE, that the request asked for.
 
 from __future__ import annotations
 
+import importlib
 import json
 from types import ModuleType
+from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.wires import wire_for_path
@@ -27,13 +29,23 @@ _APIS: dict[str, ModuleType] = {
 }
 
 
-def _api(url: str) -> ModuleType | None:
-    entry = wire_for_path(urlsplit(url).path)
-    return _APIS.get(entry.name) if entry is not None else None
+def _api(url: str) -> Any:
+    """The API module (or a wire package's API object) answering ``url``, or None."""
+    path = urlsplit(url).path.rstrip("/")
+    entry = wire_for_path(path)
+    if entry is None or entry.pending:
+        return None
+    if entry.name in _APIS:
+        return _APIS[entry.name]
+    if entry.parts.simulator is None:
+        return None  # a wire harness only reads (Bedrock)
+    # A wire whose renderer lives in its own package, a room above: by dotted path.
+    return importlib.import_module(entry.parts.simulator).route(path)
 
 
 def renders(url: str) -> bool:
-    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses)."""
+    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses,
+    Gemini's generate methods)."""
     return _api(url) is not None
 
 

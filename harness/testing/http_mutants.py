@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 FIXTURE = "llm_cassette"
-_MUTABLE = ("openai", "anthropic", "openai-responses")
+_MUTABLE = ("openai", "anthropic", "openai-responses", "gemini")
 
 
 def uses_llm_cassette(item: pytest.Item) -> bool:

@@ -24,6 +24,8 @@ from harness.testing.llm_config import LLMCassetteConfig
 if TYPE_CHECKING:
     import anthropic as anthropic_sdk
     import openai as openai_sdk
+    from google import genai
+    from google.genai import client as genai_client
 
     from harness.recording import CassetteHandle
     from harness.tracing import TraceTree
@@ -116,8 +118,9 @@ class LLMCassette:
         """The key a client gets: a dummy when replaying or simulating, else yours."""
         if self.replaying:
             return REPLAY_KEY
-        variable = _CLIENT_WIRES[provider].key_env[0]
-        key = os.environ.get(variable)
+        variables = _CLIENT_WIRES[provider].key_env
+        key = next((os.environ[v] for v in variables if os.environ.get(v)), None)
+        variable = variables[0]
         if key:
             return key
         if self._simulator_url:
@@ -164,6 +167,27 @@ class LLMCassette:
         client = self._client(anthropic.AsyncAnthropic, "anthropic", kwargs)
         return client  # type: ignore[no-any-return]
 
+    def gemini(self, **kwargs: Any) -> genai.Client:
+        """A google-genai ``genai.Client`` on this cassette (keyword arguments override).
+
+        Its ``.aio`` is the async client (see :meth:`async_gemini`). google-genai
+        sends async calls through aiohttp when aiohttp is importable (vcrpy
+        records and replays it too) and through httpx2 otherwise.
+        """
+        from google import genai
+        from google.genai import types
+
+        retry = types.HttpRetryOptions(attempts=1) if self.replaying else None
+        options = types.HttpOptions(base_url=self.base_url("gemini"), retry_options=retry)
+        settings = {"api_key": self.api_key("gemini"), "http_options": options, **kwargs}
+        client = genai.Client(**settings)
+        self._clients.append(client)
+        return client
+
+    def async_gemini(self, **kwargs: Any) -> genai_client.AsyncClient:
+        """google-genai's async client (``genai.Client(...).aio``) on this cassette."""
+        return self.gemini(**kwargs).aio
+
     def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
         """The ``(vcr request, response dict)`` pairs of the test so far, telemetry left out."""
         return self.handle.exchanges
@@ -178,9 +202,13 @@ class LLMCassette:
     def environment(self) -> dict[str, str]:
         """The variables set during the test, for frameworks that build their own clients."""
         values = {w.base_url_env[0]: self.base_url(p) for p, w in _CLIENT_WIRES.items()}
-        for variable in (w.key_env[0] for w in _CLIENT_WIRES.values()):
-            if self.replaying or (self._simulator_url and not os.environ.get(variable)):
-                values[variable] = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
+        for entry in _CLIENT_WIRES.values():
+            own_key = any(os.environ.get(v) for v in entry.key_env)
+            if self.replaying or (self._simulator_url and not own_key):
+                # Every name the SDK reads: google-genai prefers GOOGLE_API_KEY to
+                # GEMINI_API_KEY, and a real one must not go out in a dummy's place.
+                placeholder = REPLAY_KEY if self.replaying else _SIMULATOR_KEY
+                values.update(dict.fromkeys(entry.key_env, placeholder))
         return values
 
     def close_clients(self) -> None:

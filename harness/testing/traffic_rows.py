@@ -15,13 +15,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
-from harness.core.wires import runtime_wires, wire_for_path
+from harness.core.wires import runtime_wires, wire, wire_for_path
 
 __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
 
 # The wire formats harness's adapters decode (usage and tool calls): the registry's
 # ready runtime wires, told by their path endings.
 _DECODED = frozenset(w.name for w in runtime_wires())
+_GEMINI_METHODS = wire("gemini").path_suffixes
 
 
 def model_api(method: str, uri: str) -> str | None:
@@ -66,6 +67,14 @@ class TrafficSummary:
         }
 
 
+def _model_in_path(uri: str) -> str | None:
+    """Gemini's model: ``.../models/{model}:generateContent``."""
+    path = urlsplit(uri).path
+    if not path.endswith(_GEMINI_METHODS) or "/models/" not in path:
+        return None
+    return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
+
+
 def _requested_model(body: Any) -> str | None:
     try:
         value = json.loads(body) if isinstance(body, bytes | str) and body else None
@@ -89,7 +98,7 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
             continue
         calls += 1
         providers[api] = None
-        model = _requested_model(request.body) or "unknown"
+        model = _requested_model(request.body) or _model_in_path(request.uri) or "unknown"
         decoded = None  # a body no adapter reads: counted, without usage
         if api in _DECODED:
             with contextlib.suppress(HarnessError):

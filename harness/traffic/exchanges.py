@@ -25,6 +25,7 @@ spans and their attributes in ``spans``. Other exchanges (telemetry,
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -93,6 +94,23 @@ _READERS: Final[dict[Wire, _Reader]] = {
 }
 
 
+# Wires whose readers live in a package of their own (``harness.wires``), a room
+# above this one: found by dotted path; each has ``is_call`` and ``readers(url)``.
+_WIRE_TRAFFIC: Final = ("harness.wires.gemini.traffic",)
+
+
+def _readers(method: str, url: str) -> _Reader | None:
+    wire = wire_for(method, url)
+    if wire is not None:
+        return _READERS[wire]
+    for home in _WIRE_TRAFFIC:
+        module = importlib.import_module(home)
+        if module.is_call(method, url):
+            found: _Reader = module.readers(url)
+            return found
+    return None
+
+
 def _header(headers: Mapping[str, str], name: str) -> str | None:
     return next((str(v) for k, v in headers.items() if k.lower() == name), None)
 
@@ -100,13 +118,13 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 def _read_call(index: int, exchange: HttpExchange) -> Call | None:
     from harness.recording import decode_content  # lazy: yaml and the decoders
 
-    wire = wire_for(exchange.method, exchange.url)
-    if wire is None:
+    readers = _readers(exchange.method, exchange.url)
+    if readers is None:
         return None
     data = json_object(decode_content(exchange.request_body, exchange.request_headers))
     if data is None:
         return None
-    read_request, read_json, read_stream = _READERS[wire]
+    read_request, read_json, read_stream = readers
     body = decode_content(exchange.response_body, exchange.response_headers)
     kind = _header(exchange.response_headers, "content-type")
     if exchange.status < 400 and is_event_stream(kind, body):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
+from harness.wires.gemini.transcript import content_line, is_gemini_content
 
 __all__ = ["transcript"]
 
@@ -208,6 +209,8 @@ def _message(message: Any) -> tuple[str, str] | None:
     transcript shows from spans (answers, tool calls and results)."""
     if not isinstance(message, dict):
         return ("user", _text(message))
+    if is_gemini_content(message):
+        return content_line(message)
     if message.get("type", "message") != "message":
         return None  # a Responses item: function_call, function_call_output, reasoning
     role = str(message.get("role") or "user")

@@ -40,6 +40,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("approval", "simulator"),  # the risk rules read shell commands through harness.shell
     ("engine",),
     ("evals", "subagent"),
+    # One package per wire format (provider, traffic reader, simulator renderer,
+    # mutation codec, transcript): it builds on the rooms each part plugs into;
+    # rooms below reach a wire's parts by dotted path (the registry's), not import.
+    ("wires",),
     ("app", "settings_doc", "view"),
     ("harness", "integrations"),  # the package root re-exports app's entry points
     ("cli", "testing"),  # on top: nothing imports them

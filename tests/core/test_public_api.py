@@ -31,6 +31,8 @@ PACKAGES = [
     "harness.tracing",
     "harness.traffic",
     "harness.view",
+    "harness.wires",
+    "harness.wires.gemini",
 ]
 
 
