@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
+
+from harness.core.errors import ConfigurationError
 
 __all__ = [
     "VARIANTS",
@@ -126,7 +128,10 @@ class Wire:
         }
         for part, capability in needs.items():
             if capability in self.capabilities and getattr(self.parts, part) is None:
-                raise ValueError(f"wire {self.name!r} is {capability} but has no {part} part")
+                raise ConfigurationError(
+                    f"wire {self.name!r} is {capability} but has no {part} part: name the "
+                    f"module that implements it, or drop {capability} from its capabilities"
+                )
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -154,7 +159,7 @@ class Variant:
     secret_headers: tuple[str, ...] = ()
     key_env: tuple[str, ...] = ()
     base_url_env: tuple[str, ...] = ()
-    env_prefixes: tuple[str, ...] = field(default=())
+    env_prefixes: tuple[str, ...] = ()
 
 
 _OPENAI_PARTS = WireParts(

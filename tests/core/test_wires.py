@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import harness
 from harness.core import wires
+from harness.core.errors import ConfigurationError
 from harness.core.wires import VARIANTS, WIRES, Capability, Variant, Wire, WireParts
 
 ROOT = Path(harness.__file__).parent
@@ -96,7 +97,7 @@ def test_a_wire_that_lacks_a_part_its_capability_needs_is_refused(
     parts = WireParts(
         provider="m:p", traffic="m:t", simulator="m:s", mutations="m:c", transcript="m:r"
     )
-    with pytest.raises(ValueError, match=f"has no {part} part"):
+    with pytest.raises(ConfigurationError, match=f"has no {part} part"):
         Wire(
             name="x",
             title="X",
