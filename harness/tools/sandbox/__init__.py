@@ -60,6 +60,7 @@ from harness.tools.sandbox.environment import (
 from harness.tools.sandbox.exposure import make_undumpable, secret_names
 from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
 from harness.tools.sandbox.launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
+from harness.tools.sandbox.limits import ResourceLimits
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import (
     SANDBOX_MODES,
@@ -83,6 +84,7 @@ __all__ = [
     "EnvironmentFilter",
     "OverlayDirs",
     "OverlayMount",
+    "ResourceLimits",
     "SandboxChoice",
     "SandboxMode",
     "ShellLauncher",
