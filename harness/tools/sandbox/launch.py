@@ -288,7 +288,7 @@ class ShellLauncher:
         raw: bytes,
         cap: ProcessCap | None,
     ) -> ShellRun:
-        steps = [] if cap is None else [cap.join]
+        steps: list[Callable[[], None] | None] = [None if cap is None else cap.join]
         steps += [self.limits.setter(), session_keyring_leaver()]
         bwrap = self.choice.bwrap
         if bwrap is None:
@@ -361,11 +361,12 @@ class ShellLauncher:
             ) from exc
 
 
-def _chain(steps: list[Callable[[], None]]) -> Callable[[], None]:
+def _chain(steps: list[Callable[[], None] | None]) -> Callable[[], None]:
     """One function running ``steps`` in order (in the child, between fork and exec)."""
+    todo = [step for step in steps if step is not None]
 
     def run() -> None:
-        for step in steps:
+        for step in todo:
             step()
 
     return run

@@ -39,7 +39,7 @@ _ERRNO = 0x00050000
 _AF_UNIX = 1
 _SOCK_STREAM, _SOCK_SEQPACKET = 1, 5
 _X32_BIT = 0x40000000
-_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, _PR_SET_NO_NEW_PRIVS = 22, 2, 38
 
 # machine -> (audit arch, socket, socketpair, keyring calls, io_uring calls)
 _ARCHES: dict[str, tuple[int, int, int, tuple[int, ...], tuple[int, ...]]] = {
@@ -124,7 +124,7 @@ class _Program(ctypes.Structure):
 
 
 def install_filter(raw: bytes) -> Callable[[], None]:
-    """What a child runs before exec to load ``raw`` (no_new_privs must be set first).
+    """What a child runs before exec to load ``raw`` (setting no_new_privs, which it needs).
 
     The structures are made here, in the parent: the returned function only
     calls ``prctl``, so it is safe between fork and exec.
@@ -136,7 +136,9 @@ def install_filter(raw: bytes) -> Callable[[], None]:
 
     def install() -> None:
         _ = records  # kept alive with the closure
-        if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or prctl(
+            _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0
+        ):
             raise OSError(ctypes.get_errno(), "seccomp filter could not be loaded")
 
     return install
