@@ -43,7 +43,8 @@ _NO_MEMORY = (
     "Out of memory",
     "memory exhausted",
 )
-_NO_PROCESS = ("fork: retry", "fork: Resource temporarily unavailable", "Cannot fork")
+# EAGAIN is what fork and clone report at the limit (pthread_create too).
+_NO_PROCESS = ("fork: retry", "Resource temporarily unavailable", "Cannot fork")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +112,17 @@ class ResourceLimits:
                 "a write past that size was refused",
                 "Write smaller files",
             )
-        if self.memory_mb > 0 and any(sign in output for sign in _NO_MEMORY):
+        # Words in the output are only a sign when the command failed: a successful
+        # ``grep 'out of memory' log`` hit nothing.
+        failed = code is None or code != 0
+        if self.memory_mb > 0 and failed and any(sign in output for sign in _NO_MEMORY):
             return self._line(
                 f"the memory limit of {self.memory_mb} MB of address space per process",
                 "HARNESS_BASH_MEMORY_MB",
                 "an allocation failed",
                 "Make the command use less memory",
             )
-        if self.processes > 0 and any(sign in output for sign in _NO_PROCESS):
+        if self.processes > 0 and failed and any(sign in output for sign in _NO_PROCESS):
             return self._line(
                 f"the process limit of {self.processes}",
                 "HARNESS_BASH_PROCESSES",
