@@ -1,5 +1,7 @@
 """No unix socket, no keyring: a bash call cannot reach another process that would act for it.
 
+(Also here: no vsock to the hypervisor's host, no ``prlimit`` on harness.)
+
 A tmux server on any socket (``tmux -S /tmp/x``), a service listening on a
 named or abstract socket, harness's own session keyring: each was reachable
 from bash on at least one path before the seccomp filter. Here each is set up
@@ -12,6 +14,7 @@ import contextlib
 import ctypes
 import os
 import platform
+import resource
 import secrets
 import shutil
 import socket
@@ -26,6 +29,7 @@ from harness.core.errors import ToolError
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput
 from harness.tools.sandbox import EnvironmentFilter, is_forbidden_name
+from tests.tools.conftest import needs_landlock
 
 pytestmark = pytest.mark.skipif(
     platform.machine() not in ("x86_64", "aarch64"), reason="the filter knows x86_64, aarch64"
@@ -221,3 +225,44 @@ def test_a_socket_address_is_never_passed_even_when_listed(name: str) -> None:
 
     assert is_forbidden_name(name)
     assert name not in env
+
+
+def test_a_vsock_to_the_hypervisor_host_cannot_be_made(
+    make_bash: Callable[..., BashTool], tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    code = (
+        "import socket\n"
+        "try:\n"
+        "    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)\n"
+        "    print('VSOCK-MADE')\n"
+        "except OSError as exc:\n"
+        "    print('VSOCK-REFUSED', exc.errno)\n"
+    )
+    out = _run(make_bash(network=True), _python(work / "vsock.py", code), work)
+
+    assert "VSOCK-REFUSED 13" in out, out  # EACCES: the filter, not a missing module
+
+
+@needs_landlock
+def test_bash_cannot_change_harness_s_resource_limits(tmp_path: Path) -> None:
+    """Unsandboxed, harness is bash's parent: shrinking its limits would crash it later."""
+    work, state = tmp_path / "work", tmp_path / "state"
+    work.mkdir()
+    kind = resource.RLIMIT_MSGQUEUE  # harmless to lower for a moment, should it work
+    before = resource.getrlimit(kind)
+    lowered = max(before[0] - 1, 0)
+    code = (
+        "import os, resource\n"
+        f"resource.prlimit(os.getppid(), {kind}, ({lowered}, {before[1]}))\n"
+        "print('CHANGED')\n"
+    )
+    tool = BashTool(sandbox="off", state_dir=state, key_dir=tmp_path / "keys")
+    try:
+        out = _run(tool, _python(work / "limit.py", code), work)
+        after = resource.getrlimit(kind)
+    finally:
+        resource.setrlimit(kind, before)
+
+    assert after == before and "CHANGED" not in out, out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import platform
 import secrets
@@ -42,6 +43,8 @@ from harness.tools.sandbox.seccomp import (
 from harness.tools.sandbox.selection import SandboxChoice
 
 __all__ = ["SCRATCH_PLACES", "OverlayDirs", "ShellLauncher", "ShellRun"]
+
+logger = logging.getLogger(__name__)
 
 _BASH = "/bin/bash"
 _KILL_GRACE_SECONDS = 1.0
@@ -231,6 +234,12 @@ class ShellLauncher:
         self.limits = limits if limits is not None else ResourceLimits()
         self._filter = program()
         self._pids_root = pids_root() if os.geteuid() == 0 and self.limits.processes else None
+        if os.geteuid() == 0 and self.limits.processes and self._pids_root is None:
+            logger.warning(
+                "harness runs as root, where the kernel ignores the process limit "
+                "(HARNESS_BASH_PROCESSES), and no pids cgroup can be made for bash calls "
+                "here: only the timeout bounds how many processes a call starts"
+            )
 
     def start(
         self,

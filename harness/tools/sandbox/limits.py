@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import resource
 import signal
 from collections.abc import Callable
@@ -43,6 +44,9 @@ _NO_MEMORY = (
     "Out of memory",
     "memory exhausted",
 )
+# bash's report of a child killed by the signal: "line 1:  4242 CPU time limit exceeded".
+_BASH_SAYS_CPU = re.compile(r"\d+ CPU time limit exceeded")
+_BASH_SAYS_FSZ = re.compile(r"\d+ File size limit exceeded")
 # EAGAIN is what fork and clone report at the limit (pthread_create too).
 _NO_PROCESS = ("fork: retry", "Resource temporarily unavailable", "Cannot fork")
 
@@ -95,7 +99,7 @@ class ResourceLimits:
         """Which limit the call hit, worded for the model; None when none shows."""
         code = exit_code if exit_code is None or exit_code >= 0 else _SIGNAL_EXIT - exit_code
         if self.cpu_seconds > 0 and (
-            code == _SIGNAL_EXIT + signal.SIGXCPU or "CPU time limit exceeded" in output
+            code == _SIGNAL_EXIT + signal.SIGXCPU or _BASH_SAYS_CPU.search(output)
         ):
             return self._line(
                 f"the CPU time limit of {self.cpu_seconds} s",
@@ -104,7 +108,7 @@ class ResourceLimits:
                 "Make the command do less per process",
             )
         if self.file_mb > 0 and (
-            code == _SIGNAL_EXIT + signal.SIGXFSZ or "File size limit exceeded" in output
+            code == _SIGNAL_EXIT + signal.SIGXFSZ or _BASH_SAYS_FSZ.search(output)
         ):
             return self._line(
                 f"the file size limit of {self.file_mb} MB",

@@ -12,6 +12,11 @@ seqpacket type (pipes between the call's own processes; a datagram pair is
 refused, since its ``sendto``/``connect`` can still name any socket path),
 TCP/UDP as the network setting allows, netlink.
 
+``AF_VSOCK`` is refused as well: it reaches the hypervisor's host, past the
+network namespace and Landlock's TCP rules. ``prlimit`` may change only the
+caller's own limits, so a call can neither lift its own limits through a
+child nor shrink harness's (a crash waiting for the next allocation).
+
 The kernel keyrings hold what harness or the user keeps there (``keyctl``,
 ``add_key``, ``request_key``): refused too, whichever keyring, the session's
 or the user's. ``io_uring`` is refused because its operations (connect,
@@ -36,15 +41,15 @@ __all__ = ["install_filter", "memfd_with", "program", "session_keyring_leaver"]
 _LD_W_ABS, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
-_AF_UNIX = 1
+_AF_UNIX, _AF_VSOCK = 1, 40
 _SOCK_STREAM, _SOCK_SEQPACKET = 1, 5
 _X32_BIT = 0x40000000
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, _PR_SET_NO_NEW_PRIVS = 22, 2, 38
 
-# machine -> (audit arch, socket, socketpair, keyring calls, io_uring calls)
-_ARCHES: dict[str, tuple[int, int, int, tuple[int, ...], tuple[int, ...]]] = {
-    "x86_64": (0xC000003E, 41, 53, (248, 249, 250), (425, 426, 427)),
-    "aarch64": (0xC00000B7, 198, 199, (217, 218, 219), (425, 426, 427)),
+# machine -> (audit arch, socket, socketpair, keyring calls, io_uring calls, prlimit64)
+_ARCHES: dict[str, tuple[int, int, int, tuple[int, ...], tuple[int, ...], int]] = {
+    "x86_64": (0xC000003E, 41, 53, (248, 249, 250), (425, 426, 427), 302),
+    "aarch64": (0xC00000B7, 198, 199, (217, 218, 219), (425, 426, 427), 261),
 }
 
 # seccomp_data: nr at 0, arch at 4, args at 16 + 8 * i (low word first: little endian).
@@ -58,7 +63,7 @@ def program(machine: str | None = None) -> bytes | None:
     entry = _ARCHES.get(machine or platform.machine())
     if entry is None:
         return None
-    arch, socket_nr, pair_nr, keyring, uring = entry
+    arch, socket_nr, pair_nr, keyring, uring, prlimit_nr = entry
     ops: list[Op | str] = [
         (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ, 0, "nosys", arch),
@@ -70,11 +75,18 @@ def program(machine: str | None = None) -> bytes | None:
     ops += [(_JEQ, "deny", 0, nr) for nr in keyring]
     ops += [(_JEQ, "nosys", 0, nr) for nr in uring]
     ops += [
+        (_JEQ, "prlimit", 0, prlimit_nr),
         (_RET, 0, 0, _ALLOW),
         "socket",
         (_LD_W_ABS, 0, 0, _ARG0),
         (_JEQ, "deny", 0, _AF_UNIX),
+        (_JEQ, "deny", 0, _AF_VSOCK),
         (_RET, 0, 0, _ALLOW),
+        "prlimit",  # its own limits only (pid 0): not harness's, not anyone else's
+        (_LD_W_ABS, 0, 0, _ARG0),
+        (_JEQ, 0, "deny", 0),
+        (_LD_W_ABS, 0, 0, _ARG0 + 4),
+        (_JEQ, "allow", "deny", 0),
         "pair",
         (_LD_W_ABS, 0, 0, _ARG0),
         (_JEQ, 0, "allow", _AF_UNIX),
