@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput
 from harness.tools.sandbox import ResourceLimits
 from harness.tools.sandbox.cgroup import pids_root
+from tests.tools.conftest import needs_landlock
 
 # Generous everywhere but the one limit a test hits.
 _ROOMY = {"memory_mb": 0, "processes": 0, "file_mb": 0, "cpu_seconds": 0, "output_mb": 0}
@@ -158,3 +161,62 @@ def test_an_ordinary_call_is_untouched_by_the_default_limits(
 
     assert out.startswith("1\n2\n3\n300\n"), out
     assert out.rstrip().endswith("exit code: 0")
+
+
+def _nobody() -> tuple[int, int] | None:
+    import pwd
+
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+@needs_landlock
+@pytest.mark.skipif(os.geteuid() != 0 or _nobody() is None, reason="needs root to become nobody")
+def test_as_an_ordinary_user_forks_stop_at_the_process_limit() -> None:
+    """Not root: ``RLIMIT_NPROC``, set to what the user runs plus the limit, bounds the call."""
+    ids = _nobody()
+    assert ids is not None
+    base = Path(tempfile.mkdtemp(prefix="harness-nproc-"))
+    try:
+        os.chmod(base, 0o777)
+        work = base / "work"
+        work.mkdir()
+        os.chmod(work, 0o777)
+        (work / "forker.py").write_text(_FORKER)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: harness as an unprivileged user
+            status = 1
+            try:
+                os.close(read_end)
+                os.setgroups([])
+                os.setgid(ids[1])
+                os.setuid(ids[0])
+                tool = BashTool(
+                    sandbox="off",
+                    state_dir=base / "state",
+                    key_dir=base / "keys",
+                    limits=_limits(processes=24),
+                )
+                try:
+                    tool.run(ToolInput({"command": "python3 forker.py"}, work))
+                    text = "NO ERROR"
+                except ToolError as exc:
+                    text = str(exc)
+                os.write(write_end, text.encode())
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            message = pipe.read().decode()
+        assert os.waitpid(pid, 0)[1] == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+    assert message.startswith("bash: hit the process limit of 24 (HARNESS_BASH_PROCESSES)"), message
+    made = int(message.split("FORKED ", 1)[1].split()[0])
+    assert 1 <= made <= 24, message

@@ -28,6 +28,8 @@ import os
 import re
 import resource
 import signal
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,7 +87,7 @@ class ResourceLimits:
             # hard limit equal to it would SIGKILL first, which says nothing.
             pairs.append((resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1))
         if self.processes > 0 and os.geteuid() != 0:
-            count = user_threads(os.getuid()) + self.processes
+            count = _recent_user_threads(os.getuid()) + self.processes
             pairs.append((resource.RLIMIT_NPROC, count, count))
         setrlimit = resource.setrlimit
 
@@ -148,21 +150,45 @@ class ResourceLimits:
         return f"bash: hit {limit} ({setting}); {what}. {advice}, or raise {setting}."
 
 
+_COUNT_TTL_SECONDS = 5.0
+_counted: dict[int, tuple[float, int]] = {}
+_count_lock = threading.Lock()
+
+
+def _recent_user_threads(uid: int) -> int:
+    """``user_threads``, counted at most every few seconds (a scan costs 2-10 ms).
+
+    The user's own count moves by far less than the margin of a call's limit
+    in that time; a stale count only shifts the limit by the difference.
+    """
+    now = time.monotonic()
+    with _count_lock:
+        seen = _counted.get(uid)
+        if seen is not None and now - seen[0] < _COUNT_TTL_SECONDS:
+            return seen[1]
+    count = user_threads(uid)
+    with _count_lock:
+        _counted[uid] = (now, count)
+    return count
+
+
 def user_threads(uid: int) -> int:
-    """Threads of processes whose real uid is ``uid``: what ``RLIMIT_NPROC`` counts."""
+    """Threads of the processes ``uid`` owns: about what ``RLIMIT_NPROC`` counts.
+
+    The kernel counts by real uid; ``/proc/<pid>`` shows the effective one
+    (root for a non-dumpable process), which differs only for a few setuid
+    programs. Cheap on purpose, since it runs before every call: one ``stat``
+    per process and ``/proc/<pid>/stat`` of the user's own (``status`` costs
+    several times more to produce).
+    """
     total = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError, ValueError, IndexError):
-            real = threads = -1
-            with open(f"/proc/{entry.name}/status", "rb") as status:
-                for line in status:
-                    if line.startswith(b"Uid:"):
-                        real = int(line.split()[1])
-                    elif line.startswith(b"Threads:"):
-                        threads = int(line.split()[1])
-                        break
-            if real == uid and threads > 0:
-                total += threads
+            if entry.stat().st_uid != uid:
+                continue
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            total += int(fields[17])  # num_threads, the 20th field of stat(5)
     return total
