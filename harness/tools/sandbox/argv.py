@@ -21,7 +21,11 @@ What the sandbox looks like from inside:
   call (measured: 25.4 vs 31.4 ms median under load), so it is not used;
 * every capability dropped: when harness runs as root, bwrap would otherwise
   keep them, and root with ``CAP_SYS_ADMIN`` can unmount the tmpfs over the
-  state dir or remount ``/`` read-write.
+  state dir or remount ``/`` read-write;
+* a seccomp filter (``--seccomp``, see ``seccomp``): no unix socket at all, so
+  a host socket anywhere the sandbox can see (the workdir included) is out of
+  reach, with the network on or off, and no kernel keyring. Hiding socket
+  folders one by one (``/run`` is still emptied) could never be complete.
 
 Mounts are ordered parent before child (by depth), so a state dir inside the
 workdir (the default ``<workdir>/.harness``) is hidden after the workdir is
