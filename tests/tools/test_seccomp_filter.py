@@ -10,7 +10,8 @@ from __future__ import annotations
 import errno
 import struct
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.tools.sandbox.seccomp import program
@@ -65,18 +66,24 @@ def expected(machine: str, nr: int, arch: int, args: list[int]) -> int:
 
 
 interesting_nr = st.sampled_from([41, 53, 198, 199, 217, 248, 250, 261, 302, 425, 0, 1, 59])
-any_nr = st.one_of(interesting_nr, st.integers(0, 2**31 - 1), st.integers(0x40000000, 0x40000200))
-arg = st.one_of(
-    st.sampled_from([0, 1, 2, 5, 10, 16, 40, 0x80001, 0x80005, 0x80002, 1 << 32, (1 << 32) | 1]),
-    st.integers(0, 2**64 - 1),
+any_nr = st.one_of(
+    interesting_nr, interesting_nr, st.integers(0, 2**31 - 1), st.integers(0x40000000, 0x40000200)
 )
+# Domains and types are small numbers, often with SOCK_NONBLOCK/SOCK_CLOEXEC or high bits.
+small = st.builds(
+    lambda value, flags: value | flags,
+    st.integers(0, 16) | st.sampled_from([40]),
+    st.sampled_from([0, 0x800, 0x80000, 0x80800, 1 << 32]),
+)
+arg = st.one_of(small, st.integers(0, 2**64 - 1))
 
 
+@settings(max_examples=200)
 @given(
     machine=st.sampled_from(sorted(ARCHES)),
     nr=any_nr,
     foreign=st.booleans(),
-    args=st.lists(arg, min_size=6, max_size=6),
+    args=st.tuples(small, small, arg, arg, arg, arg).map(list),
 )
 def test_the_filter_decides_every_call_as_its_rules_say(
     machine: str, nr: int, foreign: bool, args: list[int]
@@ -86,6 +93,34 @@ def test_the_filter_decides_every_call_as_its_rules_say(
     arch = 0x40000003 if foreign else ARCHES[machine][0]  # i386 as the foreign one
 
     assert run_bpf(raw, nr, arch, args) == expected(machine, nr, arch, args)
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHES))
+@pytest.mark.parametrize(
+    ("call", "args", "verdict"),
+    [
+        ("socket", [1, 1], ERRNO | errno.EACCES),  # AF_UNIX stream
+        ("socket", [1, 0x80002], ERRNO | errno.EACCES),  # AF_UNIX dgram, cloexec
+        ("socket", [40, 1], ERRNO | errno.EACCES),  # AF_VSOCK
+        ("socket", [2, 1], ALLOW),  # AF_INET
+        ("socket", [16, 3], ALLOW),  # AF_NETLINK
+        ("pair", [1, 1], ALLOW),
+        ("pair", [1, 0x80005], ALLOW),  # seqpacket, cloexec
+        ("pair", [1, 2], ERRNO | errno.EACCES),  # dgram
+        ("pair", [1, 0x80802], ERRNO | errno.EACCES),
+        ("prlimit", [0, 7], ALLOW),
+        ("prlimit", [4242, 7], ERRNO | errno.EACCES),
+    ],
+)
+def test_the_socket_and_prlimit_cases(
+    machine: str, call: str, args: list[int], verdict: int
+) -> None:
+    native, socket_nr, pair_nr, _, _, prlimit_nr = ARCHES[machine]
+    nr = {"socket": socket_nr, "pair": pair_nr, "prlimit": prlimit_nr}[call]
+    raw = program(machine)
+    assert raw is not None
+
+    assert run_bpf(raw, nr, native, [*args, 0, 0, 0, 0]) == verdict
 
 
 def test_an_unknown_machine_has_no_filter() -> None:
