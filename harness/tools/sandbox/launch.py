@@ -368,6 +368,14 @@ class ShellLauncher:
                 f"could not start {argv[0]}: {exc}",
                 error_type="sandbox_failed" if fds else "bash_unavailable",
             ) from exc
+        except subprocess.SubprocessError as exc:
+            # The child's own set-up failed (the filter, a limit, the cgroup): the
+            # confinement does not hold, so nothing may run.
+            raise ToolError(
+                f"bash refused to run: its confinement could not be set up ({exc}). "
+                "Nothing was run.",
+                error_type="sandbox_unavailable",
+            ) from exc
 
 
 def _chain(steps: list[Callable[[], None] | None]) -> Callable[[], None]:
