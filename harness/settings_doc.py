@@ -79,7 +79,7 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "bash_sandbox": (None, "`auto`, `required`, `off`: run bash in bubblewrap"),
     "bash_network": (None, "let sandboxed bash reach the network"),
     "bash_env": (None, "extra variable names passed to bash (secret-like names never are)"),
-    "bash_memory_mb": (None, "address space of each process a bash call starts, in MB (0: none)"),
+    "bash_memory_mb": (None, "writable memory of each process a bash call starts, in MB (0: none)"),
     "bash_processes": (None, "processes and threads a bash call may start (0: no limit)"),
     "bash_file_mb": (None, "largest file a bash call may write, in MB (0: no limit)"),
     "bash_cpu_seconds": (None, "CPU seconds of each process a bash call starts (0: no limit)"),

@@ -220,3 +220,14 @@ def test_as_an_ordinary_user_forks_stop_at_the_process_limit() -> None:
     assert message.startswith("bash: hit the process limit of 24 (HARNESS_BASH_PROCESSES)"), message
     made = int(message.split("FORKED ", 1)[1].split()[0])
     assert 1 <= made <= 24, message
+
+
+def test_reserved_but_unwritten_address_space_is_not_memory(
+    make_bash: Callable[..., BashTool], tmp_path: Path
+) -> None:
+    """A JVM heap or WebAssembly reserves far more than it writes: that still starts."""
+    tool = make_bash(limits=_limits(memory_mb=256))
+    code = "import mmap; m = mmap.mmap(-1, 640 << 20, prot=0); print('RESERVED', len(m))"
+    out = tool.run(ToolInput({"command": f'python3 -c "{code}"'}, tmp_path)).text
+
+    assert f"RESERVED {640 << 20}" in out, out

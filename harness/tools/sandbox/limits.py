@@ -5,8 +5,9 @@ Each is a setting (``HARNESS_BASH_MEMORY_MB``, ``HARNESS_BASH_PROCESSES``,
 ``HARNESS_BASH_OUTPUT_MB``; 0 means no limit) and holds on both paths, in and
 out of bwrap:
 
-* address space, file size and CPU time are ``setrlimit`` limits, set soft and
-  hard in the child before exec, so nothing the call starts can raise them.
+* memory (writable memory, and four times that of address space), file size
+  and CPU time are ``setrlimit`` limits, set soft and hard in the child before
+  exec, so nothing the call starts can raise them.
   They are per process: a call that starts ten processes may use ten times
   the CPU, which the call's timeout bounds;
 * processes: ``RLIMIT_NPROC`` counts every thread of the user, everywhere, so
@@ -36,6 +37,9 @@ from dataclasses import dataclass
 __all__ = ["ResourceLimits", "user_threads"]
 
 _MB = 1 << 20
+# Address space may exceed the memory limit by this much: runtimes reserve far more
+# than they write (a JVM's heap, 1/4 of RAM; WebAssembly's guard regions).
+_SPACE_FACTOR = 4
 # What a process killed by a signal reports through bash: 128 + the signal.
 _SIGNAL_EXIT = 128
 _NO_MEMORY = (
@@ -58,7 +62,9 @@ class ResourceLimits:
     """Per-call limits; 0 switches one off.
 
     Attributes:
-        memory_mb: address space of each process (``RLIMIT_AS``).
+        memory_mb: writable memory of each process (``RLIMIT_DATA``); its
+            address space (``RLIMIT_AS``) may be four times that, room for
+            what runtimes reserve and never touch.
         processes: processes and threads the call may add to the user's.
         file_mb: the largest file a process may write (``RLIMIT_FSIZE``).
         cpu_seconds: CPU time of each process (``RLIMIT_CPU``).
@@ -79,7 +85,8 @@ class ResourceLimits:
         """What the child runs before exec: the rlimits, computed here in the parent."""
         pairs: list[tuple[int, int, int]] = []
         if self.memory_mb > 0:
-            pairs.append((resource.RLIMIT_AS, self.memory_mb * _MB, self.memory_mb * _MB))
+            data, space = self.memory_mb * _MB, self.memory_mb * _MB * _SPACE_FACTOR
+            pairs += [(resource.RLIMIT_DATA, data, data), (resource.RLIMIT_AS, space, space)]
         if self.file_mb > 0:
             pairs.append((resource.RLIMIT_FSIZE, self.file_mb * _MB, self.file_mb * _MB))
         if self.cpu_seconds > 0:
@@ -123,7 +130,7 @@ class ResourceLimits:
         failed = code is None or code != 0
         if self.memory_mb > 0 and failed and any(sign in output for sign in _NO_MEMORY):
             return self._line(
-                f"the memory limit of {self.memory_mb} MB of address space per process",
+                f"the memory limit of {self.memory_mb} MB per process",
                 "HARNESS_BASH_MEMORY_MB",
                 "an allocation failed",
                 "Make the command use less memory",
