@@ -392,6 +392,7 @@ def _approval_signer(settings: Settings, workdir: Path, state_dir: Path) -> Appr
 
 def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
     from harness.tools import builtin
+    from harness.tools.sandbox import ResourceLimits
 
     if name == "read":
         return builtin.ReadTool(state_dir=app.state_dir)
@@ -412,6 +413,13 @@ def _builtin_tool(name: str, settings: Settings, app: Application) -> Tool:
             # The folder of the approval key (and decision ledger): hidden like the state dir.
             key_dir=default_key_path().parent,
             undo_budget=settings.undo_budget,
+            limits=ResourceLimits(
+                memory_mb=settings.bash_memory_mb,
+                processes=settings.bash_processes,
+                file_mb=settings.bash_file_mb,
+                cpu_seconds=settings.bash_cpu_seconds,
+                output_mb=settings.bash_output_mb,
+            ),
         )
     if name == "explore":
         from harness.subagent import ExplorerSubagentTool, SubagentRunner

@@ -52,6 +52,11 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_SANDBOX": ("bash_sandbox", "str"),
     "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
     "HARNESS_BASH_ENV": ("bash_env", "list"),
+    "HARNESS_BASH_MEMORY_MB": ("bash_memory_mb", "int"),
+    "HARNESS_BASH_PROCESSES": ("bash_processes", "int"),
+    "HARNESS_BASH_FILE_MB": ("bash_file_mb", "int"),
+    "HARNESS_BASH_CPU_SECONDS": ("bash_cpu_seconds", "int"),
+    "HARNESS_BASH_OUTPUT_MB": ("bash_output_mb", "int"),
     "HARNESS_OTEL": ("otel", "str"),
     "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
     "HARNESS_UNDO_BUDGET": ("undo_budget", "int"),
@@ -106,6 +111,12 @@ class Settings(BaseModel):
     bash_sandbox: Literal["auto", "required", "off"] = "auto"
     bash_network: bool = False
     bash_env: tuple[str, ...] = ()
+    # Limits of each bash call (harness.tools.sandbox.limits); 0 switches one off.
+    bash_memory_mb: int = Field(default=8192, ge=0)
+    bash_processes: int = Field(default=512, ge=0)
+    bash_file_mb: int = Field(default=4096, ge=0)
+    bash_cpu_seconds: int = Field(default=300, ge=0)
+    bash_output_mb: int = Field(default=64, ge=0)
     # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
     otel: Literal["off", "console", "otlp"] = "off"
     # The model a case's recorded judge asks (None: the run's own model).

@@ -79,6 +79,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "bash_sandbox": (None, "`auto`, `required`, `off`: run bash in bubblewrap"),
     "bash_network": (None, "let sandboxed bash reach the network"),
     "bash_env": (None, "extra variable names passed to bash (secret-like names never are)"),
+    "bash_memory_mb": (None, "writable memory of each process a bash call starts, in MB (0: none)"),
+    "bash_processes": (None, "processes and threads a bash call may start (0: no limit)"),
+    "bash_file_mb": (None, "largest file a bash call may write, in MB (0: no limit)"),
+    "bash_cpu_seconds": (None, "CPU seconds of each process a bash call starts (0: no limit)"),
+    "bash_output_mb": (None, "output of a bash call harness reads before it stops it (0: none)"),
     "judge_model": (
         "the run's model",
         "model a case's `judge` check asks (recorded through the test's cassette)",

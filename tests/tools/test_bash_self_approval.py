@@ -18,7 +18,8 @@ shows that it does approve the call when nothing contains it.
 In ``off`` mode (the state dir outside the workdir, as unsandboxed bash needs)
 an attacker that also clears its environment before leaving the session
 (``env -i setsid -f``) outlives the call, but the Landlock domain it inherited
-keeps the state dir and the key out of its reach, so it finds nothing.
+keeps the state dir and the key out of its reach, so it finds nothing. As root
+with a pids cgroup (``sandbox.cgroup``), it dies with the call like the rest.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from harness.tools.sandbox import check_bwrap, find_bwrap
+from harness.tools.sandbox.cgroup import pids_root
 from tests.tools.conftest import needs_landlock
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem
@@ -174,9 +176,11 @@ def test_bash_cannot_approve_the_next_risky_call(tmp_path: Path, mode: str) -> N
     state_seen = [line for line in log.splitlines() if f"sees in {state}:" in line]
     assert state_seen and all(line.endswith(f"{state}: ") for line in state_seen)
     # Only the in-call attacker ran: every one left behind died with the call;
-    # off, but for the one that cleared its environment (see the docstring).
+    # off, but for the one that cleared its environment (see the docstring),
+    # unless harness runs as root with a pids cgroup, which ends that one too.
     ran = [line.split()[1] for line in log.splitlines() if "running as" in line]
-    assert ran == (["in-call"] if mode == "bwrap" else ["in-call", "env-i"])
+    caught = mode == "bwrap" or (os.geteuid() == 0 and pids_root() is not None)
+    assert ran == (["in-call"] if caught else ["in-call", "env-i"])
 
     # Positive control: the same script, run with nothing containing it, approves.
     # (The scripted provider picks its turn by the conversation, so the resumed run

@@ -255,7 +255,13 @@ def test_a_state_dir_landlock_cannot_hide_refuses_with_the_fix(
     assert not (layout.work / "ran").exists()
 
 
-def test_a_reachable_tmux_server_refuses(layout: Layout, tmp_path: Path) -> None:
+def test_a_listening_tmux_socket_no_longer_makes_bash_refuse(
+    layout: Layout, tmp_path: Path
+) -> None:
+    """No unix socket is reachable at all (seccomp), so none is probed for or refused over.
+
+    ``test_sandbox_sockets`` shows a tmux server on any socket is out of reach.
+    """
     import socket
 
     folder = tmp_path / f"tmux-{os.geteuid()}"
@@ -267,8 +273,7 @@ def test_a_reachable_tmux_server_refuses(layout: Layout, tmp_path: Path) -> None
             layout.work.resolve(), [layout.state.resolve()], {"TMUX_TMPDIR": str(tmp_path)}
         )
 
-    assert problem is not None and "runs commands on request" in problem, problem
-    assert confinement_problem(layout.work.resolve(), [layout.state.resolve()], {}) is None
+    assert problem is None, problem
 
 
 @pytest.mark.skipif(landlock_abi() < 4, reason="TCP rules need Landlock ABI 4 (Linux 6.7)")

@@ -43,6 +43,7 @@ from harness.tools.sandbox import (
     EnvironmentFilter,
     OverlayDirs,
     OverlayMount,
+    ResourceLimits,
     SandboxChoice,
     SandboxMode,
     ShellLauncher,
@@ -68,6 +69,7 @@ class _Outcome:
     output_bytes: int
     layer: Layer | None = None
     changeset: Changeset | None = None
+    limit_hit: str | None = None
 
 
 class BashTool:
@@ -100,6 +102,9 @@ class BashTool:
         overlay: run the workdir as an overlay when bwrap can (False binds it
             directly, as before overlays: for measuring, or where the state dir
             sits on a file system overlayfs refuses as an upper layer).
+        limits: memory, processes, file size, CPU time and output of each call
+            (``HARNESS_BASH_*``; see ``sandbox.limits``). A call that hits one
+            ends in a tool error naming the limit; its held changes are dropped.
     """
 
     name = "bash"
@@ -127,6 +132,7 @@ class BashTool:
         bwrap_finder: BwrapFinder = find_bwrap,
         overlay: bool = True,
         undo_budget: int = DEFAULT_UNDO_BUDGET,
+        limits: ResourceLimits | None = None,
     ) -> None:
         if not 1 <= default_timeout_seconds <= max_timeout_seconds:
             raise ConfigurationError(
@@ -151,6 +157,7 @@ class BashTool:
         self._finder = bwrap_finder
         self.overlay = overlay
         self.undo_budget = undo_budget
+        self.limits = limits if limits is not None else ResourceLimits()
         self._launcher: ShellLauncher | None = None
         self._spare: list[Layer] = []
         self._mount_dirs: dict[str, set[str]] = {}
@@ -181,6 +188,8 @@ class BashTool:
                 error_type="sandbox_unavailable",
             )
         outcome = self._execute(launcher, command, tool_input, timeout)
+        if outcome.limit_hit is not None:
+            self._refuse_over_limit(outcome)
         text = _observation(outcome, timeout)
         metadata: dict[str, Any] = {
             "exit_code": outcome.exit_code,
@@ -194,6 +203,19 @@ class BashTool:
         if outcome.layer is not None and outcome.changeset is not None:
             text = self._settle(outcome.layer, outcome.changeset, tool_input, text, metadata)
         return ToolOutput(text, metadata=metadata)
+
+    def _refuse_over_limit(self, outcome: _Outcome) -> None:
+        """A call cut short by a limit: drop what it held, and say which limit it was."""
+        dropped = ""
+        if outcome.layer is not None:
+            self._mount_dirs.pop(outcome.layer.layer_id, None)
+            self._drop(outcome.layer)
+            dropped = " Its changes to the workdir were discarded."
+        body = outcome.output.rstrip("\n") or "(no output)"
+        code = "" if outcome.exit_code is None else f"\n\nexit code: {outcome.exit_code}"
+        raise ToolError(
+            f"{outcome.limit_hit}{dropped} Output:\n{body}{code}", error_type="bash_limit"
+        )
 
     def _settle(
         self,
@@ -235,7 +257,9 @@ class BashTool:
                         choice, overlay=False, overlay_problem="BashTool(overlay=False)"
                     )
                 _warn_if_downgraded(choice, chosen=chosen)
-                self._launcher = ShellLauncher(choice, self._env_filter, network=self.network)
+                self._launcher = ShellLauncher(
+                    choice, self._env_filter, network=self.network, limits=self.limits
+                )
             return self._launcher
 
     def _timeout(self, arguments: dict[str, Any]) -> int:
@@ -342,16 +366,16 @@ class BashTool:
         )
         run = launcher.start(command, workdir, os.environ, hidden, overlay=dirs)
         process = run.process
-        capture = Capture(half=self.max_output_chars // 2)
+        capture = Capture(half=self.max_output_chars // 2, limit=self.limits.output_bytes)
         deadline = time.monotonic() + timeout
-        timed_out = True  # if reading fails, the command must not be left running
+        stopped = True  # if reading fails, the command must not be left running
         try:
             # End of output is not the end of the shell (it may have closed stdout
             # and still be running, or be just about to exit): wait for it too.
-            timed_out = pump(process, capture, deadline) or not wait_until(process, deadline)
+            stopped = pump(process, capture, deadline) or not wait_until(process, deadline)
         finally:
             try:
-                if timed_out or process.poll() is None:
+                if stopped or process.poll() is None:
                     run.kill()
                 else:
                     run.finish()
@@ -367,7 +391,8 @@ class BashTool:
                     os.close(held)
                 run.close()
         exit_code = process.wait()
-        if not timed_out and run.sandbox_failed:
+        timed_out = stopped and not capture.overflowed
+        if not stopped and run.sandbox_failed:
             raise ToolError(
                 "the bash sandbox (bwrap) failed to start, so nothing ran: "
                 f"{capture.text().strip() or 'no message'}. "
@@ -375,6 +400,11 @@ class BashTool:
                 error_type="sandbox_failed",
             )
         truncated = capture.total > len(capture.head) + len(capture.tail)
+        output = capture.text()
+        if capture.overflowed:
+            limit_hit: str | None = self.limits.output_hit()
+        else:
+            limit_hit = None if timed_out else self.limits.explain(output, exit_code)
         changeset = None
         if layer is not None:
             changeset = _changeset(layer, workdir.resolve(), hidden[0], run.mount)
@@ -383,7 +413,7 @@ class BashTool:
                 with self._lock:
                     self._mount_dirs[layer.layer_id] = mount_point_dirs(run.mount.scratch, points)
         return _Outcome(
-            capture.text(), exit_code, timed_out, truncated, capture.total, layer, changeset
+            output, exit_code, timed_out, truncated, capture.total, layer, changeset, limit_hit
         )
 
 

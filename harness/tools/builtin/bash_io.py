@@ -24,9 +24,14 @@ DRAIN_SECONDS = 0.2
 
 @dataclass(slots=True)
 class Capture:
-    """Keeps the first and last ``half`` bytes of a stream and counts the rest."""
+    """Keeps the first and last ``half`` bytes of a stream and counts the rest.
+
+    ``limit``: past this many bytes the stream counts as too long (``overflowed``),
+    and ``pump`` stops reading; None reads for as long as the command prints.
+    """
 
     half: int
+    limit: int | None = None
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     total: int = 0
@@ -40,6 +45,10 @@ class Capture:
         if chunk:
             self.tail += chunk
             del self.tail[: max(len(self.tail) - self.half, 0)]
+
+    @property
+    def overflowed(self) -> bool:
+        return self.limit is not None and self.total > self.limit
 
     def text(self) -> str:
         if self.total <= len(self.head) + len(self.tail):
@@ -56,7 +65,11 @@ class Capture:
 
 
 def pump(process: subprocess.Popen[bytes], capture: Capture, deadline: float) -> bool:
-    """Copy output into ``capture`` until the pipe closes; True when the deadline hit."""
+    """Copy output into ``capture`` until the pipe closes; True when it stopped early.
+
+    Early: the deadline passed, or the output passed ``capture.limit``
+    (``capture.overflowed`` tells which); the caller then kills the command.
+    """
     assert process.stdout is not None
     fd = process.stdout.fileno()
     drain_until: float | None = None
@@ -76,6 +89,8 @@ def pump(process: subprocess.Popen[bytes], capture: Capture, deadline: float) ->
                 if not chunk:
                     return False
                 capture.add(chunk)
+                if capture.overflowed:
+                    return True
 
 
 def wait_until(process: subprocess.Popen[bytes], deadline: float) -> bool:

@@ -15,14 +15,19 @@ Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
   namespace), and no host process is visible; nothing can type into the user's
   terminal (no controlling terminal, no TIOCSTI); no capability is kept even when
   harness runs as root; the environment holds no key, token, secret,
-  ``HARNESS_*`` or provider variable.
+  ``HARNESS_*`` or provider variable, nor a socket address (``SSH_AUTH_SOCK``,
+  ``TMUX``, ``DBUS_SESSION_BUS_ADDRESS``, ...).
 * not protected: whatever the user can read stays readable (read-only), e.g.
   ``~/.ssh``, ``~/.aws``, a ``.env`` in the workdir; the workdir itself is fully
   writable (``.git/hooks`` included, which a later human ``git commit`` runs,
-  and harness itself when its venv or an editable install lives there);
-  unix sockets outside ``/run`` and ``/tmp`` can still be connected to; with
-  the network on, anything reachable can be reached (abstract unix sockets and
-  a local ``harness serve`` too); kernel bugs.
+  and harness itself when its venv or an editable install lives there); with
+  the network on, anything reachable over TCP/UDP can be reached (a local
+  ``harness serve`` too); kernel bugs.
+
+Both paths: no unix socket, named or abstract, wherever it lives, and no kernel
+keyring (a seccomp filter, see ``seccomp``; each call also starts in a new
+session keyring); memory, processes, file size, CPU time and output are limited
+(``limits``; as root, processes by a pids cgroup where harness can make one).
 
 Unsandboxed (``off``, or ``auto`` without a working bwrap, with one warning):
 the same scrubbed environment, process-group + session + tag-variable reaping
@@ -32,8 +37,8 @@ of reach, only the workdir and ``/tmp`` writable, no capability even as root.
 Where Landlock cannot promise that (no Landlock, the state dir inside the
 workdir, a bind mount of it, a reachable systemd/D-Bus/docker/tmux socket)
 bash refuses, saying why. What remains open there: the network, processes that
-leave the session with a new environment (``env -i setsid -f``), named unix
-sockets of other services, everything the user can read.
+leave the session with a new environment (``env -i setsid -f``; as root with a
+pids cgroup, those end with the call too), everything the user can read.
 """
 
 from harness.tools.sandbox.argv import ISOLATION_FLAGS, KERNEL_KNOBS, OverlayMount, bwrap_argv
@@ -60,6 +65,7 @@ from harness.tools.sandbox.environment import (
 from harness.tools.sandbox.exposure import make_undumpable, secret_names
 from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
 from harness.tools.sandbox.launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
+from harness.tools.sandbox.limits import ResourceLimits
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
 from harness.tools.sandbox.selection import (
     SANDBOX_MODES,
@@ -83,6 +89,7 @@ __all__ = [
     "EnvironmentFilter",
     "OverlayDirs",
     "OverlayMount",
+    "ResourceLimits",
     "SandboxChoice",
     "SandboxMode",
     "ShellLauncher",

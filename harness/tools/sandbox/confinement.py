@@ -30,15 +30,18 @@ stays out of reach either way.
 
 Where that cannot hold, bash refuses, saying why and what to change: no
 Landlock in the kernel, a hidden dir inside the workdir (or the workdir inside
-one), a hidden dir also mounted elsewhere (a bind mount is a second path to
-it), or a reachable socket of a service that runs commands on request (the
-systemd manager, D-Bus, docker, tmux): a process it starts is outside the domain.
+one), a hidden dir also mounted elsewhere (a bind mount is a second path to it).
+
+A service that runs commands on request (tmux on any socket, the systemd
+manager, D-Bus, docker) would start a process outside the domain: no unix
+socket is reachable at all, by the seccomp filter every call runs under (see
+``seccomp``), not by probing where such services usually listen.
 """
 
 from __future__ import annotations
 
 import os
-import socket
+import platform
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -54,6 +57,7 @@ from harness.tools.sandbox.landlock import (
     landlock_abi,
     zone_rules,
 )
+from harness.tools.sandbox.seccomp import program
 
 __all__ = [
     "Confinement",
@@ -134,7 +138,8 @@ def confinement_problem(
     Args:
         workdir: resolved.
         hidden: the resolved state and key dirs.
-        environ: where the runtime dir and tmux's socket folder are read from.
+        environ: the harness environment (kept for callers; sockets are the
+            seccomp filter's, whatever the environment names).
     """
     problem = landlock_problem()
     if problem is not None:
@@ -142,12 +147,14 @@ def confinement_problem(
     placement = _placement_problem(workdir, hidden)
     if placement is not None:
         return f"{placement}; {_MOVE_OUT}, or {_FIX}"
+    if program() is None:
+        return (
+            f"harness has no system-call filter for this machine ({platform.machine()}; it "
+            "knows x86_64 and aarch64) to keep bash from other services' unix sockets"
+        )
     alias = _alias_problem(hidden)
     if alias is not None:
         return f"{alias}; remove that mount, or {_FIX}"
-    socket_problem = _escape_socket_problem(environ)
-    if socket_problem is not None:
-        return f"{socket_problem}; {_FIX}"
     return None
 
 
@@ -161,7 +168,8 @@ def unsandboxed_status(
         return True, f"bash refuses: {problem}"
     return False, (
         f"confined by Landlock (ABI {landlock_abi()}): no access to the state dir, the "
-        "approval-key dir or harness's process; writable: the workdir, /tmp, /var/tmp, /dev/shm"
+        "approval-key dir or harness's process, no unix socket or keyring (seccomp); writable: "
+        "the workdir, /tmp, /var/tmp, /dev/shm"
     )
 
 
@@ -222,36 +230,6 @@ def _alias_problem(hidden: list[Path]) -> str | None:
                     f"{_unescape(fields[4])!r}, which rules on the first path do not cover"
                 )
     return None
-
-
-def _escape_socket_problem(environ: Mapping[str, str]) -> str | None:
-    """A service that would start a process for bash, outside its Landlock domain."""
-    uid = os.geteuid()
-    runtime = environ.get("XDG_RUNTIME_DIR") or f"/run/user/{uid}"
-    candidates = [f"{runtime}/bus", f"{runtime}/systemd/private", f"/run/user/{uid}/bus"]
-    candidates += [f"{environ.get('TMUX_TMPDIR') or '/tmp'}/tmux-{uid}/default"]
-    candidates += ["/var/run/docker.sock", "/run/docker.sock"]
-    if uid == 0:
-        candidates += ["/run/systemd/private", "/run/dbus/system_bus_socket"]
-    for path in dict.fromkeys(candidates):
-        if _answers(path):
-            return (
-                f"the socket {path!r} is reachable and the service behind it runs commands on "
-                "request (systemd-run, tmux, docker), outside the limits bash runs under"
-            )
-    return None
-
-
-def _answers(path: str) -> bool:
-    if not os.path.exists(path):
-        return False
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(0.2)
-        try:
-            probe.connect(path)
-        except OSError:
-            return False
-    return True
 
 
 def _existing(path: Path) -> Path:

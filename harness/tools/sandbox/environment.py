@@ -36,12 +36,29 @@ _FORBIDDEN = re.compile(
 _FORBIDDEN_HELP = ", ".join(
     ["*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", *(f"{p}*" for p in _PREFIXES)]
 )
+# Variables that name a way into another process (an agent's, a multiplexer's, a bus):
+# never passed, listed or not. The seccomp filter refuses unix sockets anyway;
+# this keeps the addresses themselves out of the call.
+_SOCKET_NAMES = frozenset(
+    {
+        "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "TMUX", "TMUX_PANE",
+        "TMUX_TMPDIR", "STY", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+        "DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "DISPLAY",
+        "XAUTHORITY", "KITTY_LISTEN_ON", "NVIM", "NVIM_LISTEN_ADDRESS", "VSCODE_IPC_HOOK_CLI",
+        "PULSE_SERVER", "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "SYSTEMD_EXEC_PID",
+    }
+)  # fmt: skip
+_SOCKET_LIKE = re.compile(r"_SOCK$|SOCKET|_IPC", re.IGNORECASE)
 _VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def is_forbidden_name(name: str) -> bool:
-    """True for a name that looks like a secret or belongs to harness or a provider."""
-    return _FORBIDDEN.search(name) is not None
+    """True for a secret-looking name, one of harness or a provider, or a socket address."""
+    return (
+        _FORBIDDEN.search(name) is not None
+        or name.upper() in _SOCKET_NAMES
+        or _SOCKET_LIKE.search(name) is not None
+    )
 
 
 class EnvironmentFilter:
@@ -59,8 +76,9 @@ class EnvironmentFilter:
                 logger.warning("HARNESS_BASH_ENV: %r is not a variable name; ignored", name)
             elif is_forbidden_name(name):
                 logger.warning(
-                    "HARNESS_BASH_ENV: %r is never passed to bash: it looks like a secret or "
-                    "belongs to harness or a provider (%s)",
+                    "HARNESS_BASH_ENV: %r is never passed to bash: it looks like a secret, "
+                    "belongs to harness or a provider (%s) or names another process's socket "
+                    "(SSH_AUTH_SOCK, TMUX, DBUS_SESSION_BUS_ADDRESS, DOCKER_HOST, ...)",
                     name,
                     _FORBIDDEN_HELP,
                 )

@@ -11,7 +11,8 @@ A process under a Landlock domain also cannot ptrace (so cannot read
 ``/proc/<pid>/environ`` or ``mem`` of) a process outside it, with or without
 ``CAP_SYS_PTRACE``; from ABI 6 it cannot signal one or reach its abstract unix
 sockets either. It can still connect to a *named* unix socket: no ABI up to 7
-controls that.
+controls that (the seccomp filter every call runs under refuses unix sockets
+altogether: see ``seccomp``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import platform
 import secrets
 import select
 import signal
@@ -25,14 +27,24 @@ from pathlib import Path
 
 from harness.core.errors import ToolError
 from harness.tools.sandbox.argv import OverlayMount, bwrap_argv
+from harness.tools.sandbox.cgroup import ProcessCap, pids_root
 from harness.tools.sandbox.confinement import confine
 from harness.tools.sandbox.environment import EnvironmentFilter
 from harness.tools.sandbox.exposure import make_undumpable
 from harness.tools.sandbox.hidden import existing_hidden_dirs
+from harness.tools.sandbox.limits import ResourceLimits
 from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
+from harness.tools.sandbox.seccomp import (
+    install_filter,
+    memfd_with,
+    program,
+    session_keyring_leaver,
+)
 from harness.tools.sandbox.selection import SandboxChoice
 
 __all__ = ["SCRATCH_PLACES", "OverlayDirs", "ShellLauncher", "ShellRun"]
+
+logger = logging.getLogger(__name__)
 
 _BASH = "/bin/bash"
 _KILL_GRACE_SECONDS = 1.0
@@ -76,6 +88,7 @@ class ShellRun:
     status_fd: int | None = None
     mount: OverlayMount | None = None
     namespace_fd: int | None = None
+    cap: ProcessCap | None = None
     _status: bytes = field(default=b"")
 
     @property
@@ -113,7 +126,11 @@ class ShellRun:
         kill_survivors(self.process.pid, self.tag)
 
     def close(self) -> None:
-        """Close the status pipe, and the namespace if nobody took it."""
+        """Close the status pipe, the namespace if nobody took it, and the pids cgroup."""
+        if self.cap is not None:
+            self.cap.kill_all()  # what left the session with a new environment, too
+            self.cap.remove()
+            self.cap = None
         if self.status_fd is not None:
             os.close(self.status_fd)
             self.status_fd = None
@@ -192,18 +209,37 @@ class ShellRun:
 class ShellLauncher:
     """Builds and starts ``bash -c COMMAND`` the way the choice says.
 
+    On both paths the child gets the ``limits`` (and, as root, a pids cgroup
+    for the process limit), a new session keyring and the seccomp filter (no
+    unix socket, no keyring: see ``seccomp``).
+
     Args:
         choice: sandboxed (``choice.bwrap``) or not.
         env_filter: the variables bash may see.
         network: keep the network in the sandbox.
+        limits: resource limits of each call.
     """
 
     def __init__(
-        self, choice: SandboxChoice, env_filter: EnvironmentFilter, *, network: bool = False
+        self,
+        choice: SandboxChoice,
+        env_filter: EnvironmentFilter,
+        *,
+        network: bool = False,
+        limits: ResourceLimits | None = None,
     ) -> None:
         self.choice = choice
         self.env_filter = env_filter
         self.network = network
+        self.limits = limits if limits is not None else ResourceLimits()
+        self._filter = program()
+        self._pids_root = pids_root() if os.geteuid() == 0 and self.limits.processes else None
+        if os.geteuid() == 0 and self.limits.processes and self._pids_root is None:
+            logger.warning(
+                "harness runs as root, where the kernel ignores the process limit "
+                "(HARNESS_BASH_PROCESSES), and no pids cgroup can be made for bash calls "
+                "here: only the timeout bounds how many processes a call starts"
+            )
 
     def start(
         self,
@@ -225,14 +261,52 @@ class ShellLauncher:
         """
         tag = secrets.token_hex(8)
         env = {**self.env_filter.apply(environ), TAG_VARIABLE: tag}
+        raw = self._filter
+        if raw is None:
+            raise ToolError(
+                f"bash refused to run: harness has no system-call filter for this machine "
+                f"({platform.machine()}; it knows x86_64 and aarch64), so bash could reach "
+                "other services' unix sockets and harness's keyrings. Nothing was run.",
+                error_type="sandbox_unavailable",
+            )
+        cap = self._cap(tag)
+        try:
+            run = self._start(command, workdir, env, environ, hidden, overlay, tag, raw, cap)
+        except BaseException:
+            if cap is not None:
+                cap.remove()
+            raise
+        run.cap = cap
+        return run
+
+    def _cap(self, tag: str) -> ProcessCap | None:
+        if self._pids_root is None:
+            return None
+        # bwrap, its init and bash's own plumbing come on top of what the call may start.
+        return ProcessCap.make(self._pids_root, f"harness-bash-{tag}", self.limits.processes + 4)
+
+    def _start(
+        self,
+        command: str,
+        workdir: Path,
+        env: dict[str, str],
+        environ: Mapping[str, str],
+        hidden: Iterable[Path],
+        overlay: OverlayDirs | None,
+        tag: str,
+        raw: bytes,
+        cap: ProcessCap | None,
+    ) -> ShellRun:
+        steps: list[Callable[[], None] | None] = [None if cap is None else cap.join]
+        steps += [self.limits.setter(), session_keyring_leaver()]
         bwrap = self.choice.bwrap
         if bwrap is None:
             confinement = confine(workdir, hidden, environ, network=self.network)
             make_undumpable()
+            # Capabilities go and no_new_privs is set in restrict; the filter needs both.
+            steps += [confinement.restrict, install_filter(raw)]
             try:
-                process = self._popen(
-                    [_BASH, "-c", command], workdir, env, (), confinement.restrict
-                )
+                process = self._popen([_BASH, "-c", command], workdir, env, (), _chain(steps))
             finally:
                 confinement.close()
             return ShellRun(process, False, tag)
@@ -240,6 +314,7 @@ class ShellLauncher:
         covered = existing_hidden_dirs(hidden, root)
         mount = None if overlay is None else overlay.mount(covered)
         read_fd, write_fd = os.pipe()
+        filter_fd = memfd_with(raw)
         try:
             argv = bwrap_argv(
                 bwrap,
@@ -249,13 +324,15 @@ class ShellLauncher:
                 network=self.network,
                 status_fd=write_fd,
                 overlay=mount,
+                seccomp_fd=filter_fd,
             )
-            process = self._popen(argv, root, env, (write_fd,))
+            process = self._popen(argv, root, env, (write_fd, filter_fd), _chain(steps))
         except BaseException:
             os.close(read_fd)
             raise
         finally:
             os.close(write_fd)
+            os.close(filter_fd)
         os.set_blocking(read_fd, False)
         run = ShellRun(process, True, tag, read_fd, mount)
         if mount is not None:
@@ -291,3 +368,22 @@ class ShellLauncher:
                 f"could not start {argv[0]}: {exc}",
                 error_type="sandbox_failed" if fds else "bash_unavailable",
             ) from exc
+        except subprocess.SubprocessError as exc:
+            # The child's own set-up failed (the filter, a limit, the cgroup): the
+            # confinement does not hold, so nothing may run.
+            raise ToolError(
+                f"bash refused to run: its confinement could not be set up ({exc}). "
+                "Nothing was run.",
+                error_type="sandbox_unavailable",
+            ) from exc
+
+
+def _chain(steps: list[Callable[[], None] | None]) -> Callable[[], None]:
+    """One function running ``steps`` in order (in the child, between fork and exec)."""
+    todo = [step for step in steps if step is not None]
+
+    def run() -> None:
+        for step in todo:
+            step()
+
+    return run
