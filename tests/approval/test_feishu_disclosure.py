@@ -79,7 +79,7 @@ def test_an_oversized_preview_says_how_much_the_message_left_out() -> None:
     body = "y" * 2000
     text = format_approval_message(_record(body), max_preview_chars=500)
     assert "more characters of the preview left out here" in text
-    assert "harness approvals --json" in text
+    assert "harness approvals show appr_1 --full" in text
     assert text.endswith("Reject: /reject appr_1 <reason>")
     left = int(text.split("[... ")[1].split(" more characters")[0])
     shown = text.split("What would run:\n")[1].split("\n[... ")[0]
