@@ -126,7 +126,7 @@ def show(
         whole = full_changes_preview(
             record.held_layer, record.changeset_digest, record.workdir, record.output
         )
-        typer.echo(render_changeset(whole, indent="    "))
+        typer.echo("\n".join(render_changeset(whole, indent="    ")))
 
 
 app.add_typer(approvals_app, name="approvals")

@@ -15,6 +15,7 @@ The quoting is reversible (``unquote_name``), so two names never look alike.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 __all__ = ["escape_line", "shown_path", "unquote_name"]
@@ -23,6 +24,8 @@ __all__ = ["escape_line", "shown_path", "unquote_name"]
 _HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp", "Zs"})
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
 _UNNAMED = {value[1]: key for key, value in _NAMED.items()}
+# Printable ASCII but quote and backslash, not starting or ending with a space.
+_PLAIN_ASCII = re.compile(r"[!#-\[\]-~](?:[ !#-\[\]-~]*[!#-\[\]-~])?")
 
 
 def _needs_escape(char: str) -> bool:
@@ -42,6 +45,9 @@ def _escape(char: str) -> str:
 
 def shown_path(name: str) -> str:
     """``name`` bare when plain, else quoted with escapes (see the module docstring)."""
+    # The common case first, without a look at each character.
+    if _PLAIN_ASCII.fullmatch(name):
+        return name
     plain = (
         name
         and not name.startswith((" ", '"'))

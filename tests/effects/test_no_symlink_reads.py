@@ -121,9 +121,7 @@ def test_a_planted_link_is_never_read_through_when_the_call_writes_below_it(
 
 
 @pytest.mark.parametrize("target", ["key", "state"])
-def test_with_bash_unsandboxed_no_preview_reads_through_a_link(
-    tmp_path: Path, target: str
-) -> None:
+def test_with_bash_unsandboxed_no_preview_reads_through_a_link(tmp_path: Path, target: str) -> None:
     folder, inner = _outside(tmp_path)[target]
     work = tmp_path / "work"
     work.mkdir()
