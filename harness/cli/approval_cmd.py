@@ -48,7 +48,6 @@ def _describe(record: Any) -> str:
 
 
 approvals_app = typer.Typer(
-    help="List pending approvals, or show one whole (`show ID --full`).",
     no_args_is_help=False,
     rich_markup_mode=None,
 )

@@ -33,6 +33,7 @@ def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 
             preview[:max_preview_chars]
             + f"\n[... {left} more characters of the preview left out here; read all of it "
             f"with `harness approvals show {record.approval_id} --full` before approving ...]"
+            + _deletions(record, max_preview_chars // 4)
         )
     return "\n".join(
         [
@@ -48,6 +49,26 @@ def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 
             f"Reject: /reject {record.approval_id} <reason>",
         ]
     )
+
+
+def _deletions(record: ApprovalRecord, max_chars: int) -> str:
+    """The held deletions, when the cut may have hidden them: a loss is never left unsaid."""
+    changeset = record.preview.changeset if record.preview else None
+    if changeset is None:
+        return ""
+    # The listing puts deletions first and quotes every name (one line each).
+    deleted = [line for line in changeset.files.split("\n") if line.startswith("deleted ")]
+    if not deleted:
+        return "\nThe held changes delete nothing."
+    lines = [f"\nThe held changes delete {len(deleted)} path(s):"]
+    used = 0
+    for number, line in enumerate(deleted):
+        used += len(line) + 1
+        if used > max_chars:
+            lines.append(f"[... and {len(deleted) - number} more deletion(s); see --full ...]")
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def format_run_result(result: RunResult) -> str:
