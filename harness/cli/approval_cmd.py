@@ -35,8 +35,9 @@ def _describe(record: Any) -> str:
 
     lines = [
         f"{record.approval_id}  {record.status.value:8s}  session={record.session_key}  "
-        f"tool={record.tool_name}  expires={record.expires_at.isoformat(timespec='seconds')}",
-        f"    workdir: {record.workdir or '(not recorded)'}",
+        f"tool={escape_line(record.tool_name)}  "
+        f"expires={record.expires_at.isoformat(timespec='seconds')}",
+        f"    workdir: {escape_line(record.workdir or '(not recorded)')}",
     ]
     if record.decided_by:
         decided = record.decided_at.isoformat(timespec="seconds") if record.decided_at else "?"

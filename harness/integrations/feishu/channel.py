@@ -39,8 +39,8 @@ def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 
         [
             f"Approval required: {record.approval_id}",
             f"Session: {escape_line(record.session_display_name or record.session_key)}",
-            f"Workdir: {record.workdir or '(unknown)'}",
-            f"Tool: {record.tool_name}",
+            f"Workdir: {escape_line(record.workdir or '(unknown)')}",
+            f"Tool: {escape_line(record.tool_name)}",
             f"Risk: {reasons}",
             f"Expires: {record.expires_at.isoformat(timespec='seconds')}",
             "What would run:",
