@@ -127,7 +127,7 @@ def test_with_bash_unsandboxed_no_preview_reads_through_a_link(tmp_path: Path, t
     work.mkdir()
     (work / "kd").symlink_to(folder)
     calls: list[object] = [
-        tool_call("edit", path=f"kd/{inner}", old_text=MARKER, new_text="x"),
+        tool_call("edit", path=f"kd/{inner}", old_text="MARKER", new_text="x"),
         tool_call("write", path=f"kd/{inner}", content="x\n", mode="overwrite"),
         tool_call("bash", command=f"cat kd/{inner} > /dev/null; rm -rf kd"),
     ]
