@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from harness.core.errors import ApprovalError
 from harness.effects import (
     DEFER_KEY,
     LAYER_KEY,
@@ -31,7 +32,14 @@ from harness.effects.layer import LAYER_ID_PATTERN
 from harness.effects.preview import ChangesetPreview
 from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
 
-__all__ = ["TALLY_KEY", "HeldChanges", "defer_effects", "held_changes", "settle_now"]
+__all__ = [
+    "TALLY_KEY",
+    "HeldChanges",
+    "defer_effects",
+    "full_changes_preview",
+    "held_changes",
+    "settle_now",
+]
 
 logger = logging.getLogger("harness.approval")
 
@@ -102,6 +110,37 @@ def settle_now(
     return ToolExecutionResult.completed(
         f"{result.observation}\n{summarize(held.changeset)}",
         metadata=_without_layer(result.metadata),
+    )
+
+
+def full_changes_preview(
+    held_layer: str, digest: str | None, workdir: str | None, output: str | None
+) -> ChangesetPreview:
+    """The preview of an approval's held changes with nothing cut (``approvals show --full``).
+
+    Built again from the layer, the one the record names, after checking it still
+    holds the changes the record signed; the old side is read from the workdir now.
+
+    Raises:
+        ApprovalError: the layer is gone or malformed, or holds other changes.
+    """
+    root = Path(held_layer)
+    if not LAYER_ID_PATTERN.match(root.name) or workdir is None:
+        raise ApprovalError(f"the approval names no usable held layer ({held_layer!r})")
+    layer = Layer(root.name, root)
+    try:
+        changeset = layer.load_changeset()
+    except Exception as exc:
+        raise ApprovalError(
+            f"the held changes are gone ({exc}); the approval can no longer be applied"
+        ) from exc
+    if changeset.digest != digest:
+        raise ApprovalError(
+            "the held layer no longer holds the changes this approval signed; "
+            "approving will refuse it"
+        )
+    return changeset_preview(
+        changeset, Path(workdir), layer_reader(layer.upper), output or "", full=True
     )
 
 

@@ -18,7 +18,7 @@ from harness.approval.preview import (
     ApprovalPreview,
     ToolLookup,
     build_approval_preview,
-    escape_text,
+    escape_line,
 )
 from harness.approval.records import (
     ApprovalRecord,
@@ -137,7 +137,7 @@ class HumanApprovalMiddleware:
             )
         # Reasons quote the command; a raw CR or escape sequence in them could redraw
         # the approver's terminal line, so they are stored escaped like the preview.
-        reasons = tuple(escape_text(reason)[0] for reason in decision.reasons)
+        reasons = tuple(escape_line(reason) for reason in decision.reasons)
         return self._pause(ctx, draft, reasons, preview)
 
     def _run_and_settle(self, ctx: ToolExecutionContext, nxt: ToolNext) -> ToolExecutionResult:
@@ -182,7 +182,7 @@ class HumanApprovalMiddleware:
                 f"could not be built ({type(exc).__name__}: {exc}); they were discarded",
                 "approval_preview_failed",
             )
-        reasons = tuple(escape_text(reason)[0] for reason in held.decision.reasons)
+        reasons = tuple(escape_line(reason) for reason in held.decision.reasons)
         return self._pause(ctx, draft, reasons, preview, held=held, run=run)
 
     def _run_key(self, ctx: ToolExecutionContext) -> str | None:

@@ -7,7 +7,11 @@ any other tool shows its arguments as JSON. Control and invisible characters
 escaped so a command cannot paint over what the approver reads; real newlines
 stay line breaks. Whenever something is escaped, literal backslashes are
 doubled and a note says so, so ``\\x1b`` typed by the model and an escaped ESC
-never look alike. Nothing is cut silently: every cut says how much it left out.
+never look alike. Nothing is cut silently: every cut says how much it left out
+(lines and bytes) and how to see the whole (``harness approvals show ID --full``,
+``render_full_call``). One-line texts (summaries, tool names, risk reasons) are
+escaped with ``escape_line``, newlines too, so a newline in a file name cannot
+forge a line of the prompt.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from harness.core.messages import ToolCall
-from harness.effects.preview import ChangesetPreview
+from harness.effects.diff import PREVIEW_BUDGET, unified
+from harness.effects.names import escape_line
+from harness.effects.preview import FULL_HINT, ChangesetPreview
 from harness.tools.protocol import Tool, ToolInput
 
 __all__ = [
@@ -29,8 +35,11 @@ __all__ = [
     "CallPreview",
     "build_approval_preview",
     "count_lines",
+    "escape_line",
     "escape_text",
     "preview_call",
+    "render_changeset",
+    "render_full_call",
     "render_preview",
 ]
 
@@ -136,7 +145,11 @@ def _cut_lines(lines: list[str], head: int, tail: int, noun: str) -> tuple[list[
     if len(lines) <= head + tail:
         return lines, None
     missing = len(lines) - head - tail
-    note = f"{missing} {noun} left out ({noun} {head + 1}-{head + missing} of {len(lines)})"
+    size = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[head:-tail])
+    note = (
+        f"{missing} {noun} ({size} bytes) left out ({noun} {head + 1}-{head + missing} "
+        f"of {len(lines)}); {FULL_HINT}"
+    )
     return [*lines[:head], f"[... {note} ...]", *lines[-tail:]], note
 
 
@@ -147,12 +160,14 @@ def _cut_line(line: str) -> tuple[str, bool]:
     return f"{line[:MAX_LINE_CHARS]}[... {extra} more characters on this line ...]", True
 
 
-def _bounded(text: str, head: int, tail: int, noun: str) -> tuple[str, str | None, int]:
+def _bounded(
+    text: str, head: int, tail: int, noun: str, *, full: bool = False
+) -> tuple[str, str | None, int]:
     escaped, count = escape_text(text)
     # Cut and number the lines the summary counts; the final newline stays in the body.
     pieces, ends_with_newline = _split_lines(escaped)
-    lines, note = _cut_lines(pieces, head, tail, noun)
-    shown = [_cut_line(line) for line in lines]
+    lines, note = (pieces, None) if full else _cut_lines(pieces, head, tail, noun)
+    shown = [(line, False) if full else _cut_line(line) for line in lines]
     notes = [note] if note else []
     long_lines = sum(1 for _, cut in shown if cut)
     if long_lines:
@@ -180,7 +195,7 @@ def _bash(call: ToolCall) -> CallPreview:
         tool_call_id=call.id,
         tool_name=call.name,
         kind="bash",
-        summary=escape_text(summary)[0],
+        summary=escape_line(summary),
         body=body,
         escaped_characters=count,
     )
@@ -203,7 +218,7 @@ def _write(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
         tool_call_id=call.id,
         tool_name=call.name,
         kind="write",
-        summary=escape_text(summary)[0],
+        summary=escape_line(summary),
         body=body,
         left_out=left_out,
         escaped_characters=count,
@@ -215,22 +230,26 @@ def _write(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
 
 
 def _existing(tool: Any, tool_input: ToolInput, raw: str) -> str:
+    from harness.effects.beneath import lstat_beneath
     from harness.tools.paths import FileScope
 
     try:
         # The write tool's own scope, so the approver sees the refusal the tool will
         # give (the state dir included), not a stat of a path it will never touch.
-        path = FileScope.of(tool_input.workdir, tool.state_dir).resolve(raw)
-        if not path.exists():
+        scope = FileScope.of(tool_input.workdir, tool.state_dir)
+        path = scope.resolve(raw)
+        rel = path.relative_to(scope.workdir).as_posix()
+        # No symlink followed: one swapped in since the resolve shows nothing, never
+        # the size of a file outside the workdir.
+        info = lstat_beneath(scope.workdir, "" if rel == "." else rel)
+        if info is None:
             return "; the file does not exist yet"
-        return f"; the file exists now ({path.stat().st_size} bytes)"
+        return f"; the file exists now ({info.st_size} bytes)"
     except Exception as exc:  # the tool will refuse it; the approver should know why
         return f"; the path cannot be resolved ({exc})"
 
 
 def _edit(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
-    import difflib
-
     path = call.arguments.get("path")
     try:
         plan = tool.plan(tool_input)
@@ -238,15 +257,9 @@ def _edit(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
         preview = _generic(call)
         note = f"no diff: the edit does not apply to the file at pause time ({exc})"
         return preview.model_copy(
-            update={"kind": "edit", "summary": escape_text(f"edit {path}: {note}")[0]}
+            update={"kind": "edit", "summary": escape_line(f"edit {path}: {note}")}
         )
-    before = plan.original.splitlines(keepends=True)
-    after = plan.updated.splitlines(keepends=True)
-    diff: list[str] = []
-    for line in difflib.unified_diff(before, after, f"a/{plan.shown}", f"b/{plan.shown}"):
-        diff.append(line.removesuffix("\n"))
-        if not line.endswith("\n"):
-            diff.append("\\ No newline at end of file")
+    diff = _edit_diff(plan.original, plan.updated, plan.shown)
     body, left_out, count = _bounded(
         "\n".join(diff), DIFF_HEAD_LINES, DIFF_TAIL_LINES, "diff lines"
     )
@@ -258,12 +271,38 @@ def _edit(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
         tool_call_id=call.id,
         tool_name=call.name,
         kind="edit",
-        summary=escape_text(summary)[0],
+        summary=escape_line(summary),
         body=body,
         left_out=left_out,
         escaped_characters=count,
         path=plan.shown,
     )
+
+
+def _edit_diff(original: str, updated: str, shown: str) -> list[str]:
+    """The edit's unified diff, or, over the diff budget, sizes and digests."""
+    name = escape_line(shown)
+    lines = unified(
+        original.splitlines(keepends=True),
+        updated.splitlines(keepends=True),
+        f"a/{name}",
+        f"b/{name}",
+        PREVIEW_BUDGET.max_cells,
+    )
+    if lines is None:
+        old, new = (text.encode("utf-8", "surrogatepass") for text in (original, updated))
+        return [
+            f"diff too large: {max(len(old), len(new))} bytes, sizes/digests shown; "
+            f"{FULL_HINT} for the edit's arguments",
+            f"before: {len(old)} bytes, sha256 {hashlib.sha256(old).hexdigest()}",
+            f"after: {len(new)} bytes, sha256 {hashlib.sha256(new).hexdigest()}",
+        ]
+    diff: list[str] = []
+    for line in lines:
+        diff.append(line.removesuffix("\n"))
+        if not line.endswith("\n"):
+            diff.append("\\ No newline at end of file")
+    return diff
 
 
 def _generic(call: ToolCall) -> CallPreview:
@@ -273,7 +312,7 @@ def _generic(call: ToolCall) -> CallPreview:
         tool_call_id=call.id,
         tool_name=call.name,
         kind="arguments",
-        summary=escape_text(f"{call.name}: arguments as JSON")[0],
+        summary=escape_line(f"{call.name}: arguments as JSON"),
         body=body,
         left_out=left_out,
         escaped_characters=count,
@@ -342,13 +381,18 @@ def _render_one(preview: CallPreview, indent: str) -> list[str]:
     return lines
 
 
-def render_preview(preview: ApprovalPreview | None, indent: str = "") -> str:
-    """The preview as plain text for a terminal or a chat message."""
+def render_preview(
+    preview: ApprovalPreview | None, indent: str = "", approval_id: str | None = None
+) -> str:
+    """The preview as plain text for a terminal or a chat message.
+
+    ``approval_id``: named in the line that says how to see what was cut.
+    """
     if preview is None:
         return f"{indent}(no preview was recorded for this approval)"
     lines = _render_one(preview.call, indent)
     if preview.changeset is not None:
-        lines.extend(_render_changeset(preview.changeset, indent))
+        lines.extend(render_changeset(preview.changeset, indent))
     if preview.later_calls:
         count = len(preview.later_calls)
         lines.append(
@@ -356,30 +400,70 @@ def render_preview(preview: ApprovalPreview | None, indent: str = "") -> str:
             "(each still checked by the risk policy):"
         )
         for number, item in enumerate(preview.later_calls, 1):
-            lines.append(f"{indent}  [{number}/{count}] {item.tool_name}")
+            lines.append(f"{indent}  [{number}/{count}] {escape_line(item.tool_name)}")
             lines.extend(_render_one(item, indent + "    "))
     else:
         lines.append(f"{indent}No other calls of the same batch run after it.")
+    if _was_cut(preview):
+        lines.append(
+            f"{indent}Parts of this preview were cut (each cut above says how much); "
+            f"see everything with `harness approvals show {approval_id or 'ID'} --full`."
+        )
     return "\n".join(lines)
 
 
-def _render_changeset(changeset: ChangesetPreview, indent: str) -> list[str]:
+def _was_cut(preview: ApprovalPreview) -> bool:
+    calls = (preview.call, *preview.later_calls)
+    changeset = preview.changeset
+    cut_changes = changeset is not None and any(
+        (changeset.files_left_out, changeset.diff_left_out, changeset.output_left_out)
+    )
+    return cut_changes or any(call.left_out for call in calls)
+
+
+def render_full_call(tool_name: str, arguments: dict[str, Any], indent: str = "") -> str:
+    """The call's whole text, nothing cut: bash's command, write's content, else the JSON."""
+    command, content = arguments.get("command"), arguments.get("content")
+    if tool_name == "bash" and isinstance(command, str):
+        kind, text = "bash", command
+    elif tool_name == "write" and isinstance(content, str):
+        kind, text = "write content", content
+    else:
+        kind, text = "arguments", _arguments_json(arguments)
+    body, _, count = _bounded(text, 0, 0, "lines", full=True)
+    lines = [f"{indent}{escape_line(tool_name)}: the whole call, nothing cut"]
+    if count:
+        lines.append(
+            f"{indent}note: {count} control/invisible character(s) shown escaped "
+            "(\\xNN, \\uNNNN, \\t, \\r); literal backslashes shown as \\\\"
+        )
+    if kind == "write content":
+        others = {k: v for k, v in arguments.items() if k != "content"}
+        lines.append(f"{indent}arguments: {escape_line(_arguments_json(others))}")
+    lines.append(f"{indent}----- {kind} -----")
+    lines.extend(f"{indent}{line}" for line in body.split("\n"))
+    lines.append(f"{indent}----- end -----")
+    return "\n".join(lines)
+
+
+def render_changeset(changeset: ChangesetPreview, indent: str) -> list[str]:
     """The held changes: what approving applies to the workdir (nothing yet applied)."""
     lines = [
         f"{indent}The command already ran in the sandbox; nothing has reached the workdir yet.",
-        f"{indent}Approving applies exactly these changes ({escape_text(changeset.summary)[0]}):",
+        f"{indent}Approving applies exactly these changes ({escape_line(changeset.summary)}):",
     ]
     if changeset.discarded:
         lines.append(
             f"{indent}Written outside the workdir and discarded, whatever you decide: "
-            + ", ".join(changeset.discarded)
+            + ", ".join(escape_line(note) for note in changeset.discarded)
         )
-    for title, text, cut in (
-        ("changed paths", changeset.files, None),
-        ("changes", changeset.diff, changeset.diff_left_out),
-        ("output", changeset.output, changeset.output_left_out),
+    # The listing was bounded when it was built (every deletion kept): never cut here.
+    for title, text, cut, full in (
+        ("changed paths", changeset.files, changeset.files_left_out, True),
+        ("changes", changeset.diff, changeset.diff_left_out, changeset.full),
+        ("output", changeset.output, changeset.output_left_out, changeset.full),
     ):
-        body, _, count = _bounded(text, 10_000, 10_000, "lines")
+        body, _, count = _bounded(text, 10_000, 10_000, "lines", full=full)
         if cut:
             lines.append(f"{indent}cut: {cut}")
         if count:

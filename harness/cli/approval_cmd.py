@@ -1,4 +1,4 @@
-"""``harness approvals | approve | reject``: decide paused runs from the shell."""
+"""``harness approvals [show ID [--full]] | approve | reject``: decide paused runs."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from harness.cli.application import (
 from harness.cli.errors import EXIT_FAILURE
 from harness.cli.root import app
 
-__all__ = ["approvals", "approve", "reject"]
+__all__ = ["approvals", "approvals_app", "approve", "reject", "show"]
 
 SessionOption = Annotated[
     str | None,
@@ -31,23 +31,32 @@ SessionOption = Annotated[
 
 
 def _describe(record: Any) -> str:
-    from harness.approval.preview import render_preview
+    from harness.approval.preview import escape_line, render_preview
 
     lines = [
         f"{record.approval_id}  {record.status.value:8s}  session={record.session_key}  "
-        f"tool={record.tool_name}  expires={record.expires_at.isoformat(timespec='seconds')}",
-        f"    workdir: {record.workdir or '(not recorded)'}",
+        f"tool={escape_line(record.tool_name)}  "
+        f"expires={record.expires_at.isoformat(timespec='seconds')}",
+        f"    workdir: {escape_line(record.workdir or '(not recorded)')}",
     ]
     if record.decided_by:
         decided = record.decided_at.isoformat(timespec="seconds") if record.decided_at else "?"
         lines.append(f"    decided: {record.decision} by {record.decided_by} at {decided}")
-    lines.append(f"    reasons: {'; '.join(record.risk_reasons) or '(none given)'}")
-    lines.append(render_preview(record.preview, indent="    "))
+    reasons = "; ".join(escape_line(reason) for reason in record.risk_reasons)
+    lines.append(f"    reasons: {reasons or '(none given)'}")
+    lines.append(render_preview(record.preview, indent="    ", approval_id=record.approval_id))
     return "\n".join(lines)
 
 
-@app.command()
+approvals_app = typer.Typer(
+    no_args_is_help=False,
+    rich_markup_mode=None,
+)
+
+
+@approvals_app.callback(invoke_without_command=True)
 def approvals(
+    ctx: typer.Context,
     session: Annotated[
         str | None, typer.Option(help="Only this session.", callback=check_session_key)
     ] = None,
@@ -58,7 +67,10 @@ def approvals(
 ) -> None:
     """List pending approvals: id, session, tool, reasons, expiry and what would run.
 
-    Needs only the state dir: no provider is built (HARNESS_SCRIPT, keys)."""
+    Needs only the state dir: no provider is built (HARNESS_SCRIPT, keys).
+    `harness approvals show ID --full` shows one approval with nothing cut."""
+    if ctx.invoked_subcommand is not None:
+        return
     from harness.app import open_approval_store
     from harness.settings import Settings
 
@@ -80,6 +92,44 @@ def approvals(
         return
     for record in shown:
         typer.echo(_describe(record))
+
+
+@approvals_app.command("show")
+def show(
+    approval_id: Annotated[str, typer.Argument(help="The approval id.")],
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Nothing cut: the whole call and every held change, diffed with the larger "
+            "budget (the old side read from the workdir now).",
+        ),
+    ] = False,
+) -> None:
+    """Show APPROVAL_ID as the approver sees it; --full shows all of it, nothing cut.
+
+    Needs only the state dir: no provider is built."""
+    from harness.app import open_approval_store
+    from harness.approval.held import full_changes_preview
+    from harness.approval.preview import render_changeset, render_full_call
+    from harness.settings import Settings
+
+    settings = Settings.from_env()
+    configure_logging(settings.log_level)
+    record = open_approval_store(settings).load(approval_id)
+    typer.echo(_describe(record))
+    if not full:
+        return
+    typer.echo("\nThe whole approval, nothing cut:")
+    typer.echo(render_full_call(record.tool_name, record.arguments, indent="    "))
+    if record.held_layer:
+        whole = full_changes_preview(
+            record.held_layer, record.changeset_digest, record.workdir, record.output
+        )
+        typer.echo("\n".join(render_changeset(whole, indent="    ")))
+
+
+app.add_typer(approvals_app, name="approvals")
 
 
 def _confirmed(approval_id: str, yes: bool) -> bool:

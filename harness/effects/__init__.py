@@ -5,6 +5,8 @@
 - ``policy``: ``EffectPolicy``, which changes wait for a human.
 - ``paths``, ``gitrefs``: the sensitive-path and lost-commit rules it uses.
 - ``preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
+- ``beneath``, ``files``: reading the workdir and a layer with no symlink followed.
+- ``diff``: line diffs within a size and time budget; ``names``: names quoted for display.
 - ``apply``: ``apply_changeset``, all or nothing, after checking nothing moved.
 - ``layer``: ``LayerStore``, where held changes wait in harness's state dir.
 - ``held``: the metadata keys between the bash tool and the approval gate.

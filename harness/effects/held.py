@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.effects.files import read_bytes
+from harness.effects.files import read_bytes_at
 from harness.effects.paths import AfterBytes
 
 __all__ = ["DEFER_KEY", "LAYER_KEY", "OUTPUT_KEY", "layer_reader"]
@@ -22,9 +22,9 @@ OUTPUT_KEY = "effects_output"
 
 
 def layer_reader(upper: Path) -> AfterBytes:
-    """Reads a path's new bytes from an upper layer."""
+    """Reads a path's new bytes from an upper layer (no symlink in it followed)."""
 
     def read(path: str) -> bytes | None:
-        return read_bytes(upper / path, 1 << 24)
+        return read_bytes_at(upper, path, 1 << 24)
 
     return read

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.effects.changeset import FileChange
-from harness.effects.files import read_bytes
+from harness.effects.files import read_bytes_at
 
 __all__ = ["AfterBytes", "hooks_paths", "sensitive_change_reason"]
 
@@ -87,7 +87,7 @@ def hooks_paths(workdir: Path, upper: Path | None) -> tuple[str, ...]:
     for base in (workdir, upper):
         if base is None:
             continue
-        data = read_bytes(base / ".git" / "config", 1 << 20)
+        data = read_bytes_at(base, ".git/config", 1 << 20)
         if not data:
             continue
         parser = configparser.RawConfigParser(strict=False)
@@ -108,7 +108,7 @@ def hooks_paths(workdir: Path, upper: Path | None) -> tuple[str, ...]:
 
 
 def _scripts_changed(change: FileChange, workdir: Path, after: AfterBytes) -> bool:
-    before = _scripts(read_bytes(workdir / change.path, 1 << 20)) if change.before else None
+    before = _scripts(read_bytes_at(workdir, change.path, 1 << 20)) if change.before else None
     new = _scripts(after(change.path)) if change.after else None
     return new != before
 

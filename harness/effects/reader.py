@@ -12,17 +12,22 @@ A file copied up without a content or mode change (``touch``, ``open(..., 'a')``
 with nothing written) is no change. Directory renames reach the layer as copy
 plus delete (bwrap mounts with ``redirect_dir=nofollow``); a created file whose
 content equals a deleted one's is shown as a rename.
+
+Neither side is read through a symlink: both are walked from their root's
+descriptor (``beneath``). Below a symlink of the workdir there is nothing, so
+a call that swaps ``kd -> <key folder>`` for a folder of its own shows only
+its own files, never the bytes the link pointed at.
 """
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from harness.effects.beneath import getxattr_beneath, listdir_beneath, lstat_beneath
 from harness.effects.changeset import Changeset, FileChange, FileState
-from harness.effects.files import MAX_DIFF_BYTES, file_state, line_counts, read_bytes
+from harness.effects.files import MAX_DIFF_BYTES, file_state_at, line_counts, read_bytes_at
 
 __all__ = ["change_between", "deleted_tree", "read_changeset"]
 
@@ -48,7 +53,8 @@ def read_changeset(
 def change_between(
     path: str, before: FileState | None, after: FileState | None, old: Path | None, new: Path | None
 ) -> FileChange | None:
-    """The change at ``path``; ``old``/``new`` are where the two sides' bytes can be read."""
+    """The change at ``path``; ``old``/``new`` are the roots below which the two sides'
+    bytes are read (at ``path``, no symlink followed), None where a side has none."""
     if before is None and after is None:
         return None
     if before is None:
@@ -61,7 +67,7 @@ def change_between(
         kind = "mode"
     else:
         kind = "modified"
-    added, removed, binary = _lines(before, after, old, new)
+    added, removed, binary = _lines(path, before, after, old, new)
     return FileChange(
         path=path,
         change=kind,
@@ -75,17 +81,13 @@ def change_between(
 
 def deleted_tree(lower: Path, rel: str, changes: list[FileChange]) -> None:
     """Add a ``deleted`` change for ``lower/rel`` and everything below it."""
-    state = file_state(lower / rel)
+    state = file_state_at(lower, rel)
     if state is None:
         return
     if state.kind == "dir":
-        try:
-            names = sorted(os.listdir(lower / rel))
-        except OSError:
-            names = []
-        for name in names:
+        for name in _names(lower, rel):
             deleted_tree(lower, f"{rel}/{name}", changes)
-    change = change_between(rel, state, None, lower / rel, None)
+    change = change_between(rel, state, None, lower, None)
     if change is not None:
         changes.append(change)
 
@@ -93,10 +95,7 @@ def deleted_tree(lower: Path, rel: str, changes: list[FileChange]) -> None:
 def _walk(
     upper: Path, lower: Path, rel: str, changes: list[FileChange], skip: frozenset[str]
 ) -> None:
-    here = upper / rel if rel else upper
-    with os.scandir(here) as entries:
-        names = sorted(entry.name for entry in entries)
-    for name in names:
+    for name in _names(upper, rel):
         path = f"{rel}/{name}" if rel else name
         if path in skip:
             continue
@@ -106,18 +105,20 @@ def _walk(
 def _entry(
     upper: Path, lower: Path, path: str, changes: list[FileChange], skip: frozenset[str]
 ) -> None:
-    up = upper / path
-    info = os.lstat(up)
-    before = file_state(lower / path)
+    info = lstat_beneath(upper, path)
+    if info is None:
+        return  # gone since the listing: nothing the call left there
+    before = file_state_at(lower, path)
     if stat.S_ISCHR(info.st_mode) and info.st_rdev == 0:  # a whiteout
         deleted_tree(lower, path, changes)
         return
-    after = file_state(up)
-    assert after is not None
+    after = file_state_at(upper, path)
+    if after is None:
+        return
     if before is not None and before.kind == "dir" and after.kind != "dir":
         _delete_children(lower, path, changes)
     if after.kind != "dir":
-        change = change_between(path, before, after, lower / path, up)
+        change = change_between(path, before, after, lower, upper)
         if change is not None:
             changes.append(change)
         return
@@ -134,38 +135,36 @@ def _entry(
         return
     if before.mode != after.mode:
         changes.append(FileChange(path=path, change="mode", before=before, after=after))
-    if _opaque(up):
-        present = set(os.listdir(up))
-        for name in sorted(os.listdir(lower / path)):
+    if _opaque(upper, path):
+        present = set(_names(upper, path))
+        for name in _names(lower, path):
             if name not in present:
                 deleted_tree(lower, f"{path}/{name}", changes)
     _walk(upper, lower, path, changes, skip)
 
 
 def _delete_children(lower: Path, path: str, changes: list[FileChange]) -> None:
-    try:
-        names = sorted(os.listdir(lower / path))
-    except OSError:
-        return
-    for name in names:
+    for name in _names(lower, path):
         deleted_tree(lower, f"{path}/{name}", changes)
 
 
-def _opaque(path: Path) -> bool:
-    for name in _OPAQUE:
-        try:
-            if os.getxattr(path, name, follow_symlinks=False) == b"y":
-                return True
-        except OSError:
-            continue
-    return False
+def _names(root: Path, rel: str) -> list[str]:
+    """The sorted names in the folder ``root/rel``; none when it is not a folder there."""
+    try:
+        return listdir_beneath(root, rel) or []
+    except OSError:
+        return []
+
+
+def _opaque(upper: Path, path: str) -> bool:
+    return any(getxattr_beneath(upper, path, name) == b"y" for name in _OPAQUE)
 
 
 def _lines(
-    before: FileState | None, after: FileState | None, old: Path | None, new: Path | None
+    path: str, before: FileState | None, after: FileState | None, old: Path | None, new: Path | None
 ) -> tuple[int, int, bool]:
-    old_bytes = _content(before, old)
-    new_bytes = _content(after, new)
+    old_bytes = _content(before, old, path)
+    new_bytes = _content(after, new, path)
     if old_bytes is _TOO_BIG or new_bytes is _TOO_BIG:
         # Too big to diff: count every byte of the old file as a removed line (fails closed).
         return 0, before.size if before is not None else 0, True
@@ -180,12 +179,12 @@ class _Big:
 _TOO_BIG = _Big()
 
 
-def _content(state: FileState | None, path: Path | None) -> bytes | _Big | None:
-    if state is None or state.kind != "file" or path is None:
+def _content(state: FileState | None, root: Path | None, path: str) -> bytes | _Big | None:
+    if state is None or state.kind != "file" or root is None:
         return None
     if state.size > MAX_DIFF_BYTES:
         return _TOO_BIG
-    data = read_bytes(path)
+    data = read_bytes_at(root, path)
     return _TOO_BIG if data is None else data
 
 

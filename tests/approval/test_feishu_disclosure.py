@@ -8,6 +8,7 @@ from pathlib import Path
 from harness import Settings, build_application
 from harness.approval.preview import ApprovalPreview, CallPreview
 from harness.approval.records import ApprovalRecord, ApprovalStatus
+from harness.effects import Changeset, FileChange, FileState, changeset_preview
 from harness.integrations.feishu import (
     FeishuEventAdapter,
     RecordingMessenger,
@@ -79,10 +80,31 @@ def test_an_oversized_preview_says_how_much_the_message_left_out() -> None:
     body = "y" * 2000
     text = format_approval_message(_record(body), max_preview_chars=500)
     assert "more characters of the preview left out here" in text
-    assert "harness approvals --json" in text
+    assert "harness approvals show appr_1 --full" in text
     assert text.endswith("Reject: /reject appr_1 <reason>")
     left = int(text.split("[... ")[1].split(" more characters")[0])
     shown = text.split("What would run:\n")[1].split("\n[... ")[0]
     full = format_approval_message(_record(body)).split("What would run:\n")[1]
     full = full.split("\nApprove: ")[0]
     assert (len(shown), left) == (500, len(full) - 500)
+
+
+def test_a_cut_message_still_names_every_deletion_and_quotes_names() -> None:
+    odd = "a\n=== deleted nothing"
+    changes = Changeset(
+        changes=(
+            FileChange(path="precious.txt", change="deleted", before=FileState(kind="file")),
+            FileChange(path=odd, change="deleted", before=FileState(kind="file")),
+            FileChange(path="new.txt", change="created", after=FileState(kind="file")),
+        )
+    )
+    held = changeset_preview(changes, Path("/nonexistent"), lambda _: None)
+    record = _record("y" * 2000).model_copy(
+        update={"preview": ApprovalPreview(call=_record("y" * 2000).preview.call, changeset=held)}  # type: ignore[union-attr]
+    )
+    text = format_approval_message(record, max_preview_chars=500)
+    cut = text.split("more characters of the preview left out here")[1]
+    assert "The held changes delete 2 path(s):" in cut
+    assert "deleted precious.txt" in cut
+    assert 'deleted "a\\n=== deleted nothing"' in cut
+    assert not any(line.startswith("=== deleted nothing") for line in text.split("\n"))

@@ -121,11 +121,17 @@ def test_a_long_write_shows_head_and_tail_and_says_what_it_left_out(tmp_path: Pa
     call = record.preview.call
     shown = call.body.split("\n")
     assert shown[:HEAD_LINES] == lines[:HEAD_LINES]
-    assert shown[HEAD_LINES] == "[... 50 lines left out (lines 41-90 of 100) ...]"
+    note = (
+        "50 lines (400 bytes) left out (lines 41-90 of 100); "
+        "see all of it with `harness approvals show ID --full`"
+    )
+    assert shown[HEAD_LINES] == f"[... {note} ...]"
     assert shown[HEAD_LINES + 1 :] == [*lines[-TAIL_LINES:], ""]
-    assert call.left_out == "50 lines left out (lines 41-90 of 100)"
+    assert call.left_out == note
     assert "100 line(s)" in call.summary
-    assert "cut: 50 lines left out" in render_preview(record.preview)
+    rendered = render_preview(record.preview, approval_id=record.approval_id)
+    assert "cut: 50 lines (400 bytes) left out" in rendered
+    assert f"harness approvals show {record.approval_id} --full" in rendered
 
 
 _LINE = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8)
@@ -151,10 +157,14 @@ def test_a_write_preview_counts_and_numbers_the_lines_it_shows(
         assert call.left_out is None and call.body == escape_text(content)[0]
         return
     missing = total - HEAD_LINES - TAIL_LINES
-    note = f"{missing} lines left out (lines {HEAD_LINES + 1}-{HEAD_LINES + missing} of {total})"
-    assert call.left_out == note
     # Escaping keeps every newline, so the escaped text has the same lines.
     shown = escape_text(content)[0].split("\n")[:total]
+    size = sum(len(line.encode()) + 1 for line in shown[HEAD_LINES:-TAIL_LINES])
+    note = (
+        f"{missing} lines ({size} bytes) left out (lines {HEAD_LINES + 1}-"
+        f"{HEAD_LINES + missing} of {total}); see all of it with `harness approvals show ID --full`"
+    )
+    assert call.left_out == note
     kept = [*shown[:HEAD_LINES], f"[... {note} ...]", *shown[-TAIL_LINES:]]
     assert call.body == "\n".join(kept) + ("" if unterminated else "\n")
 

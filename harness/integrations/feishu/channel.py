@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from harness.approval.preview import render_preview
+from harness.approval.preview import escape_line, render_preview
 from harness.approval.records import ApprovalRecord
 from harness.engine.run_types import RunResult, StopReason
 from harness.integrations.feishu.client import FeishuMessenger
@@ -24,21 +24,23 @@ def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 
     about 150 KB, so a preview over ``max_preview_chars`` is cut, saying how
     much was left out and where to read all of it.
     """
-    reasons = "; ".join(record.risk_reasons) or "(none given)"
-    preview = render_preview(record.preview)
+    # The same escaping as `harness approvals`: a newline in a name cannot forge a line.
+    reasons = "; ".join(escape_line(reason) for reason in record.risk_reasons) or "(none given)"
+    preview = render_preview(record.preview, approval_id=record.approval_id)
     if len(preview) > max_preview_chars:
         left = len(preview) - max_preview_chars
         preview = (
             preview[:max_preview_chars]
             + f"\n[... {left} more characters of the preview left out here; read all of it "
-            f"with `harness approvals --json` before approving ...]"
+            f"with `harness approvals show {record.approval_id} --full` before approving ...]"
+            + _deletions(record, max_preview_chars // 4)
         )
     return "\n".join(
         [
             f"Approval required: {record.approval_id}",
-            f"Session: {record.session_display_name or record.session_key}",
-            f"Workdir: {record.workdir or '(unknown)'}",
-            f"Tool: {record.tool_name}",
+            f"Session: {escape_line(record.session_display_name or record.session_key)}",
+            f"Workdir: {escape_line(record.workdir or '(unknown)')}",
+            f"Tool: {escape_line(record.tool_name)}",
             f"Risk: {reasons}",
             f"Expires: {record.expires_at.isoformat(timespec='seconds')}",
             "What would run:",
@@ -47,6 +49,26 @@ def format_approval_message(record: ApprovalRecord, *, max_preview_chars: int = 
             f"Reject: /reject {record.approval_id} <reason>",
         ]
     )
+
+
+def _deletions(record: ApprovalRecord, max_chars: int) -> str:
+    """The held deletions, when the cut may have hidden them: a loss is never left unsaid."""
+    changeset = record.preview.changeset if record.preview else None
+    if changeset is None:
+        return ""
+    # The listing puts deletions first and quotes every name (one line each).
+    deleted = [line for line in changeset.files.split("\n") if line.startswith("deleted ")]
+    if not deleted:
+        return "\nThe held changes delete nothing."
+    lines = [f"\nThe held changes delete {len(deleted)} path(s):"]
+    used = 0
+    for number, line in enumerate(deleted):
+        used += len(line) + 1
+        if used > max_chars:
+            lines.append(f"[... and {len(deleted) - number} more deletion(s); see --full ...]")
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def format_run_result(result: RunResult) -> str:
