@@ -327,6 +327,7 @@ def check_folders(settings: Settings) -> None:
 
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
+    from harness.effects.codepaths import CodePaths
 
     sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(
@@ -335,6 +336,7 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
         sandboxed=sandboxed,
         overlay=overlay,
         network=settings.bash_network,
+        code_paths=CodePaths.from_entries(settings.sensitive_paths),
     )
     return HumanApprovalMiddleware(
         policy,

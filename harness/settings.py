@@ -49,6 +49,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_SANDBOX": ("bash_sandbox", "str"),
     "HARNESS_BASH_NETWORK": ("bash_network", "bool"),
     "HARNESS_BASH_ENV": ("bash_env", "list"),
+    "HARNESS_SENSITIVE_PATHS": ("sensitive_paths", "list"),
     "HARNESS_OTEL": ("otel", "str"),
     "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
 }
@@ -101,6 +102,10 @@ class Settings(BaseModel):
     bash_sandbox: Literal["auto", "required", "off"] = "auto"
     bash_network: bool = False
     bash_env: tuple[str, ...] = ()
+    # Changes to files that run code later (CI, build files) need approval: glob
+    # patterns added (`+PATTERN` or `PATTERN`) to or removed (`-PATTERN`) from the
+    # defaults (harness.effects.codepaths).
+    sensitive_paths: tuple[str, ...] = ()
     # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
     otel: Literal["off", "console", "otlp"] = "off"
     # The model a case's recorded judge asks (None: the run's own model).
@@ -115,6 +120,17 @@ class Settings(BaseModel):
     @classmethod
     def _log_level(cls, value: str) -> str:
         return _choice(value.strip().upper(), LOG_LEVELS, "log_level")
+
+    @field_validator("sensitive_paths")
+    @classmethod
+    def _sensitive_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not entry.strip().lstrip("+-").strip() or "\0" in entry:
+                raise ValueError(
+                    f"entry {entry!r} names no pattern; write +PATTERN to add a glob "
+                    "pattern or -PATTERN to remove a default one"
+                )
+        return value
 
     @property
     def resolved_state_dir(self) -> Path:

@@ -79,6 +79,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "bash_sandbox": (None, "`auto`, `required`, `off`: run bash in bubblewrap"),
     "bash_network": (None, "let sandboxed bash reach the network"),
     "bash_env": (None, "extra variable names passed to bash (secret-like names never are)"),
+    "sensitive_paths": (
+        "CI, build, hook files",
+        "files that run code later, whose changes need approval: comma-separated glob "
+        "patterns, `+PATTERN` adds, `-PATTERN` removes a default",
+    ),
     "judge_model": (
         "the run's model",
         "model a case's `judge` check asks (recorded through the test's cassette)",

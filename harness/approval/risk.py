@@ -36,6 +36,7 @@ from harness.approval.risk_deletion import (
 from harness.approval.risk_effects import write_edit_reasons
 from harness.approval.risk_shell import shell_command_reasons
 from harness.effects import EffectPolicy
+from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects.sensitive_paths import sensitive_path_reason
 from harness.tools.execution import ToolExecutionContext
 
@@ -125,7 +126,8 @@ class DefaultRiskPolicy:
             changeset shows everything the call did); with it on, both are.
 
     ``effects`` is the ``EffectPolicy`` shared by bash changesets, ``write``
-    and ``edit``: one removed-line tally per run for all three.
+    and ``edit``: one lost-byte tally per run for all three; ``code_paths``
+    (``HARNESS_SENSITIVE_PATHS``) are the project's files that run code later.
     """
 
     def __init__(
@@ -137,6 +139,7 @@ class DefaultRiskPolicy:
         sandboxed: bool = False,
         overlay: bool = False,
         network: bool = False,
+        code_paths: CodePaths = DEFAULT_CODE_PATHS,
     ) -> None:
         self.required_tools = tuple(required_tools)
         self.large_deletion_lines = large_deletion_lines
@@ -145,7 +148,7 @@ class DefaultRiskPolicy:
         self.overlay = overlay
         self.network = network
         self.deletions = DeletionTally()
-        self.effects = EffectPolicy(large_deletion_lines)
+        self.effects = EffectPolicy(code_paths=code_paths)
         self._runs = _RunTracker()
 
     def run_key(self, ctx: ToolExecutionContext) -> str:

@@ -1,0 +1,83 @@
+"""How many bytes of a file's old content a change destroys.
+
+The effect policy judges a change by the information it loses, not by its
+lines: replacing a one-line file of a megabyte loses a megabyte. The measure
+is the old bytes the new content no longer holds in place:
+
+* an append (the new content starts with the old) loses nothing;
+* otherwise the common prefix and suffix are kept; what lies between them in
+  the old content is lost, unless a line diff of that middle finds less (edits
+  scattered over a file lose their lines, not everything between them);
+* a middle that is not text, or too long to diff cheaply, counts whole.
+
+A side that could not be read (too large, not a regular file) counts as all
+of the old size lost: the measure fails closed.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+__all__ = ["MAX_DIFF_LINES", "lost_bytes"]
+
+# A line diff of the changed middle costs up to lines x lines: above this many
+# lines on either side the middle counts as lost whole.
+MAX_DIFF_LINES = 4000
+
+
+def lost_bytes(old: bytes | None, new: bytes | None, old_size: int) -> int:
+    """Bytes of ``old`` that ``new`` no longer holds.
+
+    Args:
+        old: the old content; None when it could not be read (counts ``old_size``).
+        new: the new content; None for a deleted file or one that could not be read.
+        old_size: the old content's size, as the changeset states it.
+    """
+    if old is None:
+        return old_size
+    if new is None or not old:
+        return len(old)
+    if new.startswith(old):
+        return 0
+    prefix = _common_prefix(old, new)
+    suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    # Widen the changed middle to whole lines (the prefix and suffix are common, so
+    # the same offsets cut both sides), then diff those lines.
+    start = old.rfind(b"\n", 0, prefix) + 1
+    newline = old.find(b"\n", len(old) - suffix)
+    cut = 0 if newline == -1 else len(old) - newline - 1
+    old_mid = old[start : len(old) - cut]
+    if not old_mid:
+        return 0
+    new_mid = new[start : len(new) - cut]
+    # One contiguous change loses exactly the old bytes between prefix and suffix;
+    # scattered ones lose their lines: the smaller of the two is what is gone.
+    return min(len(old) - prefix - suffix, _diff_lost(old_mid, new_mid))
+
+
+def _diff_lost(old: bytes, new: bytes) -> int:
+    if b"\0" in old or b"\0" in new:
+        return len(old)
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if len(a) > MAX_DIFF_LINES or len(b) > MAX_DIFF_LINES:
+        return len(old)
+    lost = 0
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            lost += sum(len(line) for line in a[i1:i2])
+    return lost
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix, by halving (each comparison runs in C)."""
+    low, high = 0, min(len(a), len(b))
+    if a[:high] == b[:high]:
+        return high
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
