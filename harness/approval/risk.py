@@ -148,6 +148,7 @@ class DefaultRiskPolicy:
         self.overlay = overlay
         self.network = network
         self.deletions = DeletionTally()
+        self.code_paths = code_paths
         self.effects = EffectPolicy(code_paths=code_paths)
         self._runs = _RunTracker()
 
@@ -198,7 +199,7 @@ class DefaultRiskPolicy:
             and (tool_name == "write" or new_text is not None)
         ):
             action = "write to" if tool_name == "write" else "edit of"
-            reasons = _path_reasons(action, arguments.get("path"), workdir)
+            reasons = _path_reasons(action, arguments.get("path"), workdir, self.code_paths)
             effects = write_edit_reasons(self.effects, tool_name, arguments, workdir, run, new_text)
             if reasons:  # the path is already named: keep the effect's other reasons
                 effects = [r for r in effects if not r.startswith("touches a sensitive path")]
@@ -278,10 +279,12 @@ def _planned_text(ctx: ToolExecutionContext) -> str | None:
     return updated if isinstance(updated, str) else None
 
 
-def _path_reasons(action: str, path: object, workdir: Path | None) -> list[str]:
+def _path_reasons(
+    action: str, path: object, workdir: Path | None, code: CodePaths = DEFAULT_CODE_PATHS
+) -> list[str]:
     if not isinstance(path, str) or not path.strip():
         return [f"{action} a file whose path argument is missing or not text (cannot be judged)"]
-    reason = sensitive_path_reason(path, workdir)
+    reason = sensitive_path_reason(path, workdir, code)
     return [f"{action} sensitive file: {path} ({reason})"] if reason else []
 
 
