@@ -42,7 +42,7 @@ __all__ = ["DEFAULT_LOSS_BYTES", "EffectDecision", "EffectPolicy", "RunTally"]
 
 # Without an undo journal: bytes of existing content a run may lose without a human
 # (about the twenty short lines the old line rule let through).
-DEFAULT_LOSS_BYTES = 256
+DEFAULT_LOSS_BYTES = 128
 _READ_LIMIT = 1 << 24
 
 

@@ -1,8 +1,8 @@
 """Large deletions: edits and overwrites that remove or blank lines, summed over a run.
 
 Without a workdir an edit is judged by its arguments (lines); with one, by the
-bytes of existing content it destroys (13-byte lines here: five of them lose 65
-bytes, so the fourth five-line edit of a run reaches the 256-byte threshold).
+bytes of existing content it destroys: five of these short lines are 35 to 40
+bytes, so the fourth five-line edit of a run reaches the 128-byte threshold.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from harness.tools.protocol import ToolInput
 
 
 def lines(count: int, prefix: str = "line") -> str:
-    return "".join(f"{prefix} {i:02d} text\n" for i in range(count))
+    return "".join(f"{prefix} {i}\n" for i in range(count))
 
 
 def five_line_edit(start: int) -> dict[str, Any]:
-    old = "".join(f"line {i:02d} text\n" for i in range(start, start + 5))
+    old = "".join(f"line {i}\n" for i in range(start, start + 5))
     return {"path": "big.txt", "old_text": old, "new_text": ""}
 
 
@@ -83,9 +83,9 @@ def test_a_large_overwrite_needs_approval_and_says_why(tmp_path: Path) -> None:
 
     assert decision.verdict is RiskVerdict.APPROVAL_REQUIRED
     assert decision.reasons == (
-        # all 390 bytes are gone, whatever the new content's size
-        "large loss: overwrites or deletes 390 bytes of existing content (f.txt 390) "
-        "(threshold 256 bytes)",
+        # all 230 bytes are gone, whatever the new content
+        "large loss: overwrites or deletes 230 bytes of existing content (f.txt 230) "
+        "(threshold 128 bytes)",
     )
 
 
@@ -174,8 +174,8 @@ def test_a_real_run_of_small_edits_pauses_when_the_total_reaches_the_threshold(
 
     assert result.stop_reason == "approval_required"
     record = app.approvals.load(result.approval_id or "")
-    assert record.arguments == five_line_edit(15)  # the 4th edit: 3 x 65 bytes already lost
-    assert "260 in this run so far" in record.risk_reasons[0]
+    assert record.arguments == five_line_edit(15)  # the 4th edit: 110 bytes already lost
+    assert "150 in this run so far" in record.risk_reasons[0]
     assert (work / "big.txt").read_text() == lines(40)[len(lines(15)) :]
 
 
@@ -200,8 +200,8 @@ def test_an_unresolvable_overwrite_path_counts_nothing(tmp_path: Path, path: str
 
 
 def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: Path) -> None:
-    # 195 bytes lost, then a write to a sensitive file pauses for its own reason;
-    # after approval the same run loses 65 more, which reaches 256.
+    # 110 bytes lost, then a write to a sensitive file pauses for its own reason;
+    # after approval the same run loses 40 more, which reaches the threshold.
     work = tmp_path / "work"
     work.mkdir()
     (work / "big.txt").write_text(lines(40))
@@ -225,12 +225,12 @@ def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: P
     assert second.stop_reason == "approval_required"
     record = app.approvals.load(second.approval_id or "")
     assert record.arguments == five_line_edit(15)
-    assert "260 in this run so far" in record.risk_reasons[0]
+    assert "150 in this run so far" in record.risk_reasons[0]
 
 
 def test_the_tally_crosses_processes_in_the_checkpoint(tmp_path: Path) -> None:
     # As above, but the approval is decided by a fresh application (another
-    # process's view): the 195 bytes travel in the signed checkpoint.
+    # process's view): the 110 bytes travel in the signed checkpoint.
     work = tmp_path / "work"
     work.mkdir()
     (work / "big.txt").write_text(lines(40))
@@ -250,4 +250,4 @@ def test_the_tally_crosses_processes_in_the_checkpoint(tmp_path: Path) -> None:
 
     assert second.stop_reason == "approval_required"
     reason = later.approvals.load(second.approval_id or "").risk_reasons[0]
-    assert "260 in this run so far" in reason
+    assert "150 in this run so far" in reason

@@ -148,7 +148,7 @@ def test_a_write_over_a_one_line_file_of_any_size_needs_approval(tmp_path: Path)
 
     assert reasons == (
         "large loss: overwrites or deletes 100000 bytes of existing content (big.txt 100000) "
-        "(threshold 256 bytes)",
+        "(threshold 128 bytes)",
     )
 
 

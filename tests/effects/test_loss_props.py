@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.effects.changeset import Changeset, FileChange, FileState
 from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePattern
+from harness.effects.gitrefs import moved_ref_reasons
 from harness.effects.gitstore import store_path
 from harness.effects.loss import lost_bytes
+from tests.effects.conftest import GIT_ENV
 
 data = st.binary(max_size=300) | st.text("ab\n", max_size=300).map(str.encode)
 name = st.text("abcXY._-", min_size=1, max_size=8).filter(lambda n: n not in (".", ".."))
@@ -65,3 +73,62 @@ def test_a_double_star_pattern_matches_at_any_depth(above: list[str], below: lis
     assert pattern.matches("/".join([*above, "deploy", "run.sh"]))
     assert pattern.matches("/".join([*above, "deploy", "run.sh", *below]))  # a folder covers all
     assert not pattern.matches("/".join([*above, "deploy.sh"]))
+
+
+# --- ref ordering, asked of a real repository ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def history(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[str], set[tuple[int, int]]]:
+    """A repository: main c0..c3 in a line, side s4 from c1; its commits and ancestor pairs."""
+    repo = tmp_path_factory.mktemp("refs")
+    env = {**os.environ, **GIT_ENV}
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+        return done.stdout.decode().strip()
+
+    git("init", "-q", "-b", "main")
+    commits = []
+    for index in range(4):
+        git("commit", "-q", "--allow-empty", "-m", f"c{index}")
+        commits.append(git("rev-parse", "HEAD"))
+    git("checkout", "-q", "-b", "side", commits[1])
+    git("commit", "-q", "--allow-empty", "-m", "s4")
+    commits.append(git("rev-parse", "HEAD"))
+    git("checkout", "-q", "main")
+    parents = {0: [], 1: [0], 2: [1], 3: [2], 4: [1]}
+
+    def ancestors(node: int) -> set[int]:
+        found = {node}
+        for parent in parents[node]:
+            found |= ancestors(parent)
+        return found
+
+    pairs = {(a, d) for d in parents for a in ancestors(d)}
+    return repo, commits, pairs
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 4) | st.none())
+def test_a_ref_may_only_move_forward(
+    history: tuple[Path, list[str], set[tuple[int, int]]], old: int, new: int | None
+) -> None:
+    repo, commits, pairs = history
+    ref = repo / ".git" / "refs" / "heads" / "probe"
+    ref.write_text(commits[old] + "\n")
+    state = FileState(kind="file", mode=0o644, size=41, sha256="0" * 64)
+    change = FileChange(
+        path=".git/refs/heads/probe",
+        change="deleted" if new is None else "modified",
+        before=state,
+        after=None if new is None else state.model_copy(update={"sha256": "1" * 64}),
+    )
+    data = None if new is None else (commits[new] + "\n").encode()
+
+    reasons = moved_ref_reasons(Changeset(changes=(change,)), repo, lambda p: data, lambda s: None)
+
+    forward = new is not None and (old, new) in pairs
+    assert (reasons == []) is forward, (old, new, reasons)
