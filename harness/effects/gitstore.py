@@ -89,11 +89,15 @@ def git_store_reasons(change: FileChange, before: Reader, after: Reader) -> list
     parts = inner.split("/")
     head, base = parts[0], parts[-1]
     if head in ("hooks", "info") or (
-        head not in ("refs", "logs", "objects") and (base in _REDIRECTS or "hooks" in parts)
+        head not in ("refs", "logs", "objects")
+        and (base in _REDIRECTS or "hooks" in parts or "info" in parts[:-1])
     ):
         return [f"changes {path} (git config, hooks or a store pointer run code or redirect git)"]
-    if inner in ("objects/info/alternates", "objects/info/http-alternates"):
+    if inner.endswith(("objects/info/alternates", "objects/info/http-alternates")):
         return [f"changes {path} (points git at another object store)"]
+    old_file = change.before is not None and change.before.kind == "file"
+    if head == "refs" and old_file and not _ref_text(before(path)):
+        return [f"changes {path}, a file in refs/ that holds no ref"]
     if head in ("refs", "packed-refs", "head", "index") or _transient(parts):
         return []  # refs: ``gitrefs``; the index: ``gitindex``
     if head == "shallow":
@@ -110,6 +114,15 @@ def git_store_reasons(change: FileChange, before: Reader, after: Reader) -> list
     what = _store_part(head)
     verb = "deletes" if change.after is None else "rewrites"
     return [f"{verb} {what} {path}"]
+
+
+def _ref_text(data: bytes | None) -> bool:
+    """Whether a loose ref file holds a ref (a hash or ``ref: NAME``), as git writes one."""
+    if data is None or len(data) > 4096:
+        return False
+    text = data.decode("utf-8", "replace").strip()
+    hexdigits = all(ch in "0123456789abcdef" for ch in text)
+    return (len(text) in (40, 64) and hexdigits) or text.startswith("ref: ")
 
 
 def _transient(parts: list[str]) -> bool:

@@ -254,6 +254,9 @@ def _index_reasons(
 
         old = read_bytes(workdir / change.path, _READ_LIMIT) if change.before else None
         new = after(change.path) if change.after else None
+        if (change.before and old is None) or (change.after and new is None):
+            reasons.append(f"rewrites a git index the policy cannot read: {change.path}")
+            continue
         why = staged_content_lost(
             workdir / store, old, new, read_after, _objects(store, objects, upper)
         )

@@ -39,6 +39,11 @@ ROWS = [
     ("mv-into-git", "printf 'a=1\\n' > notes.ini", "mv notes.ini .git/x", PAUSE),
     ("rm-file-in-git", "printf 'a=1\\n' > .git/x", "rm .git/x", PAUSE),
     ("commondir", "", "echo /tmp/copied-git > .git/commondir", PAUSE),
+    ("junk-in-refs", "printf 'a=1\\n' > .git/refs/notes.ini", "rm .git/refs/notes.ini", PAUSE),
+    ("module-info", "mkdir -p .git/modules/sub/info", "echo '*' > .git/modules/sub/info/exclude",
+     PAUSE),
+    ("module-alternates", "", "mkdir -p .git/modules/s/objects/info && echo /tmp > "
+     ".git/modules/s/objects/info/alternates", PAUSE),
     ("nested-commondir", "git init -q sub", "echo ../../.git > sub/.git/commondir", PAUSE),
     ("nested-config", "git init -q sub", "git -C sub config core.fsmonitor 'rm -rf ~'", PAUSE),
     ("gitfile", "", "mkdir -p vendor/lib && echo 'gitdir: /tmp/evil' > vendor/lib/.git", PAUSE),
@@ -73,7 +78,9 @@ def _sh(work: Path, script: str) -> None:
         subprocess.run(["sh", "-c", script], cwd=work, check=True, capture_output=True, env=env)
 
 
-def judge_bash(template: Path, base: Path, setup: str, command: str) -> EffectDecision | None:
+def judge_bash(
+    template: Path, base: Path, setup: str, command: str, policy: EffectPolicy | None = None
+) -> EffectDecision | None:
     """Run ``command`` over an overlay of a set-up copy; the policy's decision (None: no change)."""
     import shutil
 
@@ -94,7 +101,7 @@ def judge_bash(template: Path, base: Path, setup: str, command: str) -> EffectDe
     if root is None:
         return None
     layer = Layer(Path(root).name, Path(root))
-    return EffectPolicy().evaluate(
+    return (policy or EffectPolicy()).evaluate(
         layer.load_changeset(),
         work,
         layer_reader(layer.upper),
@@ -128,6 +135,34 @@ def test_the_detour_through_git_is_stopped_at_its_first_call(
     assert decision is not None
     # notes.ini leaves the worktree: the store's rules would let the next call delete it
     assert "moves notes.ini into the git store as .git/x (out of the worktree)" in decision.reasons
+
+
+# With an undo journal: what it can restore applies, what it cannot still asks.
+JOURNAL_ROWS = [
+    ("rm-small-file", "rm data.txt", FREE),
+    ("rewrite-small-file", "sed -i 's/record/entry/' data.txt", FREE),
+    ("over-the-budget", "rm blob.bin", PAUSE),  # 1024 bytes
+    ("rm-logs", "rm -rf .git/logs", PAUSE),
+    ("branch-D", "git branch -q -D feature", PAUSE),
+    ("workflow", "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/ci.yml",
+     PAUSE),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case_id", "command", "verdict"),
+    [pytest.param(*row, id=row[0], marks=() if row[0] == "rm-small-file" else pytest.mark.deep)
+     for row in JOURNAL_ROWS],
+)  # fmt: skip
+def test_with_an_undo_journal_only_what_it_cannot_restore_asks(
+    template: Path, tmp_path: Path, case_id: str, command: str, verdict: str
+) -> None:
+    policy = EffectPolicy(undo_budget=1000)
+    decision = judge_bash(template, tmp_path, "", command, policy)
+
+    paused = decision is not None and decision.pause
+    reasons = decision.reasons if decision else ()
+    assert paused == (verdict == PAUSE), f"{case_id}: {command!r} -> {reasons}"
 
 
 # --- write and edit, judged before they run ---------------------------------------------
