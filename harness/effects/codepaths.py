@@ -12,7 +12,7 @@ comma-separated list of entries:
 Patterns are matched against the path relative to the workdir, ignoring
 case, as ``.gitignore`` does: a pattern without ``/`` matches a file or
 folder name at any depth (``Makefile``, ``*.mk``); one with ``/`` matches from
-the workdir (``.vscode/tasks.json``), ``**`` standing for any number of
+the workdir (``.vscode/tasks.json``, ``/build.sh``), ``**`` standing for any number of
 folders (``**/.github/workflows``). A pattern that names a folder covers
 everything in it. ``package.json`` is judged by its ``scripts`` only.
 """
@@ -83,7 +83,7 @@ class CodePattern:
         wanted = [p for p in self.pattern.lower().split("/") if p not in ("", ".")]
         if not wanted:
             return False
-        if len(wanted) == 1:
+        if len(wanted) == 1 and not self.pattern.startswith("/"):
             return any(fnmatch.fnmatchcase(part, wanted[0]) for part in parts)
         return any(_match(wanted, parts[:end]) for end in range(1, len(parts) + 1))
 

@@ -106,6 +106,8 @@ def _parts_reason(parts: tuple[str, ...]) -> str | None:
         return "dependency lockfile"
     if ".git" in parts[:-1]:
         return "git internals (config and hooks run code on later git commands)"
+    if base == ".git":
+        return "a .git file or link (gitdir: points git at another store)"
     if base in _SHELL_STARTUP:
         return "shell start-up file"
     if parts[0] == ".harness":

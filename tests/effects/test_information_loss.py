@@ -38,7 +38,8 @@ ROWS = [
     ("rm-logs", "", "rm -rf .git/logs", PAUSE),
     ("mv-into-git", "printf 'a=1\\n' > notes.ini", "mv notes.ini .git/x", PAUSE),
     ("rm-file-in-git", "printf 'a=1\\n' > .git/x", "rm .git/x", PAUSE),
-    ("commondir", "", "echo /tmp/copied-git > .git/commondir", PAUSE),
+    ("commondir", "", "cp -r .git copied && git config -f copied/config core.fsmonitor "
+     "'touch /tmp/pwned' && echo ../copied > .git/commondir", PAUSE),
     ("junk-in-refs", "printf 'a=1\\n' > .git/refs/notes.ini", "rm .git/refs/notes.ini", PAUSE),
     ("module-info", "mkdir -p .git/modules/sub/info", "echo '*' > .git/modules/sub/info/exclude",
      PAUSE),
@@ -241,3 +242,19 @@ def test_the_setting_is_read_from_the_environment_and_checked() -> None:
         Settings.from_env({"HARNESS_SENSITIVE_PATHS": "+"})
     with pytest.raises(ConfigurationError, match=r"-nothing\.mk removes nothing"):
         CodePaths.from_entries(["-nothing.mk"])
+
+
+# --- bash without the sandbox: the command text is judged by the same path rules ---------
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo 'gitdir: /tmp/evil' > vendor/lib/.git", "ln -s /tmp/evil sub/.git",
+     "echo '{}' > .vscode/tasks.json", "cp /tmp/x .devcontainer/devcontainer.json",
+     "echo x > .git/commondir"],
+    ids=["gitfile", "gitfile-link", "vscode-tasks", "devcontainer", "commondir"],
+)  # fmt: skip
+def test_without_the_sandbox_the_same_paths_need_approval(tmp_path: Path, command: str) -> None:
+    policy = DefaultRiskPolicy(sandboxed=False, overlay=False)
+
+    assert policy.evaluate_call("bash", {"command": command}, workdir=tmp_path).requires_approval

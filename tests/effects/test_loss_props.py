@@ -132,3 +132,11 @@ def test_a_ref_may_only_move_forward(
 
     forward = new is not None and (old, new) in pairs
     assert (reasons == []) is forward, (old, new, reasons)
+
+
+@given(folders)
+def test_a_leading_slash_anchors_a_pattern_at_the_workdir(above: list[str]) -> None:
+    pattern = CodePattern("/build.sh", "x")
+
+    assert pattern.matches("build.sh")
+    assert pattern.matches("/".join([*above, "build.sh"])) is (not above)
