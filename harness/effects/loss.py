@@ -6,9 +6,11 @@ is the old bytes the new content no longer holds in place:
 
 * an append (the new content starts with the old) loses nothing;
 * otherwise the common prefix and suffix are kept; what lies between them in
-  the old content is lost, unless a line diff of that middle finds less (edits
-  scattered over a file lose their lines, not everything between them);
-* a middle that is not text, or too long to diff cheaply, counts whole.
+  the old content is lost, unless a line diff of that middle finds fewer
+  bytes removed or replaced (edits scattered over a file lose their lines,
+  not everything between them);
+* a middle that is not text, or too long to diff cheaply (``MAX_DIFF_PAIRS``),
+  counts whole: no pair of files can stall the policy.
 
 A side that could not be read (too large, not a regular file) counts as all
 of the old size lost: the measure fails closed.
@@ -18,11 +20,11 @@ from __future__ import annotations
 
 import difflib
 
-__all__ = ["MAX_DIFF_LINES", "lost_bytes"]
+__all__ = ["MAX_DIFF_PAIRS", "lost_bytes"]
 
-# A line diff of the changed middle costs up to lines x lines: above this many
-# lines on either side the middle counts as lost whole.
-MAX_DIFF_LINES = 4000
+# A line diff costs up to old lines x new lines: above this the changed middle
+# counts whole (about 0.1 s of diff at worst on a busy core).
+MAX_DIFF_PAIRS = 1_000_000
 
 
 def lost_bytes(old: bytes | None, new: bytes | None, old_size: int) -> int:
@@ -50,17 +52,24 @@ def lost_bytes(old: bytes | None, new: bytes | None, old_size: int) -> int:
     if not old_mid:
         return 0
     new_mid = new[start : len(new) - cut]
-    # One contiguous change loses exactly the old bytes between prefix and suffix;
-    # scattered ones lose their lines: the smaller of the two is what is gone.
-    return min(len(old) - prefix - suffix, _diff_lost(old_mid, new_mid))
+    # One contiguous change loses the old bytes between prefix and suffix; scattered
+    # ones lose the lines that are gone: the smaller of the two is what is lost.
+    narrow = len(old) - prefix - suffix
+    lines = _lines_lost(old_mid, new_mid) if narrow > 0 else None
+    return narrow if lines is None else min(narrow, lines)
 
 
-def _diff_lost(old: bytes, new: bytes) -> int:
+def _lines_lost(old: bytes, new: bytes) -> int | None:
+    """Bytes of the old lines a line diff removes or replaces; None when too costly.
+
+    Order is information too: a sorted or shuffled file loses the lines that
+    are out of place, not nothing.
+    """
     if b"\0" in old or b"\0" in new:
-        return len(old)
+        return None
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    if len(a) > MAX_DIFF_LINES or len(b) > MAX_DIFF_LINES:
-        return len(old)
+    if len(a) * len(b) > MAX_DIFF_PAIRS:
+        return None
     lost = 0
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, _, _ in matcher.get_opcodes():
