@@ -100,6 +100,9 @@ def git_store_reasons(change: FileChange, before: Reader, after: Reader) -> list
         return [f"changes {path}, a file in refs/ that holds no ref"]
     if head in ("refs", "packed-refs", "head", "index") or _transient(parts):
         return []  # refs: ``gitrefs``; the index: ``gitindex``
+    was_dir = change.before is not None and change.before.kind == "dir"
+    if was_dir and (change.after is None or change.after.kind == "dir"):
+        return []  # a folder's files are changes of their own
     if head == "shallow":
         return [f"changes {path} (the shallow list hides history)"]
     if change.before is None:
