@@ -21,7 +21,7 @@ from pathlib import Path
 
 from harness.effects.changeset import Changeset
 
-__all__ = ["lost_commit_refs", "moved_ref_reasons", "ref_stores", "touches_refs"]
+__all__ = ["moved_ref_reasons", "ref_stores", "touches_refs"]
 
 _TIMEOUT = 20.0
 
@@ -56,17 +56,6 @@ def moved_ref_reasons(
         touched = {c.path for c in changeset.changes if _ref_store(c.path) == store}
         reasons += _store_reasons(store, touched, workdir, after, objects(store))
     return reasons
-
-
-def lost_commit_refs(
-    changeset: Changeset, workdir: Path, after: Reader, objects: Path | None
-) -> list[str]:
-    """Refs of the top ``.git`` that are deleted or do not move forward (by name)."""
-    touched = {c.path for c in changeset.changes if _ref_store(c.path) == ".git"}
-    if not touched:
-        return []
-    moved = _moved(".git", touched, workdir, after, objects)
-    return sorted(name for name, _ in moved)
 
 
 def _store_reasons(
