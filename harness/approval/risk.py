@@ -206,12 +206,14 @@ class DefaultRiskPolicy:
             reasons += effects
         elif tool_name in ("write", "read"):
             action = "write to" if tool_name == "write" else "read of"
-            reasons = _path_reasons(action, arguments.get("path"), workdir)
+            # Files that run code later are sensitive to write, not to read.
+            code = self.code_paths if tool_name == "write" else CodePaths(())
+            reasons = _path_reasons(action, arguments.get("path"), workdir, code)
             if tool_name == "write":
                 removed = count_overwritten_lines(arguments, workdir)
                 reasons += self._deletion_reasons("overwrite", removed, arguments, run)
         elif tool_name == "edit":
-            reasons = _path_reasons("edit of", arguments.get("path"), workdir)
+            reasons = _path_reasons("edit of", arguments.get("path"), workdir, self.code_paths)
             removed = count_deleted_lines(arguments)
             reasons += self._deletion_reasons("edit", removed, arguments, run)
         else:

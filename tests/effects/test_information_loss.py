@@ -258,3 +258,11 @@ def test_without_the_sandbox_the_same_paths_need_approval(tmp_path: Path, comman
     policy = DefaultRiskPolicy(sandboxed=False, overlay=False)
 
     assert policy.evaluate_call("bash", {"command": command}, workdir=tmp_path).requires_approval
+
+
+def test_files_that_run_code_later_are_sensitive_to_write_not_to_read(tmp_path: Path) -> None:
+    policy = DefaultRiskPolicy(required_tools=("read", "write"))
+
+    assert policy.evaluate_call("write", {"path": "conftest.py", "content": "x"}).reasons
+    assert not policy.evaluate_call("read", {"path": "conftest.py"}, workdir=tmp_path).reasons
+    assert policy.evaluate_call("read", {"path": ".env"}, workdir=tmp_path).reasons
