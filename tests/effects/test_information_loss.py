@@ -61,6 +61,9 @@ ROWS = [
     ("devcontainer", "", "mkdir -p .devcontainer && echo '{}' > .devcontainer/x.json", PAUSE),
     ("nested-workflow", "", "mkdir -p a/.github/workflows && echo 'on: push' > "
      "a/.github/workflows/ci.yml", PAUSE),
+    ("nested-ref-back", "git init -q sub && echo x > sub/a && git -C sub add a && "
+     "git -C sub commit -qm a && git -C sub commit -q --allow-empty -m b",
+     "git -C sub reset -q --soft HEAD~1", PAUSE),
     ("git-commit", "", "git add -A && git commit -qm 'save wip'", FREE),
     ("git-status", "", "git status --short", FREE),
     ("git-add-again", "printf 'one\\n' > n.txt && git add n.txt", "git add -A", FREE),
