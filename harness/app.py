@@ -339,6 +339,7 @@ def check_folders(settings: Settings) -> None:
 
 def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
+    from harness.effects.codepaths import CodePaths
     from harness.effects.journal_budget import ApplyBudget
 
     sandboxed, overlay = _bash_sandbox(settings, app)
@@ -348,6 +349,7 @@ def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalM
         sandboxed=sandboxed,
         overlay=overlay,
         network=settings.bash_network,
+        code_paths=CodePaths.from_entries(settings.sensitive_paths),
     )
     policy.effects.budget = ApplyBudget(settings.undo_budget, settings.apply_budget)
     return HumanApprovalMiddleware(

@@ -57,6 +57,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_BASH_FILE_MB": ("bash_file_mb", "int"),
     "HARNESS_BASH_CPU_SECONDS": ("bash_cpu_seconds", "int"),
     "HARNESS_BASH_OUTPUT_MB": ("bash_output_mb", "int"),
+    "HARNESS_SENSITIVE_PATHS": ("sensitive_paths", "list"),
     "HARNESS_OTEL": ("otel", "str"),
     "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
     "HARNESS_UNDO_BUDGET": ("undo_budget", "int"),
@@ -117,6 +118,10 @@ class Settings(BaseModel):
     bash_file_mb: int = Field(default=4096, ge=0)
     bash_cpu_seconds: int = Field(default=300, ge=0)
     bash_output_mb: int = Field(default=64, ge=0)
+    # Changes to files that run code later (CI, build files) need approval: glob
+    # patterns added (`+PATTERN` or `PATTERN`) to or removed (`-PATTERN`) from the
+    # defaults (harness.effects.codepaths).
+    sensitive_paths: tuple[str, ...] = ()
     # Mirror traces to OpenTelemetry (the otel extra); OTEL_* variables are the SDK's.
     otel: Literal["off", "console", "otlp"] = "off"
     # The model a case's recorded judge asks (None: the run's own model).
@@ -135,6 +140,17 @@ class Settings(BaseModel):
     @classmethod
     def _log_level(cls, value: str) -> str:
         return _choice(value.strip().upper(), LOG_LEVELS, "log_level")
+
+    @field_validator("sensitive_paths")
+    @classmethod
+    def _sensitive_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not entry.strip().lstrip("+-").strip() or "\0" in entry:
+                raise ValueError(
+                    f"entry {entry!r} names no pattern; write +PATTERN to add a glob "
+                    "pattern or -PATTERN to remove a default one"
+                )
+        return value
 
     @property
     def resolved_state_dir(self) -> Path:

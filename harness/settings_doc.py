@@ -84,6 +84,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "bash_file_mb": (None, "largest file a bash call may write, in MB (0: no limit)"),
     "bash_cpu_seconds": (None, "CPU seconds of each process a bash call starts (0: no limit)"),
     "bash_output_mb": (None, "output of a bash call harness reads before it stops it (0: none)"),
+    "sensitive_paths": (
+        "CI, build, hook files",
+        "files that run code later, whose changes need approval: comma-separated glob "
+        "patterns, `+PATTERN` adds, `-PATTERN` removes a default",
+    ),
     "judge_model": (
         "the run's model",
         "model a case's `judge` check asks (recorded through the test's cassette)",

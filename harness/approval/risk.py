@@ -40,6 +40,7 @@ from harness.approval.risk_effects import write_edit_reasons
 from harness.approval.risk_readonly import not_read_only_reasons
 from harness.approval.risk_shell import shell_command_reasons
 from harness.effects import EffectPolicy
+from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects.sensitive_paths import sensitive_path_reason
 from harness.tools.execution import ToolExecutionContext
 
@@ -131,7 +132,8 @@ class DefaultRiskPolicy:
             runs without approval.
 
     ``effects`` is the ``EffectPolicy`` shared by bash changesets, ``write``
-    and ``edit``: one removed-line tally per run for all three.
+    and ``edit``: one lost-byte tally per run for all three; ``code_paths``
+    (``HARNESS_SENSITIVE_PATHS``) are the project's files that run code later.
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class DefaultRiskPolicy:
         sandboxed: bool = False,
         overlay: bool = False,
         network: bool = False,
+        code_paths: CodePaths = DEFAULT_CODE_PATHS,
     ) -> None:
         self.required_tools = tuple(required_tools)
         self.large_deletion_lines = large_deletion_lines
@@ -151,7 +154,8 @@ class DefaultRiskPolicy:
         self.overlay = overlay
         self.network = network
         self.deletions = DeletionTally()
-        self.effects = EffectPolicy(large_deletion_lines)
+        self.code_paths = code_paths
+        self.effects = EffectPolicy(code_paths=code_paths)
         self._runs = _RunTracker()
 
     def run_key(self, ctx: ToolExecutionContext) -> str:
@@ -203,19 +207,21 @@ class DefaultRiskPolicy:
             and (tool_name == "write" or new_text is not None)
         ):
             action = "write to" if tool_name == "write" else "edit of"
-            reasons = _path_reasons(action, arguments.get("path"), workdir)
+            reasons = _path_reasons(action, arguments.get("path"), workdir, self.code_paths)
             effects = write_edit_reasons(self.effects, tool_name, arguments, workdir, run, new_text)
             if reasons:  # the path is already named: keep the effect's other reasons
                 effects = [r for r in effects if not r.startswith("touches a sensitive path")]
             reasons += effects
         elif tool_name in ("write", "read"):
             action = "write to" if tool_name == "write" else "read of"
-            reasons = _path_reasons(action, arguments.get("path"), workdir)
+            # Files that run code later are sensitive to write, not to read.
+            code = self.code_paths if tool_name == "write" else CodePaths(())
+            reasons = _path_reasons(action, arguments.get("path"), workdir, code)
             if tool_name == "write":
                 removed = count_overwritten_lines(arguments, workdir)
                 reasons += self._deletion_reasons("overwrite", removed, arguments, run)
         elif tool_name == "edit":
-            reasons = _path_reasons("edit of", arguments.get("path"), workdir)
+            reasons = _path_reasons("edit of", arguments.get("path"), workdir, self.code_paths)
             removed = count_deleted_lines(arguments)
             reasons += self._deletion_reasons("edit", removed, arguments, run)
         else:
@@ -283,10 +289,12 @@ def _planned_text(ctx: ToolExecutionContext) -> str | None:
     return updated if isinstance(updated, str) else None
 
 
-def _path_reasons(action: str, path: object, workdir: Path | None) -> list[str]:
+def _path_reasons(
+    action: str, path: object, workdir: Path | None, code: CodePaths = DEFAULT_CODE_PATHS
+) -> list[str]:
     if not isinstance(path, str) or not path.strip():
         return [f"{action} a file whose path argument is missing or not text (cannot be judged)"]
-    reason = sensitive_path_reason(path, workdir)
+    reason = sensitive_path_reason(path, workdir, code)
     return [f"{action} sensitive file: {path} ({reason})"] if reason else []
 
 

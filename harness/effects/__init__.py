@@ -3,7 +3,9 @@
 - ``changeset``: ``Changeset``, ``FileChange``, ``FileState``, the model.
 - ``reader``: the changeset of an overlay's upper layer (cost of the change).
 - ``policy``: ``EffectPolicy``, which changes wait for a human.
-- ``paths``, ``gitrefs``: the sensitive-path and lost-commit rules it uses.
+- ``loss``, ``gitstore``, ``gitrefs``, ``gitindex``, ``paths``, ``codepaths``: the
+  rules it uses (bytes lost, ``.git`` as a store, refs forward only, staged
+  content kept, sensitive paths, the project's files that run code later).
 - ``preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
 - ``beneath``, ``files``: reading the workdir and a layer with no symlink followed.
 - ``diff``: line diffs within a size and time budget; ``names``: names quoted for display.

@@ -1,12 +1,11 @@
 """Paths whose change needs a human: code a later human command or CI runs, and secrets.
 
-The existing sensitive list (``effects.sensitive_paths``: environment files,
-lockfiles, CI config, shell start-up files, credentials, paths naming a key or
-secret) plus what runs code later without anyone reading it: git's config and
-hooks (and the folder ``core.hooksPath`` names), Makefiles, ``conftest.py``,
-``setup.py``, Python start-up files, and the scripts of a ``package.json``.
-Inside ``.git`` only those count: objects, the index and refs change with every
-``git commit`` (refs are judged by reachability instead, see ``gitrefs``).
+The sensitive list (``effects.sensitive_paths``: environment files, lockfiles,
+shell start-up files, credentials, paths naming a key or secret) plus the
+project's list of files that run code later (``effects.codepaths``: CI,
+direnv, build files, test and hook configuration, the scripts of a
+``package.json``), and the folder ``core.hooksPath`` names. Paths inside a
+``.git`` store are judged as a store by ``gitstore`` instead.
 """
 
 from __future__ import annotations
@@ -18,27 +17,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.effects.changeset import FileChange
+from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects.files import read_bytes_at
+from harness.effects.gitstore import store_path
 
 __all__ = ["AfterBytes", "hooks_paths", "sensitive_change_reason"]
 
 AfterBytes = Callable[[str], bytes | None]
 
-_RUNS_CODE = {
-    "makefile": "Makefile (make runs it)",
-    "gnumakefile": "Makefile (make runs it)",
-    "conftest.py": "pytest conftest.py (pytest runs it)",
-    "setup.py": "setup.py (packaging runs it)",
-    "noxfile.py": "noxfile.py (nox runs it)",
-    "tox.ini": "tox.ini (tox runs its commands)",
-    "justfile": "justfile (just runs it)",
-    "sitecustomize.py": "Python start-up file",
-    "usercustomize.py": "Python start-up file",
-}
-
 
 def sensitive_change_reason(
-    change: FileChange, workdir: Path, hooks: tuple[str, ...], after: AfterBytes
+    change: FileChange,
+    workdir: Path,
+    hooks: tuple[str, ...],
+    after: AfterBytes,
+    code: CodePaths = DEFAULT_CODE_PATHS,
 ) -> str | None:
     """Why ``change`` needs a human because of where it is, or None.
 
@@ -47,38 +40,19 @@ def sensitive_change_reason(
         workdir: the real workdir (the before side).
         hooks: ``core.hooksPath`` folders (``hooks_paths``).
         after: reads a path's new bytes (from the layer, or a write's content).
+        code: the project's files that run code later.
     """
     from harness.effects.sensitive_paths import sensitive_path_reason
 
     path = change.path
-    lower = path.lower()
-    parts = lower.split("/")
-    if parts[0] == ".git" or "/.git/" in f"/{lower}":
-        return _git_reason(parts)
+    if store_path(path) is not None:
+        return None  # judged as a store (``gitstore``)
     for hook in hooks:
         if path == hook or path.startswith(hook.rstrip("/") + "/"):
             return f"git hooks folder (core.hooksPath = {hook})"
-    base = parts[-1]
-    if base in _RUNS_CODE:
-        return _RUNS_CODE[base]
-    if base.endswith(".mk"):
-        return "Makefile include (make runs it)"
-    if base.endswith(".pth"):
-        return "Python .pth file (runs at every Python start)"
-    if base == "package.json" and _scripts_changed(change, workdir, after):
+    if code.scripts_file(path) and _scripts_changed(change, workdir, after):
         return "package.json scripts (npm runs them)"
-    return sensitive_path_reason(path, workdir)
-
-
-def _git_reason(parts: list[str]) -> str | None:
-    inner = parts[parts.index(".git") + 1 :]
-    if not inner:
-        return "the .git folder itself"
-    if inner[0] in ("config", "config.worktree", "hooks", "info") or "hooks" in inner:
-        return "git config or hooks (run code on a later git command)"
-    if inner[0] == "modules" and inner[-1] in ("config", "config.worktree"):
-        return "git config of a submodule"
-    return None
+    return sensitive_path_reason(path, workdir, code)
 
 
 def hooks_paths(workdir: Path, upper: Path | None) -> tuple[str, ...]:

@@ -1,18 +1,23 @@
 """The effect policy: which changesets apply at once and which wait for a human.
 
 One policy for a bash call's changeset and for what ``write`` or ``edit``
-would do. A change waits when it
+would do. The rule is information loss: a change waits when it destroys
+information that cannot be taken back, or reaches outside the workdir.
 
-* deletes or empties a file (or symlink) that existed before, or replaces it
-  with something else; a move inside the workdir is not a loss, a move out
-  of it is a deletion;
-* removes or replaces existing lines so that the run's total reaches the
-  threshold (20 by default): replaced lines count as removed, per file, summed
-  over every call of the run (``RunTally``, carried in the checkpoint through
-  a pause);
-* touches a sensitive path (``paths``);
-* moves a git ref so that commits are no longer reachable (``gitrefs``);
-* makes a file setuid or setgid.
+* Worktree files: the bytes a change destroys (overwritten, truncated or
+  deleted content, ``loss``) are measured by size and content. Without an
+  undo journal, a change waits when it deletes, empties or replaces a file
+  (or symlink), or when the run's lost bytes reach ``loss_bytes`` (summed
+  over every call of the run: ``RunTally``, carried in the checkpoint through
+  a pause). With an undo journal (``undo_budget`` > 0) those losses apply at
+  once, as the journal can restore them, unless the pre-image it must keep
+  is larger than its budget. A move inside the workdir is no loss; a move out
+  of it, or into a ``.git`` store, is.
+* What no journal restores always waits: ``.git`` store damage (``gitstore``,
+  ``gitrefs``: refs not moving forward, ``gitindex``: staged content dropped),
+  special files.
+* Code that runs later (``paths``, ``codepaths``: CI, build and hook files,
+  the project's ``HARNESS_SENSITIVE_PATHS``) and setuid or setgid files wait.
 
 Everything else applies at once.
 """
@@ -25,26 +30,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.effects.changeset import Changeset, FileChange
-from harness.effects.gitrefs import lost_commit_refs, touches_refs
+from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
+from harness.effects.files import read_bytes
+from harness.effects.gitindex import staged_content_lost
+from harness.effects.gitrefs import moved_ref_reasons
+from harness.effects.gitstore import git_store_reasons, store_path
 from harness.effects.journal_budget import ApplyBudget, budget_reasons
+from harness.effects.loss import lost_bytes
 from harness.effects.paths import AfterBytes, hooks_paths, sensitive_change_reason
 
-__all__ = ["EffectDecision", "EffectPolicy", "RunTally"]
+__all__ = ["DEFAULT_LOSS_BYTES", "EffectDecision", "EffectPolicy", "RunTally"]
+
+# Without an undo journal: bytes of existing content a run may lose without a human
+# (about the twenty short lines the old line rule let through).
+DEFAULT_LOSS_BYTES = 128
+_READ_LIMIT = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
 class EffectDecision:
-    """Whether a changeset waits, why, and the run's removed-line tally after it.
+    """Whether a changeset waits, why, and the run's lost-byte tally after it.
 
     Attributes:
         reasons: empty when it applies at once.
-        removed_lines: lines this changeset removes or replaces.
-        tally: the run's total after this changeset (0 when the threshold was hit:
-            the human is shown the deletion).
+        lost_bytes: bytes of existing worktree content this changeset destroys.
+        pre_image_bytes: bytes an undo journal must keep to take it back.
+        tally: the run's lost bytes after this changeset (0 when the threshold
+            was hit: the human is shown the loss).
     """
 
     reasons: tuple[str, ...]
-    removed_lines: int
+    lost_bytes: int
+    pre_image_bytes: int
     tally: int
 
     @property
@@ -81,11 +98,22 @@ class EffectPolicy:
     """Judges changesets.
 
     Args:
-        large_deletion_lines: the run's removed-or-replaced lines that need a human.
+        loss_bytes: without a journal, the run's lost bytes that need a human.
+        undo_budget: bytes of pre-image the undo journal keeps for one change
+            (0: no journal, every deletion or replacement needs a human).
+        code_paths: the project's files that run code later.
     """
 
-    def __init__(self, large_deletion_lines: int = 20) -> None:
-        self.large_deletion_lines = large_deletion_lines
+    def __init__(
+        self,
+        loss_bytes: int = DEFAULT_LOSS_BYTES,
+        *,
+        undo_budget: int = 0,
+        code_paths: CodePaths = DEFAULT_CODE_PATHS,
+    ) -> None:
+        self.loss_bytes = loss_bytes
+        self.undo_budget = undo_budget
+        self.code_paths = code_paths
         self.tally = RunTally()
         self.budget = ApplyBudget()  # journal and apply sizes (journal_budget)
 
@@ -106,59 +134,138 @@ class EffectPolicy:
             after: reads a changed path's new bytes.
             run: the run the change belongs to (None: judged alone).
             objects: the layer's ``.git/objects`` (new commits), if any.
-            upper: the layer's upper dir (its ``.git/config`` may set hooksPath).
-            commit: add the removed lines to the run's tally (False: only judge).
+            upper: the layer's upper dir (new objects of nested stores, and its
+                ``.git/config`` may set hooksPath).
+            commit: add the lost bytes to the run's tally (False: only judge).
         """
+
+        def before(path: str) -> bytes | None:
+            return read_bytes(workdir / path, _READ_LIMIT)
+
         reasons: list[str] = []
-        moved = {c.renamed_from for c in changeset.changes if c.renamed_from}
+        moved = {
+            c.renamed_from
+            for c in changeset.changes
+            if c.renamed_from and store_path(c.path) is None
+        }
         hooks = hooks_paths(workdir, upper)
+        lost: dict[str, int] = {}
+        pre_image = 0
         for change in changeset.changes:
-            if _git_internal(change.path):
-                reasons += _git_change_reasons(change)
-            else:
-                reasons += self._change_reasons(change, moved)
-            sensitive = sensitive_change_reason(change, workdir, hooks, after)
+            reasons += _always_reasons(change)
+            if store_path(change.path) is not None:
+                reasons += git_store_reasons(change, before, after)
+            elif not _cache(change.path):
+                amount = _lost(change, moved, before, after)
+                if amount:
+                    lost[change.path] = amount
+                if change.before is not None and change.path not in moved:
+                    pre_image += change.before.size if amount else 0
+                if not self.undo_budget:
+                    reasons += _loss_reasons(change, moved)
+            sensitive = sensitive_change_reason(change, workdir, hooks, after, self.code_paths)
             if sensitive:
                 reasons.append(f"touches a sensitive path: {change.path} ({sensitive})")
         reasons += budget_reasons(changeset, upper, self.budget)
-        if touches_refs(changeset):
-            for ref in lost_commit_refs(changeset, workdir, after, objects):
-                reasons.append(f"moves git ref {ref} so that commits are no longer reachable")
-        removed = sum(c.removed_lines for c in changeset.changes if not _git_internal(c.path))
-        before = self.tally.get(run) if run is not None else 0
-        total = before + removed
-        tally = total
-        if removed and total >= self.large_deletion_lines:
-            reasons.insert(
-                0, _deletion_reason(changeset, removed, total, self.large_deletion_lines)
-            )
+        reasons += moved_ref_reasons(
+            changeset, workdir, after, lambda store: _objects(store, objects, upper)
+        )
+        reasons += _index_reasons(changeset, workdir, after, objects, upper)
+        removed = sum(lost.values())
+        tally = (self.tally.get(run) if run is not None else 0) + removed
+        if self.undo_budget:
+            tally = 0
+            if pre_image > self.undo_budget:
+                reasons.insert(
+                    0,
+                    f"the undo journal cannot keep what this change overwrites or deletes "
+                    f"({pre_image} bytes, budget {self.undo_budget})",
+                )
+        elif removed and tally >= self.loss_bytes:
+            reasons.insert(0, _loss_total_reason(lost, tally, self.loss_bytes))
             tally = 0
         if commit and run is not None:
             self.tally.set(run, tally)
-        return EffectDecision(_bounded(reasons), removed, tally)
+        return EffectDecision(_bounded(reasons), removed, pre_image, tally)
 
-    @staticmethod
-    def _change_reasons(change: FileChange, moved: set[str]) -> list[str]:
-        before, after = change.before, change.after
-        reasons: list[str] = []
-        if before is not None and before.kind in ("file", "symlink"):
-            if after is None and change.path not in moved:
-                size = f", {before.size} bytes" if before.kind == "file" else ""
-                reasons.append(f"deletes {change.path} (existed before{size})")
-            elif after is not None and after.kind != before.kind:
-                reasons.append(f"replaces {change.path} ({before.kind}) with a {after.kind}")
-            elif after is not None and before.kind == "file" and before.size and not after.size:
-                reasons.append(f"empties {change.path} (was {before.size} bytes)")
-            elif change.binary and before.kind == "file" and not _cache(change.path):
-                new_size = after.size if after is not None else 0
-                reasons.append(
-                    f"replaces binary file {change.path} ({before.size} -> {new_size} bytes)"
-                )
-        if after is not None and after.setid and not (before is not None and before.setid):
-            reasons.append(f"makes {change.path} setuid/setgid (mode {after.mode:o})")
-        if after is not None and after.kind == "special":
-            reasons.append(f"creates {change.path}, a special file (FIFO or socket)")
-        return reasons
+
+def _lost(change: FileChange, moved: set[str], before: AfterBytes, after: AfterBytes) -> int:
+    """Bytes of the old content at ``change.path`` that are gone after it."""
+    old_state, new_state = change.before, change.after
+    if old_state is None or old_state.kind == "dir":
+        return 0
+    if new_state is None:
+        return 0 if change.path in moved else old_state.size
+    if new_state.kind != old_state.kind or old_state.kind != "file":
+        return old_state.size if old_state.sha256 != new_state.sha256 else 0
+    if old_state.sha256 == new_state.sha256:
+        return 0
+    return lost_bytes(before(change.path), after(change.path), old_state.size)
+
+
+def _loss_reasons(change: FileChange, moved: set[str]) -> list[str]:
+    """Without a journal: a deleted, emptied or replaced file is lost whatever its size."""
+    before, after = change.before, change.after
+    if before is None or before.kind not in ("file", "symlink"):
+        return []
+    if after is None and change.path not in moved:
+        size = f", {before.size} bytes" if before.kind == "file" else ""
+        return [f"deletes {change.path} (existed before{size})"]
+    if after is not None and after.kind != before.kind:
+        return [f"replaces {change.path} ({before.kind}) with a {after.kind}"]
+    if after is not None and before.kind == "file" and before.size and not after.size:
+        return [f"empties {change.path} (was {before.size} bytes)"]
+    if after is not None and change.binary and before.kind == "file":
+        return [f"replaces binary file {change.path} ({before.size} -> {after.size} bytes)"]
+    return []
+
+
+def _always_reasons(change: FileChange) -> list[str]:
+    """What no journal takes back: special files; and setid bits, which need a human."""
+    before, after = change.before, change.after
+    reasons = []
+    if after is not None and after.setid and not (before is not None and before.setid):
+        reasons.append(f"makes {change.path} setuid/setgid (mode {after.mode:o})")
+    if after is not None and after.kind == "special":
+        reasons.append(f"creates {change.path}, a special file (FIFO or socket)")
+    if before is not None and before.kind == "special" and after != before:
+        reasons.append(f"changes {change.path}, a special file (no undo keeps one)")
+    return reasons
+
+
+def _objects(store: str, objects: Path | None, upper: Path | None) -> Path | None:
+    if upper is not None:
+        return upper / store / "objects"
+    return objects if store == ".git" else None
+
+
+def _index_reasons(
+    changeset: Changeset, workdir: Path, after: AfterBytes, objects: Path | None,
+    upper: Path | None,
+) -> list[str]:  # fmt: skip
+    touched = {c.path for c in changeset.changes}
+    reasons = []
+    for change in changeset.changes:
+        where = store_path(change.path)
+        if where is None or where.inner != "index":
+            continue
+        store = where.git_dir
+
+        def read_after(rel: str, store: str = store) -> bytes | None:
+            full = f"{store}/{rel}"
+            return after(full) if full in touched else read_bytes(workdir / full, _READ_LIMIT)
+
+        old = read_bytes(workdir / change.path, _READ_LIMIT) if change.before else None
+        new = after(change.path) if change.after else None
+        if (change.before and old is None) or (change.after and new is None):
+            reasons.append(f"rewrites a git index the policy cannot read: {change.path}")
+            continue
+        why = staged_content_lost(
+            workdir / store, old, new, read_after, _objects(store, objects, upper)
+        )
+        if why:
+            reasons.append(f"{why}: {change.path}")
+    return reasons
 
 
 _MAX_REASONS = 20
@@ -178,29 +285,12 @@ def _cache(path: str) -> bool:
     return "__pycache__/" in f"/{path}" or path.endswith((".pyc", ".pyo"))
 
 
-def _git_internal(path: str) -> bool:
-    return path == ".git" or path.startswith(".git/")
-
-
-def _git_change_reasons(change: FileChange) -> list[str]:
-    """Inside ``.git``: the index, logs and new objects change with every commit and
-    are not judged by lines; deleting objects can lose history (``git gc`` too)."""
-    before = change.before
-    lost = change.after is None and before is not None and before.kind == "file"
-    if lost and change.path.startswith(".git/objects/"):
-        return [f"deletes git object file {change.path}"]
-    if change.after is not None and change.after.setid:
-        return [f"makes {change.path} setuid/setgid (mode {change.after.mode:o})"]
-    return []
-
-
-def _deletion_reason(changeset: Changeset, removed: int, total: int, threshold: int) -> str:
-    per_file = ", ".join(
-        f"{c.path} -{c.removed_lines}"
-        for c in changeset.changes
-        if c.removed_lines and not _git_internal(c.path)
-    )
-    text = f"removes or replaces {removed} existing lines ({per_file})"
+def _loss_total_reason(lost: dict[str, int], total: int, threshold: int) -> str:
+    removed = sum(lost.values())
+    per_file = ", ".join(f"{path} {amount}" for path, amount in list(lost.items())[:8])
+    if len(lost) > 8:
+        per_file += f", and {len(lost) - 8} more"
+    text = f"overwrites or deletes {removed} bytes of existing content ({per_file})"
     if total != removed:
         text += f", {total} in this run so far"
-    return f"large deletion: {text} (threshold {threshold})"
+    return f"large loss: {text} (threshold {threshold} bytes)"

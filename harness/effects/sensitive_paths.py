@@ -2,14 +2,21 @@
 
 A path is judged relative to the workdir (so a workdir under ``/home/keyboard``
 does not make every file sensitive), both as written and with symlinks resolved.
+
+Two kinds: secrets and state (environment files, credentials, lockfiles, shell
+start-up files, paths naming a key or secret, ``.git`` internals), fixed; and
+files whose content runs later without anyone reading it (CI, direnv, build
+files, test and hook configuration), a project-configurable list of glob
+patterns (``CodePaths``, ``HARNESS_SENSITIVE_PATHS``).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import posixpath
 from pathlib import Path
+
+from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 
 __all__ = ["inside", "resolve_path", "sensitive_path_reason"]
 
@@ -23,23 +30,26 @@ _CREDENTIALS = frozenset(
      "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd"}
 )  # fmt: skip
 _CREDENTIAL_SUFFIXES = (".pem", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
-# Files whose content git or its hook managers run on a later commit or checkout.
-_HOOK_CONFIG = frozenset({".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", ".husky"})
 _SHELL_STARTUP = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
      ".bash_logout", ".inputrc"}
 )  # fmt: skip
 
 
-def sensitive_path_reason(path: str, workdir: Path | None = None) -> str | None:
+def sensitive_path_reason(
+    path: str, workdir: Path | None = None, code: CodePaths = DEFAULT_CODE_PATHS
+) -> str | None:
     """Why writing ``path`` is sensitive, or None when it is not.
 
     Paths are judged relative to ``workdir`` (so a workdir that happens to live
     under ``/home/keyboard`` does not make every file sensitive), both as
-    written and, when a workdir is given, with symlinks resolved.
+    written and, when a workdir is given, with symlinks resolved. ``code`` is
+    the project's list of files that run code later.
     """
     for parts in _path_variants(path, workdir):
         reason = _parts_reason(parts)
+        if reason is None and parts:
+            reason = code.reason("/".join(parts))
         if reason is not None:
             return reason
     return None
@@ -92,18 +102,12 @@ def _parts_reason(parts: tuple[str, ...]) -> str | None:
     for part in parts:
         if part.startswith(".env"):
             return "environment file"
-    if base == "pyproject.toml":
-        return "project configuration"
     if base in _LOCKFILES:
         return "dependency lockfile"
-    if any(a == ".github" and b == "workflows" for a, b in itertools.pairwise(parts)):
-        return "CI workflow"
-    if any(part.startswith(".gitlab-ci") for part in parts):
-        return "CI configuration"
     if ".git" in parts[:-1]:
         return "git internals (config and hooks run code on later git commands)"
-    if any(part in _HOOK_CONFIG for part in parts):
-        return "git hook configuration (runs code on a later commit)"
+    if base == ".git":
+        return "a .git file or link (gitdir: points git at another store)"
     if base in _SHELL_STARTUP:
         return "shell start-up file"
     if parts[0] == ".harness":

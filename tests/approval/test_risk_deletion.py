@@ -1,4 +1,9 @@
-"""Large deletions: edits and overwrites that remove or blank lines, summed over a run."""
+"""Large deletions: edits and overwrites that remove or blank lines, summed over a run.
+
+Without a workdir an edit is judged by its arguments (lines); with one, by the
+bytes of existing content it destroys: five of these short lines are 35 to 40
+bytes, so the fourth five-line edit of a run reaches the 128-byte threshold.
+"""
 
 from __future__ import annotations
 
@@ -73,13 +78,14 @@ def test_overwrite_of_a_fifo_is_not_read(tmp_path: Path) -> None:
 def test_a_large_overwrite_needs_approval_and_says_why(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(lines(30))
     decision = DefaultRiskPolicy().evaluate_call(
-        "write", {"path": "f.txt", "content": "short\n", "mode": "overwrite"}, workdir=tmp_path
+        "write", {"path": "f.txt", "content": "x", "mode": "overwrite"}, workdir=tmp_path
     )
 
     assert decision.verdict is RiskVerdict.APPROVAL_REQUIRED
     assert decision.reasons == (
-        # replaced lines count as removed: all 30 are gone, one new line came in
-        "large deletion: removes or replaces 30 existing lines (f.txt -30) (threshold 20)",
+        # all 230 bytes are gone, whatever the new content
+        "large loss: overwrites or deletes 230 bytes of existing content (f.txt 230) "
+        "(threshold 128 bytes)",
     )
 
 
@@ -168,8 +174,8 @@ def test_a_real_run_of_small_edits_pauses_when_the_total_reaches_the_threshold(
 
     assert result.stop_reason == "approval_required"
     record = app.approvals.load(result.approval_id or "")
-    assert record.arguments == five_line_edit(15)  # the 4th edit: 3 x 5 already removed
-    assert "20 in this run so far" in record.risk_reasons[0]
+    assert record.arguments == five_line_edit(15)  # the 4th edit: 110 bytes already lost
+    assert "150 in this run so far" in record.risk_reasons[0]
     assert (work / "big.txt").read_text() == lines(40)[len(lines(15)) :]
 
 
@@ -194,8 +200,8 @@ def test_an_unresolvable_overwrite_path_counts_nothing(tmp_path: Path, path: str
 
 
 def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: Path) -> None:
-    # 15 lines removed, then a write to a sensitive file pauses for its own reason;
-    # after approval the same run removes 5 more lines, which reaches 20.
+    # 110 bytes lost, then a write to a sensitive file pauses for its own reason;
+    # after approval the same run loses 40 more, which reaches the threshold.
     work = tmp_path / "work"
     work.mkdir()
     (work / "big.txt").write_text(lines(40))
@@ -219,12 +225,12 @@ def test_the_tally_follows_a_run_through_an_approval_of_another_rule(tmp_path: P
     assert second.stop_reason == "approval_required"
     record = app.approvals.load(second.approval_id or "")
     assert record.arguments == five_line_edit(15)
-    assert "20 in this run so far" in record.risk_reasons[0]
+    assert "150 in this run so far" in record.risk_reasons[0]
 
 
 def test_the_tally_crosses_processes_in_the_checkpoint(tmp_path: Path) -> None:
     # As above, but the approval is decided by a fresh application (another
-    # process's view): the 15 lines travel in the signed checkpoint.
+    # process's view): the 110 bytes travel in the signed checkpoint.
     work = tmp_path / "work"
     work.mkdir()
     (work / "big.txt").write_text(lines(40))
@@ -244,4 +250,4 @@ def test_the_tally_crosses_processes_in_the_checkpoint(tmp_path: Path) -> None:
 
     assert second.stop_reason == "approval_required"
     reason = later.approvals.load(second.approval_id or "").risk_reasons[0]
-    assert "20 in this run so far" in reason
+    assert "150 in this run so far" in reason
