@@ -34,6 +34,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from harness.core.wires import wire as registry_wire
 from harness.tracing import TraceMode, TraceTree
 from harness.traffic.attributes import capture_mode, payload_limit
 from harness.traffic.chat import read_chat_request, read_chat_response, read_chat_stream
@@ -94,21 +95,19 @@ _READERS: Final[dict[Wire, _Reader]] = {
 }
 
 
-# Wires whose readers live in a package of their own (``harness.wires``), a room
-# above this one: found by dotted path; each has ``is_call`` and ``readers(url)``.
-_WIRE_TRAFFIC: Final = ("harness.wires.gemini.traffic",)
-
-
 def _readers(method: str, url: str) -> _Reader | None:
     wire = wire_for(method, url)
-    if wire is not None:
+    if wire is None:
+        return None
+    if wire in _READERS:
         return _READERS[wire]
-    for home in _WIRE_TRAFFIC:
-        module = importlib.import_module(home)
-        if module.is_call(method, url):
-            found: _Reader = module.readers(url)
-            return found
-    return None
+    # A wire whose readers live in its own package (``harness.wires``), a room above
+    # this one: found by the registry's dotted path; it has ``is_call`` and ``readers``.
+    module = importlib.import_module(registry_wire(wire).parts.traffic)
+    if not module.is_call(method, url):
+        return None
+    found: _Reader = module.readers(url)
+    return found
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
