@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -301,3 +302,26 @@ def test_a_refused_connection_names_the_url_and_never_the_key() -> None:
     with pytest.raises(ProviderError, match=f"127.0.0.1:{port}") as caught:
         provider.complete(LLMRequest(messages=(Message.user("go"),)))
     assert caught.value.status_code is None and KEY not in str(caught.value)
+
+
+def test_unsigned_calls_of_an_earlier_turn_pass_as_the_real_api_lets_them() -> None:
+    old_call = {"functionCall": {"name": "read", "args": {"path": "z"}}}  # no signature
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "first question"}]},
+            {"role": "model", "parts": [old_call]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {}}}]},
+            {"role": "model", "parts": [{"text": "first answer"}]},
+            {"role": "user", "parts": [{"text": "second question"}]},
+        ]
+    }
+    with SimulatorServer({"version": 1, "turns": ["ok"]}) as server:
+        answer, _ = server.handle(
+            f"/v1beta/models/{MODEL}:generateContent", json.dumps(body).encode()
+        )
+        current = [*body["contents"], {"role": "model", "parts": [old_call]}]
+        refused, _ = server.handle(
+            f"/v1beta/models/{MODEL}:generateContent", json.dumps({"contents": current}).encode()
+        )
+    assert answer.status == 200
+    assert refused.status == 400 and b"thought_signature" in refused.body
