@@ -325,3 +325,26 @@ def test_unsigned_calls_of_an_earlier_turn_pass_as_the_real_api_lets_them() -> N
         )
     assert answer.status == 200
     assert refused.status == 400 and b"thought_signature" in refused.body
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_vertex_client_calls_the_vertex_path(stream: bool) -> None:
+    from google.oauth2.credentials import Credentials
+
+    with SimulatorServer(SCRIPT) as server:
+        client = genai.Client(
+            vertexai=True,
+            project="proj",
+            location="europe-west4",
+            credentials=Credentials("test-token-vertex"),
+            http_options=types.HttpOptions(base_url=server.url),
+        )
+        provider = GeminiProvider(MODEL, client=client, stream=stream)
+        answer = provider.complete(LLMRequest(messages=(Message.user("go"),), tools=(READ,)))
+        client.close()
+        (received,) = server.requests
+    method = "streamGenerateContent" if stream else "generateContent"
+    assert received.path.endswith(
+        f"/projects/proj/locations/europe-west4/publishers/google/models/{MODEL}:{method}"
+    )
+    assert answer.tool_calls[0].arguments == {"path": "a.txt"}
