@@ -292,16 +292,18 @@ def test_a_blocked_prompt_maps_to_its_block_reason() -> None:
     assert response.text == "" and response.tool_calls == () and response.metadata == {}
 
 
-def test_a_refused_connection_names_the_url_and_never_the_key() -> None:
+def test_a_refused_connection_is_a_provider_error_without_the_key() -> None:
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     provider = GeminiProvider(
         MODEL, api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0, timeout=5
     )
-    with pytest.raises(ProviderError, match=f"127.0.0.1:{port}") as caught:
+    with pytest.raises(ProviderError, match="ConnectError") as caught:
         provider.complete(LLMRequest(messages=(Message.user("go"),)))
-    assert caught.value.status_code is None and KEY not in str(caught.value)
+    message = str(caught.value)
+    assert caught.value.status_code is None and KEY not in message
+    assert "GOOGLE_GEMINI_BASE_URL" in message and "\n" not in message
 
 
 def test_unsigned_calls_of_an_earlier_turn_pass_as_the_real_api_lets_them() -> None:
