@@ -25,6 +25,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
     ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    # Gemini API / Google Cloud keys: "AIza" and 35 more characters.
+    (
+        "Google API key (AIza...)",
+        re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    ),
     # A base URL's login (``http://user:password@host``); "[REDACTED]@" is already clean.
     (
         "login in a URL (user:password@)",
@@ -45,7 +50,7 @@ _NAMED_VALUE = re.compile(
     re.IGNORECASE,
 )
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
-_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 _MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
 _HOSTS_FIELD = "recorded_against"
 _BRIEF_CHARS = 300
