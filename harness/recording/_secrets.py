@@ -26,6 +26,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
     ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    # Gemini API / Google Cloud keys: "AIza" and 35 more characters.
+    (
+        "Google API key (AIza...)",
+        re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    ),
     # A base URL's login (``http://user:password@host``); "[REDACTED]@" is already clean.
     (
         "login in a URL (user:password@)",

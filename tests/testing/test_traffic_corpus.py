@@ -83,7 +83,10 @@ def test_every_whole_cassette_builds_a_valid_trace(path: Path) -> None:
     calls = tree.find_all("llm.call")
     assert calls and tree.root.attributes["llm_calls"] == len(calls)
     assert all(call.attributes["model"] for call in calls)
-    assert tree.root.attributes["other_exchanges"] == 0
+    # Exchanges that are no model call: Gemini's cachedContents create and delete
+    # (G24) and Vertex's OAuth token refresh (G29).
+    other = {"G24": 2, "G29": 1}.get(path.name[:3], 0)
+    assert tree.root.attributes["other_exchanges"] == other
     replay = trace_from_cassette(path, mode="replay")
     validate_trace_document(json.loads(replay.to_json()), source=str(path))
     assert outline_text(replay.root) == outline_text(tree.root)

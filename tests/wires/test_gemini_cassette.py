@@ -18,7 +18,7 @@ import pytest
 import yaml
 from google.genai import types
 
-from harness.core import ConfigurationError
+from harness.core import CassetteError, ConfigurationError
 from harness.recording import read_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import trace_from_cassette
@@ -171,3 +171,17 @@ def test_base_url_names_gemini_among_the_providers(tmp_path: Path) -> None:
     environment = cassette.environment()
     assert environment["GOOGLE_GEMINI_BASE_URL"] == "https://generativelanguage.googleapis.com"
     assert environment["GEMINI_API_KEY"] == environment["GOOGLE_API_KEY"] != SECRET
+
+
+def test_a_google_key_quoted_in_a_prompt_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    leaked = "AIza" + "Sy" + "B" * 33  # the shape of a Gemini API key
+    path = tmp_path / "leak.yaml"
+    with SimulatorServer({"version": 1, "turns": ["noted"]}) as server:
+        recording = LLMCassette(path, "once", simulator_url=server.url)
+        with (
+            pytest.raises(CassetteError, match=r"Google API key") as caught,
+            open_llm_cassette(recording, allow_unplayed=True) as opened,
+        ):
+            opened.gemini().models.generate_content(model=MODEL, contents=f"my key is {leaked}")
+    assert not path.exists()
+    assert leaked not in str(caught.value)

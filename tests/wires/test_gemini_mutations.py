@@ -139,7 +139,7 @@ _PART = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(_PART, min_size=1, max_size=5))
 def test_a_streamed_mutant_folds_to_its_json_twin(parts: list[dict[str, Any]]) -> None:
     # As a non-streamed answer has them: no empty text part, no two texts in a row

@@ -42,7 +42,7 @@ def _camel(value: Any) -> Any:
     return value
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.dictionaries(_SNAKE_KEY, _JSON, min_size=1, max_size=4))
 def test_a_gemini_body_matches_in_either_key_spelling(body: dict[str, Any]) -> None:
     camel = _camel(body)
@@ -60,7 +60,7 @@ def test_a_gemini_body_matches_in_either_key_spelling(body: dict[str, Any]) -> N
         assert normalize_body(json.dumps(camel)) != normalize_body(json.dumps(body))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.text(min_size=1, max_size=60), st.lists(st.integers(1, 59), max_size=6))
 def test_a_stream_cut_anywhere_folds_to_one_text_and_the_last_usage(
     text: str, cuts: list[int]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -291,13 +292,61 @@ def test_a_blocked_prompt_maps_to_its_block_reason() -> None:
     assert response.text == "" and response.tool_calls == () and response.metadata == {}
 
 
-def test_a_refused_connection_names_the_url_and_never_the_key() -> None:
+def test_a_refused_connection_is_a_provider_error_without_the_key() -> None:
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     provider = GeminiProvider(
         MODEL, api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0, timeout=5
     )
-    with pytest.raises(ProviderError, match=f"127.0.0.1:{port}") as caught:
+    with pytest.raises(ProviderError, match="ConnectError") as caught:
         provider.complete(LLMRequest(messages=(Message.user("go"),)))
-    assert caught.value.status_code is None and KEY not in str(caught.value)
+    message = str(caught.value)
+    assert caught.value.status_code is None and KEY not in message
+    assert "GOOGLE_GEMINI_BASE_URL" in message and "\n" not in message
+
+
+def test_unsigned_calls_of_an_earlier_turn_pass_as_the_real_api_lets_them() -> None:
+    old_call = {"functionCall": {"name": "read", "args": {"path": "z"}}}  # no signature
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "first question"}]},
+            {"role": "model", "parts": [old_call]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {}}}]},
+            {"role": "model", "parts": [{"text": "first answer"}]},
+            {"role": "user", "parts": [{"text": "second question"}]},
+        ]
+    }
+    with SimulatorServer({"version": 1, "turns": ["ok"]}) as server:
+        answer, _ = server.handle(
+            f"/v1beta/models/{MODEL}:generateContent", json.dumps(body).encode()
+        )
+        current = [*body["contents"], {"role": "model", "parts": [old_call]}]
+        refused, _ = server.handle(
+            f"/v1beta/models/{MODEL}:generateContent", json.dumps({"contents": current}).encode()
+        )
+    assert answer.status == 200
+    assert refused.status == 400 and b"thought_signature" in refused.body
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_vertex_client_calls_the_vertex_path(stream: bool) -> None:
+    from google.oauth2.credentials import Credentials
+
+    with SimulatorServer(SCRIPT) as server:
+        client = genai.Client(
+            vertexai=True,
+            project="proj",
+            location="europe-west4",
+            credentials=Credentials("test-token-vertex"),
+            http_options=types.HttpOptions(base_url=server.url),
+        )
+        provider = GeminiProvider(MODEL, client=client, stream=stream)
+        answer = provider.complete(LLMRequest(messages=(Message.user("go"),), tools=(READ,)))
+        client.close()
+        (received,) = server.requests
+    method = "streamGenerateContent" if stream else "generateContent"
+    assert received.path.endswith(
+        f"/projects/proj/locations/europe-west4/publishers/google/models/{MODEL}:{method}"
+    )
+    assert answer.tool_calls[0].arguments == {"path": "a.txt"}

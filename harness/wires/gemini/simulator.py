@@ -6,12 +6,12 @@ so :func:`route` gives the server an API bound to one path. Requests are
 validated as the real API does: ``contents`` present, roles ``user`` and
 ``model``, every ``functionResponse`` turn right after the call turn it answers
 with one response per call, and, for gemini-3 models, the first call of each
-model turn signed (``thoughtSignature``) with a signature this server issued or
-google-genai's skip sentinel: the check that a client carries signatures
-across turns statelessly. Answers sign their first part, carry ids on calls
-(as gemini-3 does), end in ``STOP`` whether or not they call tools, and stream
-as whole ``GenerateContentResponse`` chunks framed ``data: ...\\r\\n\\r\\n``,
-usage on every chunk, the finish reason on the last.
+model turn since the last user message signed (``thoughtSignature``) with a
+signature this server issued or google-genai's skip sentinel: the check that a
+client carries signatures across turns statelessly. Answers sign their first
+part, carry ids on calls (as gemini-3 does), end in ``STOP`` whether or not
+they call tools, and stream as whole ``GenerateContentResponse`` chunks framed
+``data: ...\\r\\n\\r\\n``, usage on every chunk, the finish reason on the last.
 """
 
 from __future__ import annotations
@@ -107,7 +107,17 @@ def _responses(content: Mapping[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def _current_turn(contents: list[dict[str, Any]]) -> int:
+    """Where the current turn starts: the last user content that is not only results."""
+    for index in range(len(contents) - 1, -1, -1):
+        content = contents[index]
+        if content.get("role", "user") == "user" and not _responses(content):
+            return index
+    return 0
+
+
 def _check_turns(contents: list[dict[str, Any]], model: str) -> None:
+    current = _current_turn(contents)
     for index, content in enumerate(contents):
         answered = _responses(content)
         if answered:
@@ -125,7 +135,8 @@ def _check_turns(contents: list[dict[str, Any]], model: str) -> None:
                     "Please ensure that the number of function response parts is equal to the "
                     "number of function call parts of the function call turn."
                 )
-        if content.get("role") == "model" and model.startswith("gemini-3"):
+        # As the real API: signatures are checked in the current turn only.
+        if index > current and content.get("role") == "model" and model.startswith("gemini-3"):
             parts = [p for p in content["parts"] if isinstance(p, Mapping)]
             signed = [p for p in parts if field(p, "functionCall") is not None]
             if signed and not _signed_by_us(field(signed[0], "thoughtSignature")):
