@@ -120,10 +120,11 @@ class _Handler(BaseHTTPRequestHandler):
             f"http://{here} and do not use the simulator as a proxy (check HTTPS_PROXY/HTTP_PROXY)"
         )
         _log.info("%s %s -> 421, addressed to %s", self.command, self.path, foreign)
-        self.close_connection = True
-        self._send(
-            json_answer({"error": {"message": message, "type": "misdirected"}}, 421), "x-request-id"
-        )
+        answer = json_answer({"error": {"message": message, "type": "misdirected"}}, 421)
+        if self.command == "CONNECT":  # nothing may follow on a refused tunnel
+            self.close_connection = True
+            answer = replace(answer, headers=(("connection", "close"), *answer.headers))
+        self._send(answer, "x-request-id")
         return False
 
     def _send(self, answer: Answer, id_header: str) -> None:
