@@ -50,6 +50,8 @@ _NAMED_VALUE = re.compile(
     r"""["']?\s*[:=]\s*["']?(?P<value>[A-Za-z0-9_\-./+~]{16,}={0,2})"""
 )
 _SECRET_HEADERS = frozenset({"cookie", "set-cookie", "authorization", "proxy-authorization"})
+# What vcrpy's and other recorders' filters leave in a header: no secret.
+_PLACEHOLDER = re.compile(r"|.*(?:redacted|filtered|scrubbed|removed|xxx|\*\*\*).*", re.I)
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
 _ENV_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
@@ -201,8 +203,8 @@ def _kept_credentials(path: Path, index: int, interaction: Any) -> Iterator[Find
             yield Finding(path, index, f"{side}.uri", "credential in the URL", "(re-record)")
         headers = part.get("headers")
         if isinstance(headers, Mapping):
-            for name in headers:
-                if _secret_header(str(name)):
+            for name, values in headers.items():
+                if _secret_header(str(name)) and not _placeholders(values):
                     where = f"{side}.headers.{name}"
                     yield Finding(path, index, where, "credential header kept", "(re-record)")
         body = part.get("body")
@@ -216,6 +218,12 @@ def _kept_credentials(path: Path, index: int, interaction: Any) -> Iterator[Find
             for name in dict.fromkeys(credential_names(body)):
                 kind = f"credential field {name!r} not redacted"
                 yield Finding(path, index, field, kind, "(re-record)")
+
+
+def _placeholders(values: Any) -> bool:
+    """Whether a header holds only what another tool's filter left (``<filtered>``)."""
+    listed = values if isinstance(values, list) else [values]
+    return all(isinstance(v, str) and _PLACEHOLDER.fullmatch(v.strip()) for v in listed)
 
 
 def _secret_header(name: str) -> bool:

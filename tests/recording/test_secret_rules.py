@@ -175,9 +175,15 @@ def test_a_form_post_has_its_credential_field_redacted(tmp_path: Path) -> None:
 # --- harness cassettes check on files another tool wrote -------------------------------
 
 
-def _cassette(request_body: Any = "ok", uri: str = "https://h.test/v1", **response: Any) -> str:
+def _cassette(
+    request_body: Any = "ok",
+    uri: str = "https://h.test/v1",
+    request_headers: dict[str, list[str]] | None = None,
+    **response: Any,
+) -> str:
+    headers = request_headers or {}
     interaction = {
-        "request": {"method": "POST", "uri": uri, "body": request_body, "headers": {}},
+        "request": {"method": "POST", "uri": uri, "body": request_body, "headers": headers},
         "response": {
             "status": {"code": 200, "message": "OK"},
             "headers": response.get("headers", {}),
@@ -213,7 +219,19 @@ CHECKED = [
     pytest.param(_cassette(f"say {SLACK}"), "Slack Token", id="slack"),
     pytest.param(_cassette(PEM), "rivate key", id="pem"),
     pytest.param(_cassette(f"NPM_TOKEN={NPM}"), "npm token", id="npm"),
+    pytest.param(
+        _cassette(request_headers={"Cookie": ["session=hunter2"]}),
+        "request.headers.Cookie: credential header kept",
+        id="cookie",
+    ),
 ]
+
+
+@pytest.mark.parametrize("value", ["<filtered>", "REDACTED", "AUTHORIZATION-XXX", ""])
+def test_a_header_another_tool_filtered_is_clean(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "filtered.yaml"
+    path.write_text(_cassette(request_headers={"authorization": [value]}), encoding="utf-8")
+    assert scan_cassette_file(path) == []
 
 
 @pytest.mark.parametrize(("content", "named"), CHECKED)
