@@ -17,11 +17,18 @@ memory line harness writes. A trace nests two levels per span level, and a
 valid trace may be thousands of spans deep, so ``TRACE_MAX_DEPTH`` is 25,000;
 for those the interpreter's recursion limit is raised while ``json.loads``
 runs (measured: 50,000 levels parse in 13 ms on an 8 MiB thread stack).
+
+JSON may spell a lone UTF-16 surrogate (``"\\ud800"``); Python reads it into a
+string that no UTF-8 writer accepts, so a report or trace holding one crashed
+``harness eval compare`` and ``harness view`` when they wrote it out. Every
+lone surrogate read is kept as its escape text (``\\ud800``, six characters):
+the document loads and renders, showing what the file said.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -38,6 +45,7 @@ __all__ = [
     "FAST_DEPTH",
     "TRACE_MAX_DEPTH",
     "JsonTooDeepError",
+    "escape_surrogates",
     "json_depth",
     "load_json",
     "recursion_room",
@@ -57,6 +65,10 @@ _LIMIT_LOCK = threading.Lock()
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 # Openers to +1 and closers to -1 once the bytes are read as signed chars.
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+# Where a lone surrogate can come from: an escape of one, or one already in the text.
+_MAY_HOLD_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]|\xed[\xa0-\xbf]")
+# json.loads pairs a high and a low surrogate into one character: any left is lone.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonTooDeepError(HarnessError, ValueError):
@@ -127,9 +139,28 @@ def load_json(
             pass
     try:
         with recursion_room(depth):
-            return json.loads(raw, object_pairs_hook=object_pairs_hook)
+            value = json.loads(raw, object_pairs_hook=object_pairs_hook)
+            if _MAY_HOLD_SURROGATE.search(data) is None:
+                return value
+            return escape_surrogates(value)
     except RecursionError:  # the measure above should make this unreachable
         raise JsonTooDeepError(f"{source} nests too deep to parse (limit {max_depth})") from None
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def escape_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) written as its
+    escape text (``"\\ud800"``), so it can be encoded as UTF-8."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(_escape, value)
+    if isinstance(value, dict):
+        return {escape_surrogates(k): escape_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_surrogates(item) for item in value]
+    return value
 
 
 @contextmanager

@@ -10,11 +10,13 @@ of each row and the price table it came from; older rows read as one run each
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic_core import PydanticSerializationError
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
@@ -102,7 +104,14 @@ class EvalReport(BaseModel):
         return all(row.verdict in (Verdict.PASS, Verdict.SKIP) for row in self.rows)
 
     def write(self, path: Path) -> None:
-        atomic_write_text(path, self.sorted().model_dump_json(indent=2) + "\n")
+        report = self.sorted()
+        try:
+            text = report.model_dump_json(indent=2)
+        except PydanticSerializationError:
+            # A lone surrogate (an agent's output read from "\\ud800") has no UTF-8 form:
+            # the file keeps its escape, which load_report reads back as that text.
+            text = json.dumps(report.model_dump(mode="json"), indent=2)
+        atomic_write_text(path, text + "\n")
 
 
 def load_report(path: Path) -> EvalReport:

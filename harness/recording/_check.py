@@ -1,5 +1,11 @@
 """``harness cassettes check``: scan cassette files for key-like strings, bodies that
-cannot replay, and malformed interactions."""
+cannot replay, and malformed interactions.
+
+Secrets are looked for twice: in the parsed document (so a finding names its
+interaction and field, and compressed bodies are read decoded) and in the raw
+text (so a key in a YAML comment, which no parser returns, is found too). A raw
+finding the parsed scan already made is not repeated.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from pathlib import Path
 from harness.core.errors import CassetteError
 from harness.recording._bodycheck import check_bodies
 from harness.recording._format import parse_document
-from harness.recording._secrets import Finding, brief, scan_data
+from harness.recording._secrets import Finding, brief, scan_data, scan_text
 
 __all__ = ["CASSETTE_SUFFIXES", "check_cassettes", "scan_cassette_file"]
 
@@ -28,7 +34,10 @@ def scan_cassette_file(path: str | os.PathLike[str]) -> list[Finding]:
         data = parse_document(file, text)
     except (OSError, UnicodeDecodeError, CassetteError) as exc:
         return [Finding(file, None, "(file)", "unreadable", brief(str(exc)))]
-    return scan_data(file, data) + check_bodies(file, data)
+    found = scan_data(file, data)
+    known = {(finding.kind, finding.excerpt) for finding in found}
+    raw = [f for f in scan_text(file, text) if (f.kind, f.excerpt) not in known]
+    return found + raw + check_bodies(file, data)
 
 
 def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -5,7 +5,8 @@ cookies, organisation/project ids) and noise (``x-stainless-*``, rate limits,
 ``cf-*``, dates, user agents) never reach the file, whether the interaction was
 recorded now or loaded from a file that is saved again. Compressed bodies are
 stored decoded (a body that cannot be decoded keeps its ``Content-Encoding``),
-JSON bodies pretty-printed with credential fields redacted, and 4xx/5xx answers
+JSON bodies pretty-printed with credential fields redacted (form, multipart and
+event-stream bodies have theirs redacted in place), and 4xx/5xx answers
 are dropped unless the caller wants them (a retried 429 would otherwise replay
 its backoff, and a failed live call would replay as the answer).
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from harness.recording._encoding import decode_response
 from harness.recording._metadata import SIMULATOR_HEADER
-from harness.recording._redact import redact_json, redact_text_body
+from harness.recording._redact import redact_body, redact_json, redact_text_body
 
 __all__ = [
     "REQUEST_HEADERS",
@@ -84,10 +85,12 @@ def _text(body: bytes | str | None) -> bytes | str | None:
 def stored_body(body: bytes | str | None, content_type: str) -> bytes | str | None:
     """A body as it is written: UTF-8 text, JSON indented for reading."""
     text = _text(body)
+    if isinstance(text, bytes):
+        return redact_body(text)  # binary: a multipart upload's credential parts
     if not isinstance(text, str) or not text:
         return text
     if "json" not in content_type and text[0] not in "{[":
-        return redact_text_body(text)  # an event stream, or plain text
+        return redact_text_body(text)  # an event stream, a form, multipart, plain text
     try:
         return json.dumps(redact_json(json.loads(text)), indent=2, ensure_ascii=False)
     except ValueError:

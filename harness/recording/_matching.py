@@ -23,7 +23,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
-from harness.recording._redact import may_hold_credentials, redact_json, redact_query_pairs
+from harness.recording._redact import (
+    may_hold_credentials,
+    redact_body,
+    redact_json,
+    redact_query_pairs,
+)
 
 __all__ = ["BodyNormalizer", "MatchKey", "canonical_json", "normalize_body", "parse_match_line"]
 
@@ -143,9 +148,9 @@ class BodyNormalizer:
         try:
             value = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            if isinstance(body, bytes):
-                return body.decode("utf-8", errors="replace")
-            return body
+            # A form or multipart body: matched as stored, its credential fields redacted.
+            text = redact_body(body)
+            return text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         for path in self._paths:
             value = _drop(value, path)
         return redact_json(value) if may_hold_credentials(body) else value

@@ -1,10 +1,22 @@
 """Secret scan: find key-like strings in cassette data before it reaches disk.
 
-Auth headers are dropped at record time; this scan is the second line, for keys
-that travel in bodies (a prompt quoting a ``.env`` file, a tool result...). Besides
-known key shapes it flags any long high-entropy value written right after a
-credential-like name (``api_key=...``, ``"client_secret": "..."``), and it reads
-compressed (gzip, deflate, zstd) binary bodies after decoding them.
+Auth headers are dropped at record time and credential-named fields redacted
+(:mod:`harness.recording._redact`); this scan is the second line, for keys that
+travel where no name marks them (a prompt quoting a ``.env`` file, a tool
+result, a URL path...). It reports:
+
+- key shapes: detect-secrets' vendor rules and harness's own
+  (:mod:`harness.recording._detectors`), in every string, decoded when
+  compressed (gzip, deflate, zstd);
+- a long high-entropy value right after a credential-like name, in any syntax
+  (``HF_TOKEN=...``, ``"client_secret": "..."``, ``auth: ...``);
+- the value of ``$OPENAI_API_KEY`` / ``$ANTHROPIC_API_KEY`` wherever it appears;
+- what the recorder would have redacted but a file still holds: a credential
+  field of a JSON, form, multipart or event-stream body, a credential query
+  parameter, a credential header (a cassette written by another tool).
+
+``harness cassettes check`` also scans the file's raw text (:func:`scan_text`),
+so a key in a YAML comment, which no parser returns, is found too.
 """
 
 from __future__ import annotations
@@ -18,38 +30,29 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.wires import credential_env_names
+from harness.recording._detectors import find_shapes
 from harness.recording._encoding import decode_body
-
-__all__ = ["Finding", "brief", "high_entropy", "scan_data"]
-
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
-    ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
-    ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
-    # Gemini API / Google Cloud keys: "AIza" and 35 more characters.
-    (
-        "Google API key (AIza...)",
-        re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
-    ),
-    # A base URL's login (``http://user:password@host``); "[REDACTED]@" is already clean.
-    (
-        "login in a URL (user:password@)",
-        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://(?!\[REDACTED\]@)[^/?#@\s\"'<>]+@"),
-    ),
+from harness.recording._redact import (
+    credential_names,
+    is_credential_field,
+    is_credential_param,
+    may_hold_credentials,
+    redact_uri,
+    words,
 )
-# "token" must not be followed by "s" (max_tokens); a thinking block's "signature"
-# is high-entropy but no credential, so it is not a name here.
-_CREDENTIAL_NAME = (
-    r"(?:(?<![A-Za-z0-9])(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key"
-    r"|client[_-]?secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token"
-    r"|id[_-]?token|x-api-key)"
-    # Bare words only as a whole name: "key=", not "idempotency_key" or "cache-key".
-    r"|(?<![A-Za-z0-9_-])(?:token|key|secret))"
-)
+
+__all__ = ["Finding", "brief", "high_entropy", "scan_data", "scan_text"]
+
+# A name (a JSON key, an env variable, a form field, a YAML key) and the value
+# assigned to it. The name is taken whole (possessive), so "idempotency_key" is
+# judged as that name, never as its tail "key".
 _NAMED_VALUE = re.compile(
-    _CREDENTIAL_NAME + r"""["']?\s*[:=]\s*["']?(?P<value>[A-Za-z0-9_\-./+~]{16,}={0,2})""",
-    re.IGNORECASE,
+    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}+)"
+    r"""["']?\s*[:=]\s*["']?(?P<value>[A-Za-z0-9_\-./+~]{16,}={0,2})"""
 )
+_SECRET_HEADERS = frozenset({"cookie", "set-cookie", "authorization", "proxy-authorization"})
+# What vcrpy's and other recorders' filters leave in a header: no secret.
+_PLACEHOLDER = re.compile(r"|.*(?:redacted|filtered|scrubbed|removed|xxx|\*\*\*).*", re.I)
 _MIN_ENTROPY = 3.5  # bits per character; English words and ids stay below
 _ENV_KEYS = credential_env_names()
 _MIN_ENV_SECRET = 8  # shorter env values would flag ordinary words
@@ -120,13 +123,34 @@ def _redact(secret: str) -> str:
     return f"{secret[:6]}… ({len(secret)} chars)"
 
 
-def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    patterns = list(_PATTERNS)
+def _env_values() -> list[tuple[str, str]]:
+    values = []
     for name in _ENV_KEYS:
         value = os.environ.get(name, "")
         if len(value) >= _MIN_ENV_SECRET:
-            patterns.append((f"value of ${name}", re.compile(re.escape(value))))
-    return patterns
+            values.append((f"value of ${name}", value))
+    return values
+
+
+def _credential_name(name: str) -> bool:
+    # Bare "key" too (``?key=AIza...``); "signature" stays out (thinking blocks).
+    return is_credential_field(name) or words(name) == ["key"]
+
+
+def _text_secrets(text: str, env: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """``(kind, secret)`` for every secret in one string."""
+    yield from find_shapes(text)
+    for kind, value in env:
+        if value in text:
+            yield kind, value
+    if not may_hold_credentials(text):
+        return
+    for match in _NAMED_VALUE.finditer(text):
+        value = match.group("value")
+        if value.startswith("sk-") or not _credential_name(match.group("name")):
+            continue  # sk- is reported above
+        if high_entropy(value):
+            yield "high-entropy value after a credential name", value
 
 
 def _strings(value: Any, field: str) -> Iterator[tuple[str, str]]:
@@ -157,32 +181,85 @@ def _decoded(body: bytes) -> bytes:
 
 
 def _scan_value(
-    path: Path, interaction: int | None, value: Any, prefix: str, patterns: list[Any]
+    path: Path, interaction: int | None, value: Any, prefix: str, env: list[tuple[str, str]]
 ) -> Iterator[Finding]:
     for field, text in _strings(value, prefix):
-        for kind, pattern in patterns:
-            for match in pattern.finditer(text):
-                yield Finding(path, interaction, field, kind, _redact(match.group(0)))
+        for kind, secret in _text_secrets(text, env):
+            yield Finding(path, interaction, field, kind, _redact(secret))
         if field.endswith(_HOSTS_FIELD) and "@" in text:
             # Hosts without a scheme: "user:password@127.0.0.1:8080".
             yield Finding(path, interaction, field, "login in a host (user@)", "")
-        for match in _NAMED_VALUE.finditer(text):
-            value = match.group("value")
-            if high_entropy(value) and not value.startswith("sk-"):  # sk- is reported above
-                kind = "high-entropy value after a credential name"
-                yield Finding(path, interaction, field, kind, _redact(value))
+
+
+def _kept_credentials(path: Path, index: int, interaction: Any) -> Iterator[Finding]:
+    """What the recorder redacts but this interaction still holds."""
+    if not isinstance(interaction, Mapping):
+        return
+    for side in ("request", "response"):
+        part = interaction.get(side)
+        if not isinstance(part, Mapping):
+            continue
+        uri = part.get("uri")
+        if isinstance(uri, str) and redact_uri(uri) != uri:
+            yield Finding(path, index, f"{side}.uri", "credential in the URL", "(re-record)")
+        headers = part.get("headers")
+        if isinstance(headers, Mapping):
+            for name, values in headers.items():
+                if _secret_header(str(name)) and not _placeholders(values):
+                    where = f"{side}.headers.{name}"
+                    yield Finding(path, index, where, "credential header kept", "(re-record)")
+        body = part.get("body")
+        if isinstance(body, Mapping):  # a response's body is {"string": ...}
+            body, field = body.get("string"), f"{side}.body.string"
+        else:
+            field = f"{side}.body"
+        if isinstance(body, bytes):
+            body = _decoded(body)
+        if isinstance(body, (str, bytes)) and body:
+            for name in dict.fromkeys(credential_names(body)):
+                kind = f"credential field {name!r} not redacted"
+                yield Finding(path, index, field, kind, "(re-record)")
+
+
+def _placeholders(values: Any) -> bool:
+    """Whether a header holds only what another tool's filter left (``<filtered>``)."""
+    listed = values if isinstance(values, list) else [values]
+    return all(isinstance(v, str) and _PLACEHOLDER.fullmatch(v.strip()) for v in listed)
+
+
+def _secret_header(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in _SECRET_HEADERS or is_credential_param(lowered)
 
 
 def scan_data(path: Path, data: Any) -> list[Finding]:
     """Findings in a loaded cassette document (a vcrpy ``dict`` with ``interactions``)."""
-    patterns = _patterns()
+    env = _env_values()
     if not isinstance(data, Mapping):
-        return list(_scan_value(path, None, data, "", patterns))
+        return list(_scan_value(path, None, data, "", env))
     findings: list[Finding] = []
     for key, value in data.items():
         if key == "interactions" and isinstance(value, list):
             for index, interaction in enumerate(value):
-                findings.extend(_scan_value(path, index, interaction, "", patterns))
+                found = list(_scan_value(path, index, interaction, "", env))
+                fields = {finding.field for finding in found}
+                # A header already reported for the key in it is not reported twice.
+                kept = _kept_credentials(path, index, interaction)
+                findings.extend(found)
+                findings.extend(f for f in kept if not any(x.startswith(f.field) for x in fields))
         else:
-            findings.extend(_scan_value(path, None, value, str(key), patterns))
+            findings.extend(_scan_value(path, None, value, str(key), env))
+    return findings
+
+
+def scan_text(path: Path, text: str) -> list[Finding]:
+    """Findings in a file's raw text, comments and all, each at its ``line N``.
+
+    The text is scanned whole (a scan per line cost 20x more in call overhead),
+    then each secret is placed at the line it first occurs on.
+    """
+    findings: list[Finding] = []
+    for kind, secret in _text_secrets(text, _env_values()):
+        line = text.count("\n", 0, max(text.find(secret), 0)) + 1
+        findings.append(Finding(path, None, f"line {line}", kind, _redact(secret)))
     return findings

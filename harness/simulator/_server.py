@@ -21,6 +21,7 @@ from harness.core.errors import ConfigurationError
 from harness.core.wires import Wire, ready_wires
 from harness.recording import SIMULATOR_HEADER
 from harness.simulator import _anthropic, _openai, _responses
+from harness.simulator._addressing import foreign_target, split_target
 from harness.simulator._conversation import ApiError, Conversation
 from harness.simulator._runner import ScriptExhausted, ScriptRunner
 from harness.simulator._script import ErrorReply, Reply, Script, load_script
@@ -118,13 +119,43 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
-        self._send(*self.server.owner.handle(self.path, raw))
+        if self._addressed_here():
+            self._send(*self.server.owner.handle(self.path, raw))
 
     def do_GET(self) -> None:
-        self._send(
-            json_answer({"error": {"message": "Not found", "type": "not_found_error"}}, 404),
-            "x-request-id",
+        if self._addressed_here():
+            self._send(
+                json_answer({"error": {"message": "Not found", "type": "not_found_error"}}, 404),
+                "x-request-id",
+            )
+
+    def do_CONNECT(self) -> None:
+        self._addressed_here()  # a tunnel is always for another host
+
+    def _addressed_here(self) -> bool:
+        """Whether the request names this server; if not, it is answered 421 here."""
+        authority, path = split_target(self.path)
+        if authority is None:
+            authority = self.headers.get("host")
+        host, port = str(self.server.server_address[0]), int(self.server.server_address[1])
+        foreign = foreign_target(authority, (host, port))
+        if self.command != "CONNECT" and foreign is None:
+            self.path = path
+            return True
+        foreign = foreign or authority or "another host"
+        here = f"{host}:{port}"
+        message = (
+            f"misdirected request: the harness simulator at {here} answers only requests "
+            f"addressed to it, and this one is for {foreign}; point the client's base_url at "
+            f"http://{here} and do not use the simulator as a proxy (check HTTPS_PROXY/HTTP_PROXY)"
         )
+        _log.info("%s %s -> 421, addressed to %s", self.command, self.path, foreign)
+        answer = json_answer({"error": {"message": message, "type": "misdirected"}}, 421)
+        if self.command == "CONNECT":  # nothing may follow on a refused tunnel
+            self.close_connection = True
+            answer = replace(answer, headers=(("connection", "close"), *answer.headers))
+        self._send(answer, "x-request-id")
+        return False
 
     def _send(self, answer: Answer, id_header: str) -> None:
         body = answer.body

@@ -7,7 +7,9 @@ cassette answers it before any socket), and a recording cassette's requests are
 meant to go out; anything else would be a silent live call that costs money
 and makes the eval's verdict depend on the day. The error travels through the
 SDKs unwrapped and unretried, and if the agent swallows it the test still fails
-at teardown, with the same one error.
+at teardown, with the same one error. Through a proxy (``HTTPS_PROXY`` and the
+rest, any case) the API's name is never looked up; the guard then refuses the
+proxy request or the TLS handshake that names it (:mod:`harness.testing._proxy_guard`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from harness.core.wires import is_live_api_host, live_host_patterns
 from harness.recording import NetworkBlockedError, passthrough, recording_active
+from harness.testing._proxy_guard import guard_proxied_calls
 
 __all__ = ["MODEL_API_HOSTS", "LiveCallBlockedError", "guard_live_calls", "is_model_api_host"]
 
@@ -59,17 +62,22 @@ def guard_live_calls(why: str, blocked: Callable[[LiveCallBlockedError], None]) 
     """
     original: Callable[..., Any] = socket.getaddrinfo
 
-    def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
+    def check(host: Any) -> None:
         if is_model_api_host(host) and not recording_active():
             error = LiveCallBlockedError(_message(str(host), why))
             blocked(error)
             raise passthrough(error)
+
+    def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
+        check(host)
         return original(host, *args, **kwargs)
 
     with _lock:
         socket.getaddrinfo = guarded
     try:
-        yield
+        # Through HTTPS_PROXY/HTTP_PROXY/ALL_PROXY the API's name is never looked up.
+        with guard_proxied_calls(check):
+            yield
     finally:
         with _lock:
             if socket.getaddrinfo is guarded:

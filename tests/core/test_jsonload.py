@@ -59,8 +59,11 @@ def test_the_fast_parser_reads_what_json_loads_reads(value: Any, ascii_only: boo
     assert json.dumps(parsed) == json.dumps(json.loads(text))  # -0.0 and 1e16 alike
 
 
-def test_a_lone_surrogate_escape_still_reads_as_json_loads_reads_it() -> None:
-    assert load_json(b'{"a": "\\ud800", "b": [NaN]}')["a"] == "\ud800"
+def test_a_lone_surrogate_escape_reads_as_its_escape_text() -> None:
+    # Issue 41: a lone surrogate has no UTF-8 form, so it is kept as the six characters.
+    loaded = load_json(b'{"a": "\\ud800", "\\udc00": 1, "b": [NaN], "c": "\\ud83d\\ude00"}')
+    assert loaded["a"] == "\\ud800" and "\\udc00" in loaded
+    assert loaded["c"] == "\U0001f600"  # a pair is one character, kept as it is
 
 
 @given(json_values)
