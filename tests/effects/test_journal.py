@@ -359,11 +359,6 @@ def test_a_change_writing_more_than_the_apply_budget_pauses(tmp_path: Path) -> N
 
 
 @needs_overlay
-@pytest.mark.xfail(
-    reason="the approval preview (effects/preview.py, issue 41 item 5) still writes raw "
-    "names, which JSON cannot hold; passes once it escapes them",
-    strict=False,
-)
 def test_a_paused_deletion_of_a_name_that_is_not_utf8_is_applied_and_undone(
     tmp_path: Path,
 ) -> None:

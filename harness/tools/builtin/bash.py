@@ -417,6 +417,10 @@ class BashTool:
         )
 
 
+# Linux's limit on a path handed to a system call, its terminating NUL included.
+_PATH_MAX = 4096
+
+
 def _changeset(
     layer: Layer, workdir: Path, state_dir: Path, mount: OverlayMount | None
 ) -> Changeset:
@@ -425,7 +429,13 @@ def _changeset(
     points = [workdir, *(Path(p) for p in mount.scratch)] if mount is not None else []
     notes = written_outside(mount.scratch, points) if mount is not None else []
     try:
-        return read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+        changeset = read_changeset(layer.upper, workdir, skip=skip, discarded=notes)
+        # The layer is read beneath its root (no PATH_MAX there), but applying and
+        # journaling name each path whole: a tree deeper than PATH_MAX stops here.
+        root = len(os.fsencode(str(workdir))) + 1
+        if any(root + len(os.fsencode(c.path)) >= _PATH_MAX for c in changeset.changes):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        return changeset
     except OSError as exc:
         # e.g. ENAMETOOLONG: a tree deeper than PATH_MAX. The model gets a clear
         # error (no traceback in the log); nothing reaches the workdir.
