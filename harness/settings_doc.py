@@ -16,6 +16,7 @@ from typing import Any
 from pydantic_core import PydanticUndefined
 
 from harness.core.errors import ConfigurationError
+from harness.core.wires import runtime_wires
 from harness.settings import Settings
 
 __all__ = ["MEANINGS", "env_variables", "settings_rows", "settings_table"]
@@ -24,7 +25,9 @@ __all__ = ["MEANINGS", "env_variables", "settings_rows", "settings_table"]
 MEANINGS: dict[str, tuple[str | None, str]] = {
     "provider": (
         None,
-        "`echo`, `scripted`, `openai`, `openai-responses`, `anthropic` (alias `claude`)",
+        "`echo`, `scripted`, "
+        + ", ".join(f"`{w.name}`" for w in runtime_wires())
+        + " (`claude`: another name of `anthropic`)",
     ),
     "model": ("provider default", "model name"),
     "base_url": (
