@@ -401,3 +401,44 @@ def test_a_rename_keeps_no_copy_and_is_undone(tmp_path: Path, gate: str) -> None
     assert not (tmp_path / "state" / "journal" / "blobs").exists()  # no copy was kept
     undo_entries(store, entries)
     assert _tree(work) == before
+
+
+@needs_overlay
+@GATES
+def test_slash_named_branches_are_applied_and_undone(
+    tmp_path: Path, gate: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import subprocess
+
+    from tests.effects.conftest import GIT_ENV
+
+    work = _work(tmp_path)
+    git = {**os.environ, **GIT_ENV}
+    subprocess.run(
+        "git init -q -b main && git add -A && git commit -qm one",
+        shell=True,
+        cwd=work,
+        env=git,
+        check=True,
+    )
+    before = _tree(work)
+    command = (
+        "git branch topic/a/b && git checkout -q -b feature/x && echo hi > g.txt "
+        "&& git add g.txt && git commit -qm two"
+    )
+    with caplog.at_level("WARNING"):
+        result = _run(tmp_path, [tool_call("bash", command=command)], gate)
+    assert result.stop_reason == "final", result.text
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+    branches = subprocess.run(
+        ["git", "branch", "--format=%(refname:short)"],
+        cwd=work,
+        env=git,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert sorted(branches) == ["feature/x", "main", "topic/a/b"]
+    store, entries = _entries(tmp_path)
+    undo_entries(store, entries)
+    assert _tree(work) == before
