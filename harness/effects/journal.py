@@ -23,6 +23,7 @@ files are then recorded as not kept, and ``harness undo`` says so.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -234,6 +235,48 @@ class JournalStore:
             except (OSError, ValidationError):
                 continue
         return found
+
+    def prune(self, cutoff: datetime, *, spare_seconds: float = 3600.0) -> tuple[int, int, int]:
+        """Forget entries applied before ``cutoff`` and the blobs no entry needs any more.
+
+        A blob younger than ``spare_seconds`` stays: a call being applied keeps
+        its blobs before it writes its entry.
+
+        Returns:
+            (entries removed, blobs removed, bytes freed).
+        """
+        entries = 0
+        needed: set[str] = set()
+        for run in self.runs():
+            folder = self.runs_dir / JournalOrigin(run=run).safe_run()
+            for entry in self.entries(run):
+                if entry.applied_at < cutoff:
+                    self.forget(entry)
+                    entries += 1
+                    continue
+                needed.update(
+                    f.before.sha256 for f in entry.files if f.before is not None and f.before.sha256
+                )
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+        blobs = freed = 0
+        young = time.time() - spare_seconds
+        try:
+            names = os.listdir(self.blobs)
+        except OSError:
+            names = []
+        for name in names:
+            path = self.blobs / name
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if name in needed or info.st_mtime > young:
+                continue
+            path.unlink(missing_ok=True)
+            blobs += 1
+            freed += info.st_blocks * 512
+        return entries, blobs, freed
 
     def _latest(self, run_folder: str) -> str:
         try:

@@ -442,3 +442,24 @@ def test_slash_named_branches_are_applied_and_undone(
     store, entries = _entries(tmp_path)
     undo_entries(store, entries)
     assert _tree(work) == before
+
+
+def test_prune_forgets_old_changes_and_the_blobs_only_they_kept(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    work = _work(tmp_path)
+    _run(
+        tmp_path,
+        [
+            tool_call("write", path="a.txt", content="first\n", mode="overwrite"),
+            tool_call("write", path="a.txt", content="second\n", mode="overwrite"),
+        ],
+    )
+    store, entries = _entries(tmp_path)
+    assert len(list(store.blobs.iterdir())) == 2
+    assert store.prune(datetime.now(UTC) - timedelta(days=1), spare_seconds=0) == (0, 0, 0)
+    # The newer change stays undoable: only the blob of the older one goes.
+    removed, blobs, _ = store.prune(entries[1].applied_at, spare_seconds=0)
+    assert (removed, blobs) == (1, 1)
+    undo_entries(store, store.entries(entries[0].run))
+    assert (work / "a.txt").read_text() == "first\n"
