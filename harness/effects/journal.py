@@ -335,11 +335,18 @@ class UndoJournal:
         total = sum(kept_bytes(b, a) for path, b, a in files if path not in moved)
         within = total <= self.origin.budget
         recorded: list[JournalFile] = []
+        folders: dict[str, int] = {}  # a folder is opened once however many files it holds
+        try:
+            for path, before, after in files:
+                needs = kept_bytes(before, after) > 0 and path not in moved  # nor an empty file
+                if needs and within and before is not None and before.sha256:
+                    self._keep(workdir, path, before.sha256, folders)
+        finally:
+            for fd in folders.values():
+                os.close(fd)
         for path, before, after in files:
-            needs = kept_bytes(before, after) > 0 and path not in moved  # nor an empty file
+            needs = kept_bytes(before, after) > 0 and path not in moved
             keep = before is None or before.kind != "special"
-            if needs and within and before is not None and before.sha256:
-                self._keep(workdir, path, before.sha256)
             recorded.append(
                 JournalFile(
                     path=path,
@@ -373,14 +380,14 @@ class UndoJournal:
     def forget(self, entry: JournalEntry) -> None:
         self.store.forget(entry)
 
-    def _keep(self, workdir: Path, rel: str, sha256: str) -> None:
+    def _keep(self, workdir: Path, rel: str, sha256: str, folders: dict[str, int]) -> None:
+        """Keep one prior file; ``folders``: descriptors of the folders opened so far."""
         parent, name = _split(rel)
+        key = "/".join(parent)
         try:
-            dir_fd = open_dir_nofollow(workdir, parent)
-        except OSError as exc:
-            raise _not_kept(rel, exc) from exc
-        try:
-            self.store.keep(dir_fd, name, sha256)
+            if key not in folders:
+                folders[key] = open_dir_nofollow(workdir, parent)
+            self.store.keep(folders[key], name, sha256)
         except ValueError as exc:
             raise ToolError(
                 f"nothing was applied: {rel} changed while its prior bytes were kept ({exc}); "
@@ -389,8 +396,6 @@ class UndoJournal:
             ) from exc
         except OSError as exc:
             raise _not_kept(rel, exc) from exc
-        finally:
-            os.close(dir_fd)
 
 
 def _split(rel: str) -> tuple[list[str], str]:
