@@ -30,7 +30,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -322,7 +322,7 @@ class UndoJournal:
 
     def record_files(
         self,
-        files: list[tuple[str, FileState | None, FileState | None]],
+        files: Sequence[tuple[str, FileState | None, FileState | None]],
         workdir: Path,
         moved: Mapping[str, str] | None = None,
     ) -> JournalEntry:
