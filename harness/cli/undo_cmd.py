@@ -28,6 +28,7 @@ deleted or renamed. Undo puts them back and removes the files the call made.
   harness undo CALL                   undo one call (CALL: its id, or a unique prefix)
   harness undo --run RUN --to CALL    undo every change of RUN after CALL (CALL stays)
   harness undo --run RUN --all        undo every change of RUN
+  harness undo --prune DAYS           forget changes applied more than DAYS ago
   add --dry-run to see what would change, --json for machine-readable output
 
 An undo is refused, naming the file, when a later change (another call, or
@@ -53,6 +54,16 @@ def undo(
         bool, typer.Option("--dry-run", help="Say what would change; change nothing.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    prune: Annotated[
+        int | None,
+        typer.Option(
+            "--prune",
+            min=0,
+            help="Forget changes applied more than DAYS ago, and the prior content only "
+            "they kept (they can no longer be undone).",
+            metavar="DAYS",
+        ),
+    ] = None,
 ) -> None:
     from harness.cli.errors import fail
     from harness.effects.journal import JournalStore
@@ -61,9 +72,12 @@ def undo(
     settings = Settings.from_env()
     configure_logging(settings.log_level)
     store = JournalStore(settings.resolved_state_dir)
-    chosen = sum((call is not None, to is not None, undo_all))
+    chosen = sum((call is not None, to is not None, undo_all, prune is not None))
     if chosen > 1:
-        fail("give one of CALL, --to CALL or --all, not several")
+        fail("give one of CALL, --to CALL, --all or --prune, not several")
+    if prune is not None:
+        _prune(store, prune)
+        return
     if (to is not None or undo_all) and run is None:
         fail("--to and --all need --run RUN (see the runs with `harness undo`)")
     run_id = _find_run(store, run) if run is not None else None
@@ -116,6 +130,17 @@ def undo(
         typer.echo(terminal_safe(f"  removed  {shown_path(path)}"))
     for note in report.notes:
         typer.echo(terminal_safe(f"  note: {note}"))
+
+
+def _prune(store: JournalStore, days: int) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    cutoff = datetime.now(UTC) - timedelta(days=days)
+    entries, blobs, freed = store.prune(cutoff)
+    typer.echo(
+        f"forgot {entries} applied change(s) older than {days} day(s) and {blobs} kept "
+        f"file(s) no other change needs ({freed / 1e6:.1f} MB freed)"
+    )
 
 
 def _find_run(store: JournalStore, wanted: str) -> str:

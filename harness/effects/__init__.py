@@ -11,6 +11,9 @@
 - ``diff``: line diffs within a size and time budget; ``names``: names quoted for display.
 - ``apply``: ``apply_changeset``, all or nothing, after checking nothing moved.
 - ``layer``: ``LayerStore``, where held changes wait in harness's state dir.
+- ``journal``, ``journal_undo``: the undo journal every apply, ``write`` and
+  ``edit`` records into first, and undoing from it (``harness undo``).
+- ``journal_budget``: the size budgets of keeping and applying; sparse copies.
 - ``held``: the metadata keys between the bash tool and the approval gate.
 """
 

@@ -23,13 +23,14 @@ files are then recorded as not kept, and ``harness undo`` says so.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import secrets
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,48 @@ class JournalStore:
                 continue
         return found
 
+    def prune(self, cutoff: datetime, *, spare_seconds: float = 3600.0) -> tuple[int, int, int]:
+        """Forget entries applied before ``cutoff`` and the blobs no entry needs any more.
+
+        A blob younger than ``spare_seconds`` stays: a call being applied keeps
+        its blobs before it writes its entry.
+
+        Returns:
+            (entries removed, blobs removed, bytes freed).
+        """
+        entries = 0
+        needed: set[str] = set()
+        for run in self.runs():
+            folder = self.runs_dir / JournalOrigin(run=run).safe_run()
+            for entry in self.entries(run):
+                if entry.applied_at < cutoff:
+                    self.forget(entry)
+                    entries += 1
+                    continue
+                needed.update(
+                    f.before.sha256 for f in entry.files if f.before is not None and f.before.sha256
+                )
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+        blobs = freed = 0
+        young = time.time() - spare_seconds
+        try:
+            names = os.listdir(self.blobs)
+        except OSError:
+            names = []
+        for name in names:
+            path = self.blobs / name
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if name in needed or info.st_mtime > young:
+                continue
+            path.unlink(missing_ok=True)
+            blobs += 1
+            freed += info.st_blocks * 512
+        return entries, blobs, freed
+
     def _latest(self, run_folder: str) -> str:
         try:
             names = [n for n in os.listdir(self.runs_dir / run_folder) if n.endswith(".json")]
@@ -279,7 +322,7 @@ class UndoJournal:
 
     def record_files(
         self,
-        files: list[tuple[str, FileState | None, FileState | None]],
+        files: Sequence[tuple[str, FileState | None, FileState | None]],
         workdir: Path,
         moved: Mapping[str, str] | None = None,
     ) -> JournalEntry:
@@ -292,11 +335,18 @@ class UndoJournal:
         total = sum(kept_bytes(b, a) for path, b, a in files if path not in moved)
         within = total <= self.origin.budget
         recorded: list[JournalFile] = []
+        folders: dict[str, int] = {}  # a folder is opened once however many files it holds
+        try:
+            for path, before, after in files:
+                needs = kept_bytes(before, after) > 0 and path not in moved  # nor an empty file
+                if needs and within and before is not None and before.sha256:
+                    self._keep(workdir, path, before.sha256, folders)
+        finally:
+            for fd in folders.values():
+                os.close(fd)
         for path, before, after in files:
-            needs = kept_bytes(before, after) > 0 and path not in moved  # nor an empty file
+            needs = kept_bytes(before, after) > 0 and path not in moved
             keep = before is None or before.kind != "special"
-            if needs and within and before is not None and before.sha256:
-                self._keep(workdir, path, before.sha256)
             recorded.append(
                 JournalFile(
                     path=path,
@@ -330,14 +380,14 @@ class UndoJournal:
     def forget(self, entry: JournalEntry) -> None:
         self.store.forget(entry)
 
-    def _keep(self, workdir: Path, rel: str, sha256: str) -> None:
+    def _keep(self, workdir: Path, rel: str, sha256: str, folders: dict[str, int]) -> None:
+        """Keep one prior file; ``folders``: descriptors of the folders opened so far."""
         parent, name = _split(rel)
+        key = "/".join(parent)
         try:
-            dir_fd = open_dir_nofollow(workdir, parent)
-        except OSError as exc:
-            raise _not_kept(rel, exc) from exc
-        try:
-            self.store.keep(dir_fd, name, sha256)
+            if key not in folders:
+                folders[key] = open_dir_nofollow(workdir, parent)
+            self.store.keep(folders[key], name, sha256)
         except ValueError as exc:
             raise ToolError(
                 f"nothing was applied: {rel} changed while its prior bytes were kept ({exc}); "
@@ -346,8 +396,6 @@ class UndoJournal:
             ) from exc
         except OSError as exc:
             raise _not_kept(rel, exc) from exc
-        finally:
-            os.close(dir_fd)
 
 
 def _split(rel: str) -> tuple[list[str], str]:

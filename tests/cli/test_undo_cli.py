@@ -120,6 +120,9 @@ def test_undo_a_run_back_to_a_call_then_all_of_it(tmp_path: Path, work: Path) ->
     assert (work / "a.txt").read_text() == "one\ntwo\nthree\n"
     assert (work / "a.txt").stat().st_mode & 0o777 == 0o640
     assert "[undone]" in _harness(env, "undo", "--run", run).stdout
+    pruned = _harness(env, "undo", "--prune", "0")
+    assert pruned.returncode == 0 and "forgot 3 applied change(s)" in pruned.stdout
+    assert "no applied changes are journaled" in _harness(env, "undo").stdout
 
 
 @pytest.mark.deep
@@ -129,7 +132,7 @@ def test_undo_usage_errors_say_how_to_fix_them(tmp_path: Path, work: Path) -> No
     assert empty.returncode == 0 and "no applied changes are journaled" in empty.stdout
     for args, message in [
         (("--all",), "--to and --all need --run RUN"),
-        (("x", "--all", "--run", "r"), "give one of CALL, --to CALL or --all"),
+        (("x", "--all", "--run", "r"), "give one of CALL, --to CALL, --all or --prune"),
         (("--run", "nope", "--all"), "no applied changes are journaled"),
         (("call_nope",), "no applied change from call 'call_nope'"),
     ]:

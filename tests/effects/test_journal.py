@@ -120,9 +120,8 @@ def test_write_and_edit_are_journaled_and_undone(tmp_path: Path, gate: str) -> N
 
     report = undo_entries(store, later_entries(store, entries[0].run, None))
 
-    assert _tree(work) == {**before, "new": _tree(work)["new"]}  # the folder made stays
-    assert not (work / "new" / "made.txt").exists()
-    assert "new/made.txt" in report.removed
+    assert _tree(work) == before  # the folder the write made is gone too
+    assert report.removed == ["new/made.txt", "new"]
     assert all(e.undone for e in store.entries(entries[0].run))
 
 
@@ -396,3 +395,65 @@ def test_a_rename_keeps_no_copy_and_is_undone(tmp_path: Path, gate: str) -> None
     assert not (tmp_path / "state" / "journal" / "blobs").exists()  # no copy was kept
     undo_entries(store, entries)
     assert _tree(work) == before
+
+
+@needs_overlay
+@GATES
+def test_slash_named_branches_are_applied_and_undone(
+    tmp_path: Path, gate: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import subprocess
+
+    from tests.effects.conftest import GIT_ENV
+
+    work = _work(tmp_path)
+    git = {**os.environ, **GIT_ENV}
+    subprocess.run(
+        "git init -q -b main && git add -A && git commit -qm one",
+        shell=True,
+        cwd=work,
+        env=git,
+        check=True,
+    )
+    before = _tree(work)
+    command = (
+        "git branch topic/a/b && git checkout -q -b feature/x && echo hi > g.txt "
+        "&& git add g.txt && git commit -qm two"
+    )
+    with caplog.at_level("WARNING"):
+        result = _run(tmp_path, [tool_call("bash", command=command)], gate)
+    assert result.stop_reason == "final", result.text
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+    branches = subprocess.run(
+        ["git", "branch", "--format=%(refname:short)"],
+        cwd=work,
+        env=git,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert sorted(branches) == ["feature/x", "main", "topic/a/b"]
+    store, entries = _entries(tmp_path)
+    undo_entries(store, entries)
+    assert _tree(work) == before
+
+
+def test_prune_forgets_old_changes_and_the_blobs_only_they_kept(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    work = _work(tmp_path)
+    _run(
+        tmp_path,
+        [
+            tool_call("write", path="a.txt", content="first\n", mode="overwrite"),
+            tool_call("write", path="a.txt", content="second\n", mode="overwrite"),
+        ],
+    )
+    store, entries = _entries(tmp_path)
+    assert len(list(store.blobs.iterdir())) == 2
+    assert store.prune(datetime.now(UTC) - timedelta(days=1), spare_seconds=0) == (0, 0, 0)
+    # The newer change stays undoable: only the blob of the older one goes.
+    removed, blobs, _ = store.prune(entries[1].applied_at, spare_seconds=0)
+    assert (removed, blobs) == (1, 1)
+    undo_entries(store, store.entries(entries[0].run))
+    assert (work / "a.txt").read_text() == "first\n"

@@ -120,7 +120,10 @@ def atomic_write(
                 sha256=hashlib.sha256(data).hexdigest(),
             )
             rel = path.relative_to(scope.workdir).as_posix()
-            entry = journal.record_files([(rel, before, after)], scope.workdir)
+            made = _missing_folders(scope, path) if make_parents else []
+            folder = FileState(kind="dir", mode=0o755)  # undo removes it again when empty
+            changes = [*((name, None, folder) for name in made), (rel, before, after)]
+            entry = journal.record_files(changes, scope.workdir)
     try:
         return replace_regular_file(
             scope, path, data, exclusive=exclusive, make_parents=make_parents
@@ -143,6 +146,19 @@ def undo_journal(
         return None
     scope = FileScope.of(workdir, state_dir)
     return UndoJournal(scope.state_dir, journal_origin(metadata, tool, budget))
+
+
+def _missing_folders(scope: FileScope, path: Path) -> list[str]:
+    """The folders on the way to ``path`` the write will make (shallowest first)."""
+    parts = list(path.parent.relative_to(scope.workdir).parts)
+    for depth in range(len(parts)):
+        try:
+            os.close(open_dir_nofollow(scope.workdir, parts[: depth + 1]))
+        except FileNotFoundError:
+            return ["/".join(parts[: end + 1]) for end in range(depth, len(parts))]
+        except OSError:
+            return []  # a symlink or a file on the way: the write refuses it
+    return []
 
 
 def _before(scope: FileScope, path: Path) -> FileState | None:
