@@ -205,7 +205,8 @@ def epochs_needed(
     ``old_rate`` is detected with ``power``; None when ``limit`` runs do not suffice.
 
     Exact power is not monotone in the runs (the test is discrete), so the answer
-    is the first count from which it stays above ``power`` through the exact range.
+    is the first count from which it stays above ``power``: through the exact
+    range and past the switch to the approximation, which rises with the runs.
     """
     if drop <= 0:
         return None
@@ -215,11 +216,14 @@ def epochs_needed(
 
     exact = [n for n in range(start, EXACT_MAX_RUNS + 1) if not enough(n)]
     first = max(start, exact[-1] + 1 if exact else start)
-    if first <= EXACT_MAX_RUNS:
+    # The approximation rises with the runs, but may start below the last exact
+    # count: the answer must hold across the switch too.
+    approximate = max(first, EXACT_MAX_RUNS + 1)
+    if first <= EXACT_MAX_RUNS and enough(approximate):
         return first
     if not enough(limit):
         return None
-    low, high = first - 1, limit  # not enough at low (or below the range), enough at high
+    low, high = approximate - 1, limit  # not enough at low (or below the range), enough at high
     while high - low > 1:
         middle = (low + high) // 2
         if enough(middle):
