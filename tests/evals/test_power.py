@@ -63,7 +63,13 @@ def test_pass_hat_k_refuses_k_beyond_the_runs() -> None:
 
 @pytest.mark.parametrize(
     ("old_rate", "drop", "n1", "n2"),
-    [(1.0, 0.3, 20, 20), (0.8, 0.3, 10, 10), (0.5, 0.4, 12, 7), (0.9, 0.5, 3, 5), (1.0, 1.0, 5, 5)],
+    [
+        pytest.param(1.0, 0.3, 20, 20, marks=pytest.mark.deep),
+        (0.8, 0.3, 10, 10),
+        (0.5, 0.4, 12, 7),
+        (0.9, 0.5, 3, 5),
+        (1.0, 1.0, 5, 5),
+    ],
 )
 def test_exact_power_matches_scipy_brute_force(
     old_rate: float, drop: float, n1: int, n2: int
@@ -83,6 +89,7 @@ def test_reference_values() -> None:
     assert epochs_needed(1.0, 1 / 3, 0.05) == 19
 
 
+@pytest.mark.deep  # scipy's Fisher test on 2,601 tables per case
 def test_the_normal_approximation_tracks_fisher_above_the_exact_range() -> None:
     n = EXACT_MAX_RUNS + 10
     for old_rate, drop in ((1.0, 0.1), (0.5, 0.2), (0.9, 0.1)):
