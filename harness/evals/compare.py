@@ -25,6 +25,7 @@ from harness.evals.gate import (
     Status,
     judge_rates,
     render_needs,
+    render_points,
 )
 from harness.evals.grid import grid_lines
 from harness.evals.prices import PriceTable
@@ -192,13 +193,14 @@ _HEADERS = (
 )
 _POWER_NOTE = (
     "detects: the smallest drop from the old rate these runs catch at {power:.0%} power "
-    "(one-sided Fisher exact at alpha {alpha:g}; none: no drop can be); pass^k: the chance "
-    "that k runs all pass (k = the runs both sides have)"
+    "(one-sided Fisher exact at alpha {alpha:g}, enumerated up to {exact} runs a side, else its "
+    "normal approximation; none: no drop can be); pass^k: the chance that k runs all pass "
+    "(k = the runs both sides have)"
 )
 
 
 def _render_detectable(drop: float | None) -> str:
-    return "none" if drop is None else f"≥{math.ceil(drop * 100 - 1e-9)}%"
+    return "none" if drop is None else f"≥{render_points(drop)}"
 
 
 def _pass_hat_ks(passes: int, runs: int) -> dict[str, float]:
@@ -243,7 +245,10 @@ class SuitePower:
             f"(alpha {settings.alpha:g}, {how})"
         )
         if self.inconclusive:
-            line += f"; its drop of {self.drop:.0%} is " + render_needs(self.needs_epochs)
+            # "inconclusive (needs ≥ 23 epochs per case)": pooled runs, shared by the cases.
+            line += (
+                f"; its drop of {self.drop:.0%} is {render_needs(self.needs_epochs)[:-1]} per case)"
+            )
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -362,7 +367,11 @@ class Comparison:
         suite = self.suite
         if suite is not None:
             lines.append(suite.render(self.settings))
-            lines.append(_POWER_NOTE.format(power=self.settings.power, alpha=self.settings.alpha))
+            lines.append(
+                _POWER_NOTE.format(
+                    power=self.settings.power, alpha=self.settings.alpha, exact=EXACT_MAX_RUNS
+                )
+            )
         if not self.changed and not self.with_status(Status.NOT_RUN, Status.SLOWER):
             lines.append("no changes between the two reports")
             return "\n".join(lines)

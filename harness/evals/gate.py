@@ -23,12 +23,21 @@ a gate must not loosen by itself; ``regression`` does not.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
 from harness.evals.stats import DEFAULT_POWER, detectable_drop, epochs_needed, fisher_drop_p
 
-__all__ = ["FailOn", "GateSettings", "RateVerdict", "Status", "judge_rates", "render_needs"]
+__all__ = [
+    "FailOn",
+    "GateSettings",
+    "RateVerdict",
+    "Status",
+    "judge_rates",
+    "render_needs",
+    "render_points",
+]
 
 
 class Status(StrEnum):
@@ -149,7 +158,7 @@ def judge_rates(
         seen = (
             "no drop is detectable"
             if detectable is None
-            else f"only a drop of {detectable:.0%} or more is detectable"
+            else f"only a drop of {render_points(detectable)} or more is detectable"
         )
         reason = (
             f"{render_needs(needs)}: down {drop:.0%} (p={p:.3g}); with {old_runs} old and "
@@ -158,6 +167,12 @@ def judge_rates(
         return RateVerdict(Status.INCONCLUSIVE, p, drop, reason, detectable, needs)
     reason = f"weaker: down {drop:.0%}, not significant (p={p:.3g} >= alpha {alpha:g})"
     return RateVerdict(Status.WEAKER, p, drop, reason, detectable)
+
+
+def render_points(drop: float) -> str:
+    """A detectable drop in whole percentage points, rounded up: ``84%`` for 0.8314,
+    since a drop of 83 points would not quite be detected."""
+    return f"{math.ceil(drop * 100 - 1e-9)}%"
 
 
 def render_needs(needs: int | None) -> str:
