@@ -284,3 +284,17 @@ def test_a_case_never_regresses_unless_its_rate_fell(
             assert change.new.passes * change.old.runs < change.old.passes * change.new.runs
         if change.old is None or change.new is None:
             assert change.status is Status.NOT_RUN
+
+
+def test_the_power_option_sets_what_counts_as_detectable(tmp_path: Path) -> None:
+    # 4/5 -> 5/18: down 52 points, p 0.056. At 80% power these runs detect only a
+    # larger drop (inconclusive); at 50% they detect this one, so it is weaker.
+    before = _write(tmp_path / "old.json", _rows("edit", 4, 5))
+    after = _write(tmp_path / "new.json", _rows("edit", 5, 18))
+    code, out = _compare(before, after, "--fail-on", "weaker")
+    assert code == 6 and "INCONCLUSIVE: edit [openai]" in out, out
+    code, out = _compare(before, after, "--fail-on", "weaker", "--power", "0.5")
+    assert code == 3 and "WEAKER: edit [openai]" in out, out
+    assert "at 50% power" in out
+    code, out = _compare(before, after, "--power", "1")
+    assert code == 2
