@@ -40,10 +40,12 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     --max-cost USD: when recording, skip the remaining evals once the estimated
     spend (token usage x price table) reaches USD.
 harness eval compare OLD NEW [--fail-on regression (default)|weaker|change|slower|never]
-             [--alpha 0.05] [--max-drop 0.5] [--json]
+             [--alpha 0.05] [--max-drop 0.5] [--power 0.8] [--json]
     Cases pair by (case, provider, model role, test file and function);
-    epochs fold into pass rates.
-    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower.
+    epochs fold into pass rates. A drop smaller than the runs detect at
+    --power is inconclusive (needs >= N epochs), never weaker or same.
+    Exit codes: 0 ok, 1 regression, 3 weaker, 6 inconclusive (--fail-on weaker
+    and below), 4 other change, 5 slower.
 harness eval --mutants [--fail-on weak|survivors|never] [--min-kill-rate 0.5]
     Exit 1 when an eval cannot fail, fails its control or kills fewer of its
     mutants than --min-kill-rate (weak, the default gate); survivors: also
@@ -334,8 +336,8 @@ def compare(
     fail_on: Annotated[
         FailOnCompare,
         typer.Option(
-            help="Exit non-zero on this finding or a graver one: regression 1, weaker 3, "
-            "change 4, slower 5; `never` only reports."
+            help="Exit non-zero on this finding or a graver one: regression 1, weaker 3 "
+            "(or inconclusive 6), change 4, slower 5; `never` only reports."
         ),
     ] = FailOnCompare.REGRESSION,
     alpha: Annotated[
@@ -347,18 +349,23 @@ def compare(
             help="A case that passed every old run regresses when its rate falls this much."
         ),
     ] = 0.5,
+    power: Annotated[
+        float,
+        typer.Option(help="A drop smaller than the runs detect with this power is inconclusive."),
+    ] = 0.8,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
 ) -> None:
     """Compare two eval reports as a gate: regressions, weaker cases, changes, not run.
 
-    Exit codes: 0 ok, 1 regression, 3 weaker, 4 other change, 5 slower, 2 usage
-    error; each --fail-on level also fails on the graver findings. It fails on a
+    Exit codes: 0 ok, 1 regression, 3 weaker, 6 inconclusive, 4 other change,
+    5 slower, 2 usage error; each --fail-on level also fails on the graver
+    findings (weaker includes inconclusive). It fails on a
     regression by default, as `harness eval --baseline` does.
     """
     from harness.evals import FailOn, GateSettings, compare_reports, load_gate_report, load_prices
 
     try:
-        settings = GateSettings(alpha=alpha, max_drop=max_drop)
+        settings = GateSettings(alpha=alpha, max_drop=max_drop, power=power)
     except ValueError as exc:
         fail(str(exc), code=EXIT_USAGE)
     with collector_paused():

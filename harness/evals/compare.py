@@ -3,26 +3,37 @@
 Rows pair by (case, provider, model role, test), so a baseline recorded with one
 model compares with a run of another and two files' evals of one name stay two
 cases; epochs fold into pass rates (``aggregate``) and
-``gate`` decides what a drop means.
+``gate`` decides what a drop means. Each case and the suite as a whole state
+their power: the smallest drop the runs could detect, beside pass@1 and pass^k.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
 from harness.evals.cost import render_cost
-from harness.evals.gate import FailOn, GateSettings, RateVerdict, Status, judge_rates
+from harness.evals.gate import (
+    FailOn,
+    GateSettings,
+    RateVerdict,
+    Status,
+    judge_rates,
+    render_needs,
+    render_points,
+)
 from harness.evals.grid import grid_lines
 from harness.evals.prices import PriceTable
 from harness.evals.provenance import Source
 from harness.evals.report import AGENT_ROLE, EvalReport
+from harness.evals.stats import EXACT_MAX_RUNS, detectable_drop, epochs_needed, pass_hat_k
 
-__all__ = ["Change", "Comparison", "compare_reports"]
+__all__ = ["Change", "Comparison", "SuitePower", "compare_reports"]
 
 # Per-run means that count as a change when they move (model name alone does not).
 _COUNTS = (("steps", "steps"), ("llm calls", "llm_calls"), ("tool calls", "tool_calls"))
@@ -94,17 +105,39 @@ class Change:
             return "–" if runs is None else render_cost(value, synthetic=runs.synthetic)
 
         p = "–" if self.rate is None else f"{self.rate.p_value:.3g}"
+        reliable = self.pass_k
+        pass_k = (
+            "–" if reliable is None else f"{reliable[1]:.0%} → {reliable[2]:.0%} (k={reliable[0]})"
+        )
+        if self.status is Status.REGRESSION:
+            status = self.status.value.upper()
+        elif self.status is Status.INCONCLUSIVE and self.rate is not None:
+            status = render_needs(self.rate.needs_epochs)
+        else:
+            status = self.status.value
         return (
             self.case,
             f"{self.provider}/{self.key[2]}",
             rate(self.old),
             rate(self.new),
             p,
+            pass_k,
+            "–" if self.rate is None else _render_detectable(self.rate.detectable),
             f"{tokens(self.old)} → {tokens(self.new)}",
             f"{cost(self.old, self.old_cost)} → {cost(self.new, self.new_cost)}",
             f"{steps(self.old)} → {steps(self.new)}",
-            self.status.value.upper() if self.status is Status.REGRESSION else self.status.value,
+            status,
         )
+
+    @property
+    def pass_k(self) -> tuple[int, float, float] | None:
+        """``(k, old pass^k, new pass^k)`` at the runs both sides have (None: one side
+        has none): like with like, since pass^k falls as k grows."""
+        if self.old is None or self.new is None or not self.old.runs or not self.new.runs:
+            return None
+        k = min(self.old.runs, self.new.runs)
+        old = pass_hat_k(self.old.passes, self.old.runs, k)
+        return k, old, pass_hat_k(self.new.passes, self.new.runs, k)
 
     def to_json(self) -> dict[str, Any]:
         def side(runs: CaseRuns | None, cost: float | None) -> dict[str, Any] | None:
@@ -114,6 +147,8 @@ class Change:
                 "passes": runs.passes,
                 "runs": runs.runs,
                 "rate": runs.rate,
+                "pass_at_1": runs.rate,
+                "pass_hat_k": _pass_hat_ks(runs.passes, runs.runs),
                 "interval": [runs.interval.low, runs.interval.high],
                 "models": list(runs.models),
                 "sources": [s.value for s in runs.sources],
@@ -132,13 +167,124 @@ class Change:
             "status": self.status.value,
             "p_value": None if self.rate is None else self.rate.p_value,
             "reason": None if self.rate is None else self.rate.reason or None,
+            "detectable_drop": None if self.rate is None else self.rate.detectable,
+            "needs_epochs": None if self.rate is None else self.rate.needs_epochs,
+            "pass_k": None
+            if self.pass_k is None
+            else dict(zip(("k", "old", "new"), self.pass_k, strict=True)),
             "notes": list(self.notes),
             "old": side(self.old, self.old_cost),
             "new": side(self.new, self.new_cost),
         }
 
 
-_HEADERS = ("case", "provider/role", "old", "new", "p", "tokens/run", "cost/run", "steps", "status")
+_HEADERS = (
+    "case",
+    "provider/role",
+    "old",
+    "new",
+    "p",
+    "pass^k",
+    "detects",
+    "tokens/run",
+    "cost/run",
+    "steps",
+    "status",
+)
+_POWER_NOTE = (
+    "detects: the smallest drop from the old rate these runs catch at {power:.0%} power "
+    "(one-sided Fisher exact at alpha {alpha:g}, enumerated up to {exact} runs a side, else its "
+    "normal approximation; none: no drop can be); pass^k: the chance that k runs all pass "
+    "(k = the runs both sides have)"
+)
+
+
+def _render_detectable(drop: float | None) -> str:
+    return "none" if drop is None else f"≥{render_points(drop)}"
+
+
+def _pass_hat_ks(passes: int, runs: int) -> dict[str, float]:
+    return {str(k): pass_hat_k(passes, runs, k) for k in range(1, runs + 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class SuitePower:
+    """The suite's runs pooled: the drop of its overall pass rate it could detect.
+
+    A suite-wide drop (every case a little worse) hides below each case's own
+    power; pooling the cases both reports ran is the test that could see it.
+    """
+
+    cases: int
+    old_passes: int
+    old_runs: int
+    new_passes: int
+    new_runs: int
+    detectable: float | None
+    needs_epochs: int | None  # per case, for an inconclusive pooled drop
+    exact: bool  # False: the normal approximation (pooled runs above EXACT_MAX_RUNS)
+
+    @property
+    def drop(self) -> float:
+        return self.old_passes / self.old_runs - self.new_passes / self.new_runs
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.drop > 0 and (self.detectable is None or self.drop < self.detectable - 1e-12)
+
+    def render(self, settings: GateSettings) -> str:
+        how = "exact" if self.exact else "normal approximation"
+        seen = (
+            "no drop is detectable"
+            if self.detectable is None
+            else f"detects a drop of {_render_detectable(self.detectable)[1:]} or more"
+        )
+        line = (
+            f"suite: {self.old_passes}/{self.old_runs} -> {self.new_passes}/{self.new_runs} "
+            f"pooled over {self.cases} case(s); {seen} at {settings.power:.0%} power "
+            f"(alpha {settings.alpha:g}, {how})"
+        )
+        if self.inconclusive:
+            # "inconclusive (needs ≥ 23 epochs per case)": pooled runs, shared by the cases.
+            line += (
+                f"; its drop of {self.drop:.0%} is {render_needs(self.needs_epochs)[:-1]} per case)"
+            )
+        return line
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cases": self.cases,
+            "old": {"passes": self.old_passes, "runs": self.old_runs},
+            "new": {"passes": self.new_passes, "runs": self.new_runs},
+            "drop": self.drop,
+            "detectable_drop": self.detectable,
+            "inconclusive": self.inconclusive,
+            "needs_epochs": self.needs_epochs,
+            "method": "exact" if self.exact else "normal approximation",
+        }
+
+
+def suite_power(changes: tuple[Change, ...], settings: GateSettings) -> SuitePower | None:
+    """Pool every case both reports ran; None when there is none."""
+    both = [c for c in changes if c.status is not Status.NOT_RUN and c.old and c.new]
+    if not both:
+        return None
+    old_passes = sum(c.old.passes for c in both if c.old)
+    old_runs = sum(c.old.runs for c in both if c.old)
+    new_passes = sum(c.new.passes for c in both if c.new)
+    new_runs = sum(c.new.runs for c in both if c.new)
+    old_rate = old_passes / old_runs
+    drop = old_rate - new_passes / new_runs
+    detectable = detectable_drop(old_rate, old_runs, new_runs, settings.alpha, settings.power)
+    needs = None
+    if drop > 0 and (detectable is None or drop < detectable):
+        runs = epochs_needed(old_rate, drop, settings.alpha, settings.power)
+        # Runs a side pooled over the cases: each case's share, rounded up.
+        needs = None if runs is None else max(1, math.ceil(runs / len(both)))
+    exact = max(old_runs, new_runs) <= EXACT_MAX_RUNS
+    return SuitePower(
+        len(both), old_passes, old_runs, new_passes, new_runs, detectable, needs, exact
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +306,14 @@ class Comparison:
     @property
     def changed(self) -> tuple[Change, ...]:
         """Cases that differ in anything the gate counts (not run, slower and same excluded)."""
-        return self.with_status(Status.REGRESSION, Status.WEAKER, Status.CHANGED)
+        return self.with_status(
+            Status.REGRESSION, Status.WEAKER, Status.INCONCLUSIVE, Status.CHANGED
+        )
+
+    @property
+    def suite(self) -> SuitePower | None:
+        """The suite's pooled power (None: no case both reports ran)."""
+        return suite_power(self.changes, self.settings)
 
     def exit_code(self, fail_on: FailOn) -> int:
         """The gravest failing finding's code (regression 1, weaker 3, change 4, slower 5)."""
@@ -196,9 +349,11 @@ class Comparison:
         for change in self.changes:
             if change.status in (Status.SAME, Status.NOT_RUN):
                 continue
-            tag = {Status.REGRESSION: "REGRESSION", Status.WEAKER: "WEAKER"}.get(
-                change.status, change.status.value
-            )
+            tag = {
+                Status.REGRESSION: "REGRESSION",
+                Status.WEAKER: "WEAKER",
+                Status.INCONCLUSIVE: "INCONCLUSIVE",
+            }.get(change.status, change.status.value)
             lines.append(f"{tag}: {change.label}")
             lines.extend(f"  {note}" for note in change.notes)
             lines.extend(f"    {line}" for line in change.shape_diff)
@@ -209,13 +364,22 @@ class Comparison:
             f"{render_cost(self.old_cost)}, new {render_cost(self.new_cost)}"
             + _delta(self.old_cost, self.new_cost)
         )
+        suite = self.suite
+        if suite is not None:
+            lines.append(suite.render(self.settings))
+            lines.append(
+                _POWER_NOTE.format(
+                    power=self.settings.power, alpha=self.settings.alpha, exact=EXACT_MAX_RUNS
+                )
+            )
         if not self.changed and not self.with_status(Status.NOT_RUN, Status.SLOWER):
             lines.append("no changes between the two reports")
             return "\n".join(lines)
         counts = {s: len(self.with_status(s)) for s in Status}
         lines.append(
             f"{len(self.changed)} case(s) changed: {counts[Status.REGRESSION]} regression(s), "
-            f"{counts[Status.WEAKER]} weaker, {counts[Status.CHANGED]} other change(s); "
+            f"{counts[Status.WEAKER]} weaker, {counts[Status.INCONCLUSIVE]} inconclusive, "
+            f"{counts[Status.CHANGED]} other change(s); "
             f"{counts[Status.NOT_RUN]} not run, {counts[Status.SLOWER]} slower"
         )
         return "\n".join(lines)
@@ -229,12 +393,14 @@ class Comparison:
                     "max_drop": s.max_drop,
                     "slower_ratio": s.slower_ratio,
                     "slower_min_s": s.slower_min_s,
+                    "power": s.power,
                 },
                 "old_sources": [x.value for x in self.old_sources],
                 "new_sources": [x.value for x in self.new_sources],
                 "old_cost_usd": self.old_cost,
                 "new_cost_usd": self.new_cost,
                 "cases": [c.to_json() for c in self.changes],
+                "suite": None if self.suite is None else self.suite.to_json(),
             },
             indent=2,
         )

@@ -1,28 +1,43 @@
-"""The compare gate: is a case's new pass rate a regression, weaker, or the same?
+"""The compare gate: is a case's new pass rate a regression, weaker, inconclusive, or the same?
 
 - **regression**: the drop is significant (one-sided Fisher exact, p < alpha), or
   the old runs all passed and the rate fell by at least ``max_drop`` (a
   deterministic flip: 1/1 -> 0/1, 3/3 -> 1/3, which no test on so few runs can
   call significant);
-- **weaker**: any other drop, reported with its p-value;
+- **weaker**: any other drop at least as large as the smallest drop these runs
+  detect with 80% power (``stats.detectable_drop``), reported with its p-value;
+- **inconclusive**: a smaller drop, which these runs could not have told from
+  noise: reported with the epochs a side that would detect it, never as weaker
+  or the same;
 - a case only one report ran is **not run**, never a regression;
 - durations compare with a relative and an absolute threshold, and count only
   when the gate is asked to (``slower``): the first test of a process carries
   the SDK import, so timing alone is noise.
 
 Each ``--fail-on`` level fails on its own finding and every graver one, with an
-exit code per finding: regression 1, weaker 3, change 4, slower 5 (2 is a usage
-error, as everywhere in the CLI).
+exit code per finding: regression 1, weaker 3, inconclusive 6, change 4, slower 5
+(2 is a usage error, as everywhere in the CLI). ``--fail-on weaker`` also fails on
+an inconclusive drop: it failed on every drop before the gate knew its power, and
+a gate must not loosen by itself; ``regression`` does not.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from harness.evals.stats import fisher_drop_p
+from harness.evals.stats import DEFAULT_POWER, detectable_drop, epochs_needed, fisher_drop_p
 
-__all__ = ["FailOn", "GateSettings", "RateVerdict", "Status", "judge_rates"]
+__all__ = [
+    "FailOn",
+    "GateSettings",
+    "RateVerdict",
+    "Status",
+    "judge_rates",
+    "render_needs",
+    "render_points",
+]
 
 
 class Status(StrEnum):
@@ -30,6 +45,7 @@ class Status(StrEnum):
 
     REGRESSION = "regression"
     WEAKER = "weaker"
+    INCONCLUSIVE = "inconclusive"
     CHANGED = "changed"
     SLOWER = "slower"
     SAME = "same"
@@ -40,7 +56,13 @@ class Status(StrEnum):
         return _EXIT_CODES.get(self, 0)
 
 
-_EXIT_CODES = {Status.REGRESSION: 1, Status.WEAKER: 3, Status.CHANGED: 4, Status.SLOWER: 5}
+_EXIT_CODES = {
+    Status.REGRESSION: 1,
+    Status.WEAKER: 3,
+    Status.INCONCLUSIVE: 6,
+    Status.CHANGED: 4,
+    Status.SLOWER: 5,
+}
 
 
 class FailOn(StrEnum):
@@ -54,12 +76,18 @@ class FailOn(StrEnum):
 
     @property
     def failing(self) -> tuple[Status, ...]:
-        order = (Status.REGRESSION, Status.WEAKER, Status.CHANGED, Status.SLOWER)
+        order = (
+            Status.REGRESSION,
+            Status.WEAKER,
+            Status.INCONCLUSIVE,
+            Status.CHANGED,
+            Status.SLOWER,
+        )
         depth = {
             FailOn.REGRESSION: 1,
-            FailOn.WEAKER: 2,
-            FailOn.CHANGE: 3,
-            FailOn.SLOWER: 4,
+            FailOn.WEAKER: 3,
+            FailOn.CHANGE: 4,
+            FailOn.SLOWER: 5,
             FailOn.NEVER: 0,
         }
         return order[: depth[self]]
@@ -73,12 +101,16 @@ class GateSettings:
     max_drop: float = 0.5
     slower_ratio: float = 0.5
     slower_min_s: float = 0.5
+    # The power at which a drop counts as detectable (below it: inconclusive).
+    power: float = DEFAULT_POWER
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {self.alpha}")
         if not 0 < self.max_drop <= 1:
             raise ValueError(f"max drop must be in (0, 1], got {self.max_drop}")
+        if not 0 < self.power < 1:
+            raise ValueError(f"power must be between 0 and 1, got {self.power}")
 
     def slower(self, old_s: float, new_s: float) -> bool:
         """New takes longer by more than the ratio and the absolute minimum together."""
@@ -90,10 +122,15 @@ class GateSettings:
 class RateVerdict:
     """The gate's reading of one pass-rate change."""
 
-    status: Status  # REGRESSION, WEAKER or SAME (no drop)
+    status: Status  # REGRESSION, WEAKER, INCONCLUSIVE or SAME (no drop)
     p_value: float
     drop: float
     reason: str
+    # The smallest drop from the old rate these runs detect at the gate's power;
+    # None when none can be (1 or 2 runs a side, or an old rate of 0).
+    detectable: float | None = None
+    # For an inconclusive drop: the runs a side that would detect it (None: > 10,000).
+    needs_epochs: int | None = None
 
 
 def judge_rates(
@@ -101,17 +138,45 @@ def judge_rates(
 ) -> RateVerdict:
     """Classify the move from ``old_passes/old_runs`` to ``new_passes/new_runs``."""
     p = fisher_drop_p(old_passes, old_runs, new_passes, new_runs)
-    drop = old_passes / old_runs - new_passes / new_runs
+    old_rate = old_passes / old_runs
+    drop = old_rate - new_passes / new_runs
+    alpha, power = settings.alpha, settings.power
+    detectable = detectable_drop(old_rate, old_runs, new_runs, alpha, power)
     if drop <= 0:
-        return RateVerdict(Status.SAME, p, drop, "")
-    if p < settings.alpha:
-        reason = f"significant drop: p={p:.3g} < alpha {settings.alpha:g} (one-sided Fisher exact)"
-        return RateVerdict(Status.REGRESSION, p, drop, reason)
+        return RateVerdict(Status.SAME, p, drop, "", detectable)
+    if p < alpha:
+        reason = f"significant drop: p={p:.3g} < alpha {alpha:g} (one-sided Fisher exact)"
+        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable)
     if old_passes == old_runs and drop >= settings.max_drop - 1e-12:
         reason = (
             f"every old run passed and the rate fell by {drop:.0%} >= max drop "
             f"{settings.max_drop:.0%} (p={p:.3g})"
         )
-        return RateVerdict(Status.REGRESSION, p, drop, reason)
-    reason = f"weaker: down {drop:.0%}, not significant (p={p:.3g} >= alpha {settings.alpha:g})"
-    return RateVerdict(Status.WEAKER, p, drop, reason)
+        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable)
+    if detectable is None or drop < detectable - 1e-12:
+        needs = epochs_needed(old_rate, drop, alpha, power)
+        seen = (
+            "no drop is detectable"
+            if detectable is None
+            else f"only a drop of {render_points(detectable)} or more is detectable"
+        )
+        reason = (
+            f"{render_needs(needs)}: down {drop:.0%} (p={p:.3g}); with {old_runs} old and "
+            f"{new_runs} new run(s) {seen} at {power:.0%} power"
+        )
+        return RateVerdict(Status.INCONCLUSIVE, p, drop, reason, detectable, needs)
+    reason = f"weaker: down {drop:.0%}, not significant (p={p:.3g} >= alpha {alpha:g})"
+    return RateVerdict(Status.WEAKER, p, drop, reason, detectable)
+
+
+def render_points(drop: float) -> str:
+    """A detectable drop in whole percentage points, rounded up: ``84%`` for 0.8314,
+    since a drop of 83 points would not quite be detected."""
+    return f"{math.ceil(drop * 100 - 1e-9)}%"
+
+
+def render_needs(needs: int | None) -> str:
+    """``inconclusive (needs ≥ 19 epochs)``: the verdict as the reader sees it."""
+    if needs is None:
+        return "inconclusive (needs > 10000 epochs)"
+    return f"inconclusive (needs ≥ {needs} epochs)"

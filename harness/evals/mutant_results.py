@@ -13,6 +13,13 @@ that is not a mutation (it depends on request matching, or the replay order of
 concurrent calls is not stable), so its kills prove nothing: ``control failed``.
 An eval that kills some mutants but fewer than ``min_kill_rate`` of them (0.5 by
 default) is ``weak``: it fails on a few perturbations and misses most.
+
+A survivor whose run asked for no model response at all (``served`` 0 of the
+``available`` ones) is *inert*: the mutation changed nothing the eval could
+observe, so it says nothing of the eval's strength. The mutation score (kills
+over kills and survivors, with a Wilson interval) leaves inert mutants out, and
+names them; results of reports that did not record ``available`` are never
+inert.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from harness.evals.provenance import Source
+from harness.evals.stats import Interval, wilson_interval
 
 __all__ = [
     "CONTROL",
@@ -33,6 +41,8 @@ __all__ = [
     "MutantOutcome",
     "MutantResult",
     "MutantStatus",
+    "MutationScore",
+    "mutation_score",
     "summarize_mutants",
 ]
 
@@ -77,6 +87,17 @@ class MutantResult(BaseModel):
     served: int = 0
     available: int = 0
 
+    @property
+    def inert(self) -> bool:
+        """A survivor whose run took none of the responses the mutant held: nothing
+        the eval could observe changed."""
+        return (
+            self.mutant != CONTROL
+            and self.outcome is MutantOutcome.SURVIVED
+            and self.served == 0
+            and self.available > 0
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class EvalMutants:
@@ -93,6 +114,8 @@ class EvalMutants:
     errors: tuple[MutantResult, ...]
     survivors: tuple[MutantResult, ...]
     control: MutantResult | None
+    # The survivors that changed nothing observable (a subset of ``survivors``).
+    inert: tuple[MutantResult, ...] = ()
 
     @property
     def kill_rate(self) -> float:
@@ -155,6 +178,50 @@ def summarize_mutants(
                 errors=tuple(r for r in mutants if r.outcome is MutantOutcome.ERROR),
                 survivors=tuple(r for r in mutants if r.outcome is MutantOutcome.SURVIVED),
                 control=control,
+                inert=tuple(r for r in mutants if r.inert),
             )
         )
     return summaries
+
+
+@dataclass(frozen=True, slots=True)
+class MutationScore:
+    """Kills over kills and survivors of the scored evals, inert mutants left out."""
+
+    killed: int
+    scored: int
+    inert: tuple[MutantResult, ...]
+    errors: int
+
+    @property
+    def interval(self) -> Interval:
+        return wilson_interval(self.killed, self.scored)
+
+    def render(self) -> str:
+        """``mutation score: 5/7 71% [36–92] (Wilson 95%); excluded: 2 inert ...``."""
+        rate = f"{self.killed / self.scored:.0%} " if self.scored else ""
+        excluded = [
+            *([f"{len(self.inert)} inert (the run asked for no response)"] if self.inert else []),
+            *([f"{self.errors} error(s)"] if self.errors else []),
+        ]
+        return (
+            f"mutation score: {self.killed}/{self.scored} {rate}{self.interval.render()} "
+            f"(Wilson 95%); excluded: {', '.join(excluded) or 'none'}, and evals whose "
+            "control failed or that were not mutated"
+        )
+
+
+def mutation_score(summaries: Iterable[EvalMutants]) -> MutationScore:
+    """The suite's score: evals whose control failed (their kills prove nothing) or
+    that were not mutated are left out, as are inert mutants and errors (neither
+    killed nor survived)."""
+    killed = scored = errors = 0
+    inert: list[MutantResult] = []
+    for summary in summaries:
+        if summary.status in (MutantStatus.CONTROL_FAILED, MutantStatus.NOT_MUTATED):
+            continue
+        killed += summary.killed
+        scored += summary.killed + len(summary.survivors) - len(summary.inert)
+        errors += len(summary.errors)
+        inert.extend(summary.inert)
+    return MutationScore(killed, scored, tuple(inert), errors)

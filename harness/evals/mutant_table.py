@@ -7,6 +7,7 @@ from harness.evals.mutant_results import (
     DEFAULT_MIN_KILL_RATE,
     EvalMutants,
     MutantStatus,
+    mutation_score,
     summarize_mutants,
 )
 from harness.evals.report import EvalReport
@@ -16,7 +17,9 @@ __all__ = ["MUTANT_LEGEND", "render_mutants"]
 MUTANT_LEGEND = (
     "killed: the eval failed an assertion; exhausted: killed after the run asked for more "
     "responses than the mutant held; error: the eval crashed instead of failing an assertion; "
-    "cannot fail: no mutant was killed; weak: fewer killed than the minimum kill rate; "
+    "inert: survived without the run asking for a response, so nothing it could observe "
+    "changed (left out of the score); cannot fail: no mutant was killed; "
+    "weak: fewer killed than the minimum kill rate; "
     "control failed: the eval fails on its unmutated "
     "responses served in order, so its kills prove nothing"
 )
@@ -65,6 +68,12 @@ def _details(summary: EvalMutants) -> list[str]:
             "none from an assertion on what the run did"
         )
     for result in summary.survivors:
+        if result.inert:
+            lines.append(
+                f"  inert (not scored): {result.mutant} ({result.description}): the run "
+                f"asked for none of its {result.available} response(s)"
+            )
+            continue
         why = f" [{result.message}]" if result.message else ""
         lines.append(f"  survived: {result.mutant} ({result.description}){why}")
     for result in summary.errors:
@@ -97,5 +106,6 @@ def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_R
         f"{counts[MutantStatus.CONTROL_FAILED]} control failed, "
         f"{counts[MutantStatus.NOT_MUTATED]} not mutated"
     )
+    lines.append(mutation_score(summaries).render())
     lines.append(MUTANT_LEGEND)
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from harness.evals.aggregate import aggregate_rows
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
+from harness.evals.stats import pass_hat_k
 from harness.files import atomic_write_text
 
 __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
@@ -73,7 +74,9 @@ class EvalReport(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def cases(self) -> list[dict[str, Any]]:
-        """Per (case, provider, model role): passes / runs, rate, Wilson 95% interval, cost."""
+        """Per (case, provider, model role): passes / runs, rate (pass@1), pass^k for
+        every k up to the runs (all k runs pass: τ-bench's reliability), Wilson 95%
+        interval, cost."""
         summary = []
         for runs in aggregate_rows(self.rows).values():
             interval, per_run = runs.interval, runs.cost_per_run()
@@ -86,6 +89,11 @@ class EvalReport(BaseModel):
                     "passes": runs.passes,
                     "runs": runs.runs,
                     "rate": runs.rate,
+                    "pass_at_1": runs.rate,
+                    "pass_hat_k": {
+                        str(k): round(pass_hat_k(runs.passes, runs.runs, k), 4)
+                        for k in range(1, runs.runs + 1)
+                    },
                     "interval": [round(interval.low, 4), round(interval.high, 4)],
                     "recordings": runs.recordings,
                     "cost_usd": None if per_run is None else per_run * runs.runs,

@@ -1,18 +1,36 @@
-"""Pass-rate statistics for repeated evals: Wilson intervals and a one-sided Fisher test.
+"""Pass-rate statistics for repeated evals: Wilson intervals, a one-sided Fisher
+test, pass^k, and the power of the Fisher test (what drop a comparison could see).
 
-Both are exact closed forms over small integers, so harness computes them itself
-instead of pulling scipy into the runtime; the tests check them against
+All are closed forms or finite sums over small integers, so harness computes them
+itself instead of pulling scipy into the runtime; the tests check them against
 ``scipy.stats`` over thousands of generated counts.
+
+Power is exact for up to ``EXACT_MAX_RUNS`` runs a side: every outcome of the two
+binomials is enumerated and weighed by whether Fisher's test rejects it. Above
+that (a suite's pooled runs) it is the normal approximation of the one-sided
+two-proportion z-test with Yates's continuity correction, which tracks Fisher's
+test within a few points there.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import statistics
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Interval", "fisher_drop_p", "wilson_interval"]
+__all__ = [
+    "DEFAULT_POWER",
+    "EXACT_MAX_RUNS",
+    "Interval",
+    "detectable_drop",
+    "drop_power",
+    "epochs_needed",
+    "fisher_drop_p",
+    "pass_hat_k",
+    "wilson_interval",
+]
 
 # The two-sided 95% normal quantile, to the precision scipy uses.
 _Z95 = 1.959963984540054
@@ -73,6 +91,146 @@ def fisher_drop_p(old_passes: int, old_runs: int, new_passes: int, new_runs: int
         for x in range(old_passes, top + 1)
     )
     return float(Fraction(hits, math.comb(total, old_runs)))
+
+
+def pass_hat_k(passes: int, runs: int, k: int) -> float:
+    """pass^k: the chance that ``k`` runs drawn from these all pass (τ-bench's reliability).
+
+    The unbiased estimator ``C(passes, k) / C(runs, k)``; pass^1 is the pass rate,
+    and pass^runs is 1 only when every run passed.
+    """
+    _check_counts(passes, runs)
+    if not 1 <= k <= runs:
+        raise ValueError(f"pass^k needs 1 <= k <= runs, got k={k} for {runs} run(s)")
+    return math.comb(passes, k) / math.comb(runs, k)
+
+
+DEFAULT_POWER = 0.8
+# Up to this many runs a side, power is summed over every outcome (at most 41x41
+# Fisher p-values, each cached); above it, the normal approximation.
+EXACT_MAX_RUNS = 40
+
+
+@functools.lru_cache(maxsize=1024)
+def _rejected(old_runs: int, new_runs: int, alpha: float) -> tuple[tuple[int, int], ...]:
+    """For each old pass count x, the largest new pass count y whose drop Fisher's test
+    calls significant at ``alpha`` (-1: none). The p-value rises with y, so every y up
+    to that bound is rejected too."""
+    bounds = []
+    for x in range(old_runs + 1):
+        top = -1
+        for y in range(new_runs + 1):
+            if fisher_drop_p(x, old_runs, y, new_runs) >= alpha:
+                break
+            top = y
+        bounds.append((x, top))
+    return tuple(bounds)
+
+
+def _binomial(runs: int, rate: float) -> list[float]:
+    return [math.comb(runs, k) * rate**k * (1 - rate) ** (runs - k) for k in range(runs + 1)]
+
+
+def drop_power(old_rate: float, drop: float, old_runs: int, new_runs: int, alpha: float) -> float:
+    """The chance that the gate's Fisher test calls a drop from ``old_rate`` to
+    ``old_rate - drop`` significant, with ``old_runs`` and ``new_runs`` runs a side.
+
+    Exact (every outcome enumerated) up to ``EXACT_MAX_RUNS`` runs a side; above,
+    the continuity-corrected normal approximation (``_normal_power``).
+    """
+    new_rate = old_rate - drop
+    if not (0 <= new_rate <= old_rate <= 1) or old_runs < 1 or new_runs < 1:
+        raise ValueError(
+            f"power needs 0 <= old rate - drop <= old rate <= 1 and runs >= 1, got rate "
+            f"{old_rate}, drop {drop}, runs {old_runs}/{new_runs}"
+        )
+    if max(old_runs, new_runs) > EXACT_MAX_RUNS:
+        return _normal_power(old_rate, new_rate, old_runs, new_runs, alpha)
+    old, new = _binomial(old_runs, old_rate), _binomial(new_runs, new_rate)
+    power = 0.0
+    for x, top in _rejected(old_runs, new_runs, alpha):
+        if top >= 0:
+            power += old[x] * math.fsum(new[: top + 1])
+    return min(1.0, power)
+
+
+def _normal_power(old_rate: float, new_rate: float, n1: int, n2: int, alpha: float) -> float:
+    """Power of the one-sided pooled two-proportion z-test with Yates's continuity
+    correction, the normal approximation closest to Fisher's test (within a few
+    points from 40 runs a side, and slightly conservative)."""
+    normal = statistics.NormalDist()
+    pooled = (old_rate * n1 + new_rate * n2) / (n1 + n2)
+    null_sd = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    true_sd = math.sqrt(old_rate * (1 - old_rate) / n1 + new_rate * (1 - new_rate) / n2)
+    shift = old_rate - new_rate - (1 / n1 + 1 / n2) / 2 - normal.inv_cdf(1 - alpha) * null_sd
+    if old_rate <= new_rate or null_sd == 0:
+        return 0.0
+    if true_sd == 0:  # 1 -> 0: every run flips, the test rejects whenever it can
+        return 1.0 if shift > 0 else 0.0
+    return normal.cdf(shift / true_sd)
+
+
+@functools.lru_cache(maxsize=4096)
+def detectable_drop(
+    old_rate: float, old_runs: int, new_runs: int, alpha: float, power: float = DEFAULT_POWER
+) -> float | None:
+    """The smallest drop from ``old_rate`` the comparison detects with ``power``.
+
+    None when no drop can be: even a fall to 0 is seen less often than ``power``
+    (one run a side never is: Fisher's smallest p-value there is 0.5). Power rises
+    with the drop, so a bisection finds it (to 1e-4).
+    """
+    if old_rate <= 0 or drop_power(old_rate, old_rate, old_runs, new_runs, alpha) < power:
+        return None
+    low, high = 0.0, old_rate
+    while high - low > 1e-4:
+        middle = (low + high) / 2
+        if drop_power(old_rate, middle, old_runs, new_runs, alpha) >= power:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+@functools.lru_cache(maxsize=4096)
+def epochs_needed(
+    old_rate: float,
+    drop: float,
+    alpha: float,
+    power: float = DEFAULT_POWER,
+    start: int = 1,
+    limit: int = 10_000,
+) -> int | None:
+    """The fewest runs a side (from ``start``) at which a drop of ``drop`` from
+    ``old_rate`` is detected with ``power``; None when ``limit`` runs do not suffice.
+
+    Exact power is not monotone in the runs (the test is discrete), so the answer
+    is the first count from which it stays above ``power``: through the exact
+    range and past the switch to the approximation, which rises with the runs.
+    """
+    if drop <= 0:
+        return None
+
+    def enough(runs: int) -> bool:
+        return drop_power(old_rate, drop, runs, runs, alpha) >= power
+
+    exact = [n for n in range(start, EXACT_MAX_RUNS + 1) if not enough(n)]
+    first = max(start, exact[-1] + 1 if exact else start)
+    # The approximation rises with the runs, but may start below the last exact
+    # count: the answer must hold across the switch too.
+    approximate = max(first, EXACT_MAX_RUNS + 1)
+    if first <= EXACT_MAX_RUNS and enough(approximate):
+        return first
+    if not enough(limit):
+        return None
+    low, high = approximate - 1, limit  # not enough at low (or below the range), enough at high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def _check_counts(passes: int, runs: int) -> None:

@@ -9,6 +9,7 @@ from harness.evals.aggregate import render_rate
 from harness.evals.cost import render_cost
 from harness.evals.grid import grid_lines
 from harness.evals.report import EvalReport, EvalRow, Verdict
+from harness.evals.stats import pass_hat_k
 
 __all__ = ["SYNTHETIC_FOOTNOTE", "epoch_of", "render_pass_rates", "render_table"]
 
@@ -114,12 +115,18 @@ def _cost_line(report: EvalReport) -> str:
 
 
 def render_pass_rates(report: EvalReport) -> str:
-    """Pass rate per scenario and provider/model, for repeated (``--epochs``) runs."""
+    """Pass rate per scenario and provider/model, for repeated (``--epochs``) runs.
+
+    Beside the rate (pass@1), pass^k at k = the case's runs: whether every epoch
+    passed, the reliability a user of the agent meets (τ-bench). The last line
+    averages pass^k over the cases at the k every case reached.
+    """
     groups: dict[tuple[str, str], list[EvalRow]] = defaultdict(list)
     for row in report.rows:
         groups[(row.scenario, f"{row.provider}/{row.model}")].append(row)
-    lines = ["pass rate per scenario (passes/runs, rate, Wilson 95% interval):"]
+    lines = ["pass rate per scenario (passes/runs, pass@1, Wilson 95% interval; pass^k):"]
     shared = False
+    counts: list[tuple[int, int]] = []
     for (scenario, target), rows in sorted(groups.items()):
         counted = [r for r in rows if r.verdict is not Verdict.SKIP]
         passed = sum(1 for r in counted if r.verdict is Verdict.PASS)
@@ -127,7 +134,19 @@ def render_pass_rates(report: EvalReport) -> str:
         # N replays of one recording are one answer N times, not N samples of the model.
         mark = "†" if recordings and len(recordings) < len(rows) else ""
         shared = shared or bool(mark)
-        lines.append(f"  {scenario:30s} {target:40s} {render_rate(passed, len(counted))}{mark}")
+        runs = len(counted)
+        reliable = f" pass^{runs} {pass_hat_k(passed, runs, runs):.0%}" if runs else ""
+        counts.append((passed, runs))
+        lines.append(f"  {scenario:30s} {target:40s} {render_rate(passed, runs)}{mark}{reliable}")
+    ran = [(passed, runs) for passed, runs in counts if runs]
+    if ran:
+        k = min(runs for _, runs in ran)
+        at_1 = sum(passed / runs for passed, runs in ran) / len(ran)
+        at_k = sum(pass_hat_k(passed, runs, k) for passed, runs in ran) / len(ran)
+        lines.append(
+            f"  mean over {len(ran)} case(s): pass@1 {at_1:.0%}, pass^{k} {at_k:.0%} "
+            "(the chance that k runs of a case all pass)"
+        )
     if shared:
         lines.append("  † epochs replayed a shared recording: record each epoch for a real rate")
     return "\n".join(lines)

@@ -70,10 +70,12 @@ def _compare(old: Path, new: Path, *args: str) -> tuple[int, str]:
     [
         ((1, 1), (0, 1), Status.REGRESSION),
         ((3, 3), (1, 3), Status.REGRESSION),
-        ((3, 3), (2, 3), Status.WEAKER),
+        # Three runs a side detect no drop at 80% power, and 20 at a rate of 50%
+        # only one of 39 points: these drops are inconclusive, not "weaker".
+        ((3, 3), (2, 3), Status.INCONCLUSIVE),
         ((20, 20), (12, 20), Status.REGRESSION),
         ((18, 20), (8, 20), Status.REGRESSION),
-        ((10, 20), (8, 20), Status.WEAKER),
+        ((10, 20), (8, 20), Status.INCONCLUSIVE),
         ((2, 3), (3, 3), Status.CHANGED),
         ((3, 3), (3, 3), Status.SAME),
     ],
@@ -91,22 +93,30 @@ def test_pass_rate_moves_are_judged(
     assert code == (1 if status is Status.REGRESSION else 0), out
     row = next(line for line in out.splitlines() if line.startswith("edit "))
     assert f"{old[0]}/{old[1]} " in row and f"{new[0]}/{new[1]} " in row
-    if status is Status.WEAKER:
-        assert "WEAKER: edit [openai]" in out
+    if status is Status.INCONCLUSIVE:
+        assert "INCONCLUSIVE: edit [openai]" in out
         assert f"{change.rate.p_value:.3g}" in row  # type: ignore[union-attr]
-        assert _compare(before, after, "--fail-on", "weaker")[0] == 3
+        assert row.rstrip().endswith(f"inconclusive (needs ≥ {change.rate.needs_epochs} epochs)")  # type: ignore[union-attr]
+        # --fail-on weaker failed on every drop before; it still does, with its own code.
+        assert _compare(before, after, "--fail-on", "weaker")[0] == 6
 
 
-def test_three_of_three_to_two_is_weaker_with_its_p_value(tmp_path: Path) -> None:
+def test_three_of_three_to_two_is_inconclusive_with_the_epochs_it_needs(tmp_path: Path) -> None:
     before = _write(tmp_path / "old.json", _rows("edit", 3, 3))
     after = _write(tmp_path / "new.json", _rows("edit", 2, 3))
     code, out = _compare(before, after, "--fail-on", "regression")
     assert code == 0
     lines = out.splitlines()
-    assert "WEAKER: edit [openai]" in lines
+    assert "INCONCLUSIVE: edit [openai]" in lines
     assert "  pass rate: 3/3 100% [44–100] -> 2/3 67% [21–94]" in lines
-    assert "  weaker: down 33%, not significant (p=0.5 >= alpha 0.05)" in lines
+    assert (
+        "  inconclusive (needs ≥ 19 epochs): down 33% (p=0.5); with 3 old and 3 new run(s) "
+        "no drop is detectable at 80% power"
+    ) in lines
     assert "  new fail: sentinel missing from the answer" in lines
+    row = next(line for line in lines if line.startswith("edit "))
+    assert "100% → 0% (k=3)" in row and " none " in row  # pass^3, and no detectable drop
+    assert lines[-1].startswith("1 case(s) changed: 0 regression(s), 0 weaker, 1 inconclusive")
 
 
 def test_a_regression_names_why(tmp_path: Path) -> None:
@@ -119,9 +129,11 @@ def test_a_regression_names_why(tmp_path: Path) -> None:
     assert "every old run passed and the rate fell by 67% >= max drop 50% (p=0.2)" in out
     assert out.splitlines()[-1].startswith("2 case(s) changed: 2 regression(s), 0 weaker")
     lenient = _compare(before, after, "--fail-on", "regression", "--max-drop", "0.9")
-    assert "REGRESSION: plan" not in lenient[1] and "WEAKER: plan [openai]" in lenient[1]
+    assert "REGRESSION: plan" not in lenient[1] and "INCONCLUSIVE: plan [openai]" in lenient[1]
+    # At alpha 0.001, 20 runs a side detect only a drop of 52 points: 40 is inconclusive.
     strict = _compare(before, after, "--alpha", "0.001")
-    assert "WEAKER: edit [openai]" in strict[1]
+    assert "INCONCLUSIVE: edit [openai]" in strict[1]
+    assert "inconclusive (needs ≥ 27 epochs): down 40% (p=0.00164)" in strict[1]
 
 
 def test_a_missing_provider_is_not_run_never_a_regression(tmp_path: Path) -> None:
@@ -272,3 +284,17 @@ def test_a_case_never_regresses_unless_its_rate_fell(
             assert change.new.passes * change.old.runs < change.old.passes * change.new.runs
         if change.old is None or change.new is None:
             assert change.status is Status.NOT_RUN
+
+
+def test_the_power_option_sets_what_counts_as_detectable(tmp_path: Path) -> None:
+    # 4/5 -> 5/18: down 52 points, p 0.056. At 80% power these runs detect only a
+    # larger drop (inconclusive); at 50% they detect this one, so it is weaker.
+    before = _write(tmp_path / "old.json", _rows("edit", 4, 5))
+    after = _write(tmp_path / "new.json", _rows("edit", 5, 18))
+    code, out = _compare(before, after, "--fail-on", "weaker")
+    assert code == 6 and "INCONCLUSIVE: edit [openai]" in out, out
+    code, out = _compare(before, after, "--fail-on", "weaker", "--power", "0.5")
+    assert code == 3 and "WEAKER: edit [openai]" in out, out
+    assert "at 50% power" in out
+    code, out = _compare(before, after, "--power", "1")
+    assert code == 2

@@ -130,7 +130,7 @@ def test_compare_shows_the_flip_and_the_shape_change(
     new = _edited(old, tmp_path / "new.json")
     runner = CliRunner()
 
-    shown = runner.invoke(app, ["eval", "compare", str(old), str(new)])
+    shown = runner.invoke(app, ["eval", "compare", str(old), str(new), "--fail-on", "never"])
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     flip = lines.index("REGRESSION: edit [openai]")
@@ -147,7 +147,8 @@ def test_compare_shows_the_flip_and_the_shape_change(
         "    +        tool.call bash",
     ]
     assert lines[-1] == (
-        "2 case(s) changed: 1 regression(s), 0 weaker, 1 other change(s); 0 not run, 0 slower"
+        "2 case(s) changed: 1 regression(s), 0 weaker, 0 inconclusive, 1 other change(s); "
+        "0 not run, 0 slower"
     )
 
     gated = runner.invoke(app, ["eval", "compare", str(old), str(new), "--fail-on", "regression"])
@@ -193,10 +194,11 @@ def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None
     assert {row.verdict for row in rows} == {Verdict.PASS}
     assert len({row.nodeid for row in rows}) == 2 * len(SCENARIOS)
     rates = done.stdout[done.stdout.index("pass rate per scenario") :].splitlines()[
-        1 : 2 + len(SCENARIOS)
+        1 : 3 + len(SCENARIOS)
     ]
+    assert rates.pop(-2).startswith(f"  mean over {len(SCENARIOS)} case(s): pass@1 100%, pass^2")
     assert sorted(line.split()[0] for line in rates[:-1]) == sorted(SCENARIOS)
-    expected = ["openai/gpt-4.1-mini", "2/2", "100%", "[34–100]†"]
+    expected = ["openai/gpt-4.1-mini", "2/2", "100%", "[34–100]†", "pass^2", "100%"]
     assert all(line.split()[1:] == expected for line in rates[:-1])
     assert rates[-1].startswith("  † epochs replayed a shared recording")
     by_epoch = {(row.scenario, row.epoch): row.cassette for row in rows}

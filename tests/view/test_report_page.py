@@ -200,7 +200,7 @@ def test_compare_orders_gravest_first_with_the_gates_p_values() -> None:
     order = [(c["case"], c["status"]) for c in data["changes"]]
     assert order == [
         ("b-regressed", "regression"),
-        ("c-weaker", "weaker"),
+        ("c-weaker", "inconclusive"),  # 3 runs a side detect no drop at 80% power
         ("d-reshaped", "changed"),
         ("a-same", "same"),
         ("e-dropped", "not run"),
