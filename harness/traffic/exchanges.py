@@ -96,12 +96,12 @@ _READERS: Final[dict[Wire, _Reader]] = {
 
 # Wires whose readers live in a package of their own (``harness.wires``), a room
 # above this one: found by dotted path; each has ``is_call`` and ``readers(url)``.
-_WIRE_TRAFFIC: Final = ("harness.wires.gemini.traffic",)
+_WIRE_TRAFFIC: Final = ("harness.wires.gemini.traffic", "harness.wires.bedrock.traffic")
 
 
 def _readers(method: str, url: str) -> _Reader | None:
     wire = wire_for(method, url)
-    if wire is not None:
+    if wire is not None and wire in _READERS:
         return _READERS[wire]
     for home in _WIRE_TRAFFIC:
         module = importlib.import_module(home)
