@@ -281,7 +281,7 @@ WIRES: Final[tuple[Wire, ...]] = (
             transcript=f"{_GEMINI_HOME}.transcript",
         ),
         home=_GEMINI_HOME,
-            ),
+    ),
     Wire(
         name="bedrock",
         title="Amazon Bedrock Converse",
@@ -313,7 +313,6 @@ WIRES: Final[tuple[Wire, ...]] = (
             transcript=f"{_BEDROCK_HOME}.transcript",
         ),
         home=_BEDROCK_HOME,
-        pending=True,
     ),
 )
 
