@@ -38,8 +38,13 @@ def model_api(method: str, uri: str) -> str | None:
     if method.upper() != "POST":
         return None
     entry = wire_for_path(urlsplit(uri).path)
-    known = entry is not None and (entry.name in _DECODED or entry.name in _READ_ONLY)
-    return entry.name if entry is not None and known else None
+    if entry is None:
+        return None
+    if entry.name in _READ_ONLY:
+        # Its path endings are generic (``/converse``): its reader knows a call by the whole path.
+        reader = importlib.import_module(_READ_ONLY[entry.name])
+        return entry.name if reader.is_call(method, uri) else None
+    return entry.name if entry.name in _DECODED else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,7 @@ def _read_only_call(traffic: str, request: Any, response: dict[str, Any]) -> tup
     read_request, read_json, _ = importlib.import_module(traffic).readers(request.uri)
     body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
     sent = _json(body)
-    model = read_request(sent).model if sent is not None else None
+    model = read_request(sent or {}).model  # the model is in the URL, not the body
     raw = _body_bytes(response)
     status = response.get("status")
     code = int(status.get("code", 200)) if isinstance(status, dict) else 200

@@ -28,6 +28,7 @@ from harness.recording._logfilter import redact_log_text
 from harness.recording._redact import redact_uri
 from harness.testing import HttpExchange, trace_from_cassette, trace_from_exchanges
 from harness.testing.live_guard import is_model_api_host
+from harness.testing.traffic_rows import model_api, summarize_traffic
 from harness.wires.bedrock.eventstream import encode_frame
 from harness.wires.bedrock.traffic import model_of_path
 
@@ -293,3 +294,28 @@ def test_a_tool_input_cut_off_mid_json_is_kept_as_sent() -> None:
     (asked,) = call.attributes["tool_calls"]
     assert asked["argument_chars"] == len('{"a": ')
     assert call.attributes["stop_reason"] == "max_tokens"
+
+
+class _Sent:
+    def __init__(self, uri: str, body: bytes | None) -> None:
+        self.method, self.uri, self.body = "POST", uri, body
+
+
+def test_an_eval_row_takes_the_model_from_the_url() -> None:
+    uri = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse"
+    response = {"status": {"code": 200}, "body": {"string": json.dumps(CONVERSE).encode()}}
+    summary = summarize_traffic([(_Sent(uri, None), response)])
+    assert (summary.provider, summary.model, summary.tool_calls) == (
+        "bedrock",
+        "us.amazon.nova-pro-v1:0",
+        1,
+    )
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (10, 4)
+
+
+def test_a_converse_ending_elsewhere_is_no_model_call() -> None:
+    assert model_api("POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse")
+    assert model_api("POST", "http://127.0.0.1:9/api/chat/converse") is None
+    assert (
+        model_api("GET", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse") is None
+    )
