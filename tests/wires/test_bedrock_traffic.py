@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.core.wires import is_live_api_host, wire
 from harness.evals.live_hosts import is_live_host
@@ -30,7 +32,7 @@ from harness.testing import HttpExchange, trace_from_cassette, trace_from_exchan
 from harness.testing.live_guard import is_model_api_host
 from harness.testing.traffic_rows import model_api, summarize_traffic
 from harness.wires.bedrock.eventstream import encode_frame
-from harness.wires.bedrock.traffic import model_of_path
+from harness.wires.bedrock.traffic import fold_stream, model_of_path, read_request, read_response
 
 ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
 SIGNATURE = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
@@ -319,3 +321,55 @@ def test_a_converse_ending_elsewhere_is_no_model_call() -> None:
     assert (
         model_api("GET", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse") is None
     )
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_keys = st.sampled_from(
+    [
+        "contentBlockIndex",
+        "start",
+        "delta",
+        "toolUse",
+        "toolResult",
+        "text",
+        "input",
+        "reasoningContent",
+        "signature",
+        "redactedContent",
+        "stopReason",
+        "usage",
+        "role",
+    ]
+)
+_payload = st.dictionaries(_keys, _json | st.dictionaries(_keys, _json, max_size=3), max_size=4)
+_kinds = st.sampled_from(
+    [
+        "messageStart",
+        "contentBlockStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+        "metadata",
+        "other",
+    ]
+)
+
+
+@given(st.lists(st.tuples(_kinds, _payload), max_size=12))
+def test_any_stream_of_events_folds_without_raising(
+    events: list[tuple[str, dict[str, Any]]],
+) -> None:
+    answer = read_response(200, fold_stream(events), b"")
+    assert answer.status == 200
+
+
+@given(st.dictionaries(st.sampled_from(["messages", "system", "toolConfig"]), _json, max_size=3))
+def test_any_request_body_reads_without_raising(body: dict[str, Any]) -> None:
+    request = read_request(body, model="m")
+    assert request.wire == "bedrock" and request.model == "m"

@@ -100,9 +100,13 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _maps(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of a JSON list (a field of the wrong type reads as empty)."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
 def _blocks(message: Any) -> list[Mapping[str, Any]]:
-    content = _mapping(message).get("content")
-    return [b for b in content or () if isinstance(b, Mapping)] if isinstance(content, list) else []
+    return _maps(_mapping(message).get("content"))
 
 
 def _text(blocks: Sequence[Mapping[str, Any]]) -> str:
@@ -169,14 +173,12 @@ def read_request(
             is_error = result.get("status") == "error"
             output = _output(result.get("content"))
             results.append(ToolResult(call_id, asked.name if asked else None, output, is_error))
-    system = _text([b for b in data.get("system") or () if isinstance(b, Mapping)])
+    system = _text(_maps(data.get("system")))
     config = _mapping(data.get("toolConfig"))
     tools = tuple(
         str(spec["name"])
-        for t in config.get("tools") or ()
-        if isinstance(t, Mapping)
-        and isinstance(spec := t.get("toolSpec"), Mapping)
-        and spec.get("name")
+        for t in _maps(config.get("tools"))
+        if isinstance(spec := t.get("toolSpec"), Mapping) and spec.get("name")
     )
     choice = _mapping(config.get("toolChoice"))
     kind = next(iter(choice), None)
