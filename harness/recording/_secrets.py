@@ -25,7 +25,8 @@ __all__ = ["Finding", "brief", "high_entropy", "scan_data"]
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api key (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)),
-    ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    # AKIA: a long-term key; ASIA: a temporary (STS) one, the usual Bedrock credential.
+    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     # A base URL's login (``http://user:password@host``); "[REDACTED]@" is already clean.
     (
         "login in a URL (user:password@)",

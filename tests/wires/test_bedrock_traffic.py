@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from harness.core.wires import is_live_api_host, wire
 from harness.evals.live_hosts import is_live_host
-from harness.recording import use_cassette
+from harness.recording import scan_cassette_file, use_cassette
 from harness.recording._filters import keep_request_headers
 from harness.recording._logfilter import redact_log_text
 from harness.recording._redact import redact_uri
@@ -373,3 +373,26 @@ def test_any_stream_of_events_folds_without_raising(
 def test_any_request_body_reads_without_raising(body: dict[str, Any]) -> None:
     request = read_request(body, model="m")
     assert request.wire == "bedrock" and request.model == "m"
+
+
+@pytest.mark.parametrize("key", ["AKIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE"])
+def test_a_cassette_that_kept_a_sigv4_header_is_flagged(key: str, tmp_path: Path) -> None:
+    # A plain vcrpy recording keeps every header: the scan is the second line of defence.
+    path = tmp_path / "plain.yaml"
+    authorization = SIGV4["authorization"].replace(ACCESS_KEY, key)
+    interaction = {
+        "request": {
+            "body": json.dumps(REQUEST),
+            "headers": {"Authorization": [authorization]},
+            "method": "POST",
+            "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse",
+        },
+        "response": {
+            "body": {"string": json.dumps(CONVERSE)},
+            "headers": {},
+            "status": {"code": 200, "message": "OK"},
+        },
+    }
+    path.write_text(json.dumps({"interactions": [interaction], "version": 1}), "utf-8")
+    (finding,) = scan_cassette_file(path)
+    assert "AWS access key id" in str(finding) and key not in str(finding)
