@@ -318,7 +318,6 @@ WIRES: Final[tuple[Wire, ...]] = (
             transcript=f"{_BEDROCK_HOME}.transcript",
         ),
         home=_BEDROCK_HOME,
-        pending=True,
     ),
 )
 

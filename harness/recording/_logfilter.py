@@ -3,7 +3,7 @@
 vcrpy logs every request it does not find (``<Request (POST) https://...?key=...>``)
 at INFO, httpx logs each URL, and the SDKs log request options (headers included)
 at DEBUG. While a cassette is active, the loggers of vcr, httpx/httpx2,
-httpcore/httpcore2, openai and anthropic (and their existing children) get a
+httpcore/httpcore2, openai, anthropic and botocore (and their existing children) get a
 filter that redacts, in the final message: credential query values, the values
 of auth headers, and ``sk-``-shaped keys. A filter on a logger only sees the
 records created on that logger, so each existing logger of those families gets
@@ -26,7 +26,16 @@ from harness.recording._redact import REDACTED, is_credential_param
 
 __all__ = ["FAMILIES", "quiet_http_logs", "redact_log_text"]
 
-FAMILIES: Final = ("vcr", "httpx", "httpx2", "httpcore", "httpcore2", "openai", "anthropic")
+FAMILIES: Final = (
+    "vcr",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "openai",
+    "anthropic",
+    "botocore",  # logs each signed request, headers as bytes, at DEBUG
+)
 _QUERY_PAIR = re.compile(r"([?&;])([^=&#\s'\"]+)=([^&#\s'\"]*)")
 # Every wire's secret headers (the registry's) and the web's own.
 _HEADER_NAMES = sorted(
@@ -35,10 +44,14 @@ _HEADER_NAMES = sorted(
 )
 _HEADER = re.compile(
     rf"""(['"]?(?:{"|".join(map(re.escape, _HEADER_NAMES))})"""
-    r"""['"]?\s*[:=,]\s*\(?['"]?)([^'"\n,)]+)""",
+    # ``b'...'``: botocore logs header values as bytes.
+    r"""['"]?\s*[:=,]\s*\(?(?:b(?=['"]))?['"]?)([^'"\n,)]+)""",
     re.IGNORECASE,
 )
 _KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{6,}")
+# A SigV4 authorization value holds commas (``Credential=..., SignedHeaders=...,
+# Signature=...``), where the header pattern stops: the whole value goes first.
+_SIGV4 = re.compile(r"AWS4-HMAC-SHA256\s+Credential=[^'\"\n]*")
 _BEARER = re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]+=*", re.IGNORECASE)
 
 _installed: list[tuple[logging.Logger, logging.Filter]] = []
@@ -54,6 +67,7 @@ def redact_log_text(text: str) -> str:
         return match.group(0)
 
     text = _QUERY_PAIR.sub(query, text)
+    text = _SIGV4.sub("AWS4-HMAC-SHA256 " + REDACTED, text)
     text = _HEADER.sub(lambda m: m.group(1) + REDACTED, text)
     text = _BEARER.sub("Bearer " + REDACTED, text)
     return _KEY.sub(REDACTED, text)

@@ -8,6 +8,7 @@ for harness's runs: input tokens include cache reads and writes.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,13 +16,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
-from harness.core.wires import runtime_wires, wire, wire_for_path
+from harness.core.wires import Capability, ready_wires, runtime_wires, wire, wire_for_path
 
 __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
 
 # The wire formats harness's adapters decode (usage and tool calls): the registry's
 # ready runtime wires, told by their path endings.
 _DECODED = frozenset(w.name for w in runtime_wires())
+# Wires harness only reads (Bedrock): no adapter, so their own traffic reader
+# (its ``readers(url)``, found by the registry's dotted path) gives usage and calls.
+_READ_ONLY = {
+    w.name: w.parts.traffic
+    for w in ready_wires()
+    if w.name not in _DECODED and Capability.TRAFFIC in w.capabilities
+}
 _GEMINI_METHODS = wire("gemini").path_suffixes
 
 
@@ -30,7 +38,13 @@ def model_api(method: str, uri: str) -> str | None:
     if method.upper() != "POST":
         return None
     entry = wire_for_path(urlsplit(uri).path)
-    return entry.name if entry is not None and entry.name in _DECODED else None
+    if entry is None:
+        return None
+    if entry.name in _READ_ONLY:
+        # Its path endings are generic (``/converse``): its reader knows a call by the whole path.
+        reader = importlib.import_module(_READ_ONLY[entry.name])
+        return entry.name if reader.is_call(method, uri) else None
+    return entry.name if entry.name in _DECODED else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +112,11 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
             continue
         calls += 1
         providers[api] = None
+        if api in _READ_ONLY:
+            model, usage, asked = _read_only_call(_READ_ONLY[api], request, response)
+            tools += asked
+            by_model[model] = by_model.get(model, Usage()) + usage
+            continue
         model = _requested_model(request.body) or _model_in_path(request.uri) or "unknown"
         decoded = None  # a body no adapter reads: counted, without usage
         if api in _DECODED:
@@ -116,3 +135,39 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
         usage=sum(by_model.values(), Usage()),
         usage_by_model=tuple(by_model.items()),
     )
+
+
+def _body_bytes(response: dict[str, Any]) -> bytes:
+    if "body" not in response and "parsed_body" in response:  # pydantic-ai's serializer
+        return json.dumps(response["parsed_body"]).encode("utf-8")
+    body = response.get("body")
+    value = body.get("string") if isinstance(body, dict) else body
+    return value if isinstance(value, bytes) else str(value or "").encode("utf-8")
+
+
+def _json(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw) if raw else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _read_only_call(traffic: str, request: Any, response: dict[str, Any]) -> tuple[str, Usage, int]:
+    """``(model, usage, tool calls asked)`` of one call of a read-only wire, by its reader."""
+    read_request, read_json, _ = importlib.import_module(traffic).readers(request.uri)
+    body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
+    sent = _json(body)
+    model = read_request(sent or {}).model  # the model is in the URL, not the body
+    raw = _body_bytes(response)
+    status = response.get("status")
+    code = int(status.get("code", 200)) if isinstance(status, dict) else 200
+    answer = read_json(code, _json(raw), raw)
+    usage = Usage(
+        input_tokens=answer.usage.input,
+        output_tokens=answer.usage.output,
+        cached_input_tokens=answer.usage.cached_input,
+        cache_write_input_tokens=answer.usage.cache_write_input,
+        reasoning_tokens=answer.usage.reasoning or 0,
+    )
+    return model or "unknown", usage, len(answer.asks)

@@ -34,7 +34,7 @@ __all__ = [
     "wire_for",
 ]
 
-Wire = Literal["openai", "anthropic", "openai-responses", "gemini"]
+Wire = Literal["openai", "anthropic", "openai-responses", "gemini", "bedrock"]
 
 # The tool.call hashes harness's own executor writes: 16 hex digits of BLAKE2b
 # over the arguments as sorted, non-ASCII-escaped JSON, so a traffic trace and a

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
+from harness.wires.bedrock.transcript import content_line as converse_line
+from harness.wires.bedrock.transcript import is_converse_message
 from harness.wires.gemini.transcript import content_line, is_gemini_content
 
 __all__ = ["transcript"]
@@ -211,6 +213,8 @@ def _message(message: Any) -> tuple[str, str] | None:
         return ("user", _text(message))
     if is_gemini_content(message):
         return content_line(message)
+    if is_converse_message(message):
+        return converse_line(message)
     if message.get("type", "message") != "message":
         return None  # a Responses item: function_call, function_call_output, reasoning
     role = str(message.get("role") or "user")

@@ -9,6 +9,8 @@ import graph still point down.
 
 - ``gemini``: Google's ``generateContent`` / ``streamGenerateContent`` (the
   google-genai SDK; Gemini API and Vertex AI).
+- ``bedrock``: Amazon Bedrock's Converse / ConverseStream, read only (traffic
+  traces, eval rows, transcripts; no runtime provider or simulator).
 """
 
 from __future__ import annotations

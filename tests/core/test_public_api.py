@@ -32,6 +32,7 @@ PACKAGES = [
     "harness.traffic",
     "harness.view",
     "harness.wires",
+    "harness.wires.bedrock",
     "harness.wires.gemini",
 ]
 
