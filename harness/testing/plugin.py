@@ -265,6 +265,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
+    from harness.testing.llm_paths import LEGACY_NOTES_KEY
+
+    # Cassettes replayed from the path without a model part: how to move each.
+    for note in config.stash.get(LEGACY_NOTES_KEY, {}).values():
+        terminalreporter.write_line(note)
     ledger = config.stash.get(LEDGER_KEY, None)
     if ledger is not None:
         terminalreporter.write_line(
