@@ -155,3 +155,78 @@ def test_re_record_hints_keep_every_option_that_chose_the_path(
     ):
         assert all(flag in line for line in hints), (flag, hints)
     assert any("--harness-provider=openai" in line for line in hints)
+
+
+UPGRADED = """
+import pytest
+
+
+@pytest.mark.eval("hello")
+@pytest.mark.llm_cassette(model="gpt-4.1-mini")
+def test_hello(llm_cassette):
+    client = llm_cassette.openai()
+    answer = client.chat.completions.create(
+        model=llm_cassette.model, messages=[{"role": "user", "content": "say hello"}]
+    )
+    assert answer.choices[0].message.content == "hello"
+"""
+
+
+def test_an_upgrade_records_beside_the_baseline_and_view_opens_each_rows_own(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    import hashlib
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from harness.evals import load_report
+    from harness.simulator import SimulatorServer
+    from harness.view import unpack_json
+
+    pytester.makepyfile(test_up=UPGRADED)
+    script = {"version": 1, "rules": [{"when": {"last_user_contains": "hello"}, "reply": "hello"}]}
+    with SimulatorServer(script) as sim:
+        for model in ("gpt-4.1-mini", "gpt-5-mini"):
+            recorded = pytester.runpytest(
+                "--assert=plain",
+                "--record-mode=once",
+                f"--harness-base-url={sim.url}",
+                f"--harness-model={model}",
+            )
+            recorded.assert_outcomes(passed=1)
+    old, new = (
+        pytester.path / "cassettes" / m / "test_up" / "test_hello.yaml"
+        for m in ("gpt-4.1-mini", "gpt-5-mini")
+    )
+    assert old.is_file() and new.is_file() and old.read_bytes() != new.read_bytes()
+    for model, report in (("gpt-4.1-mini", "old.json"), ("gpt-5-mini", "new.json")):
+        replay = pytester.runpytest(
+            "--assert=plain", f"--harness-model={model}", f"--harness-report={report}"
+        )
+        replay.assert_outcomes(passed=1)
+    (row,) = load_report(pytester.path / "new.json").rows
+    assert row.model == "gpt-5-mini" and row.cassette_path == str(new)
+    assert row.cassette_sha256 == hashlib.sha256(new.read_bytes()).hexdigest()
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    page = elsewhere / "new.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "view", str(pytester.path / "new.json"), "-o", str(page)],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    text = page.read_text("utf-8")
+    start = text.index('id="harness-data">') + len('id="harness-data">')
+    data = json.loads(text[start : text.index("</script>", start)])
+    (run,) = data["reports"][0]["cases"][0]["rows"]
+    shown = unpack_json(data["packed"])["transcripts"][run["transcript"]["index"]]
+    assert shown["from"] == str(new)
