@@ -11,8 +11,9 @@ name: two models' recordings of one test share it.
 
 A row of an older report names its cassette by file name only (and its test's
 node id, provider and model), so the file is looked for where harness writes them:
-``<dir>/<provider>/<model>/<test file>/<name>`` (the ``provider`` fixture) and
-``<dir>/<test file>/<name>`` (``llm_cassette``), in the cassette folders given,
+``<dir>/<provider>/<model>/<test file>/<name>`` (the ``provider`` fixture),
+``<dir>/<model>/<test file>/<name>`` and ``<dir>/<test file>/<name>``
+(``llm_cassette`` with and without its model), in the cassette folders given,
 else in the ``cassettes/`` folders of the report's project (``cassette_dirs``).
 A cassette is read through the traffic trace (``harness.traffic``), the
 one decoder of every wire format harness records, in replay mode: texts
@@ -70,6 +71,7 @@ def find_cassette(row: EvalRow, folders: Sequence[Path]) -> Path | None:
     for folder in folders:
         for candidate in (
             folder / row.provider / row.model / test_file / row.cassette,
+            folder / row.model / test_file / row.cassette,  # llm_cassette, with its model
             folder / test_file / row.cassette,
         ):
             if candidate.is_file():
