@@ -38,6 +38,7 @@ __all__ = ["Recording", "TranscriptIndex", "cassette_dirs", "find_cassette", "fi
 # A transcript shows whole messages (the page folds long ones): cut only far past
 # any message a test sends, where the cut is marked.
 _MAX_CHARS: Final = 200_000
+_CASSETTE: Final = frozenset({".yaml", ".yml", ".json"})
 
 
 def cassette_dirs(report: Path, given: Sequence[Path] = ()) -> list[Path]:
@@ -122,7 +123,10 @@ def find_recording(row: EvalRow, report: Path, folders: Sequence[Path] = ()) -> 
     ``folders`` (see ``find_cassette``).
     """
     if row.cassette_path or row.cassette_relpath:
-        path = next((p for p in _recorded_at(row, report, folders) if p.is_file()), None)
+        # Only a cassette's kind of file: a report names paths, and a page embeds
+        # what it reads (a parse error quotes the file).
+        candidates = (p for p in _recorded_at(row, report, folders) if p.suffix in _CASSETTE)
+        path = next((p for p in candidates if p.is_file()), None)
     else:
         path = find_cassette(row, folders)
     if path is None:

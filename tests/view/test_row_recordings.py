@@ -112,3 +112,17 @@ def test_a_row_whose_recording_is_gone_never_gets_another_of_the_same_name(
     assert find_recording(row, report, [project / "cassettes"]) is None
     link, source = _view(report, tmp_path / "elsewhere")
     assert source is None and NEW in link["missing"] and "--cassettes" in link["missing"]
+
+
+def test_a_row_naming_a_file_that_is_no_cassette_is_never_read(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    report = _report(project)
+    secret = tmp_path / "id_rsa"
+    secret.write_text("PRIVATE-KEY-SENTINEL: [", "utf-8")
+    data = json.loads(report.read_text("utf-8"))
+    data["rows"][0].update(cassette_path=str(secret), cassette_relpath=None)
+    report.write_text(json.dumps(data), "utf-8")
+    link, source = _view(report, tmp_path / "elsewhere")
+    assert source is None and "cannot read" not in link["missing"]  # never opened
+    assert "PRIVATE-KEY-SENTINEL" not in json.dumps(link)
+    assert "PRIVATE-KEY-SENTINEL" not in (tmp_path / "elsewhere" / "page.html").read_text("utf-8")
