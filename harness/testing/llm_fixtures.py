@@ -54,7 +54,12 @@ def llm_cassette(
     from harness.core.errors import CassetteError, ConfigurationError
     from harness.testing.llm_cassette import LLMCassette, open_llm_cassette
     from harness.testing.llm_config import resolve_config
-    from harness.testing.llm_paths import LEGACY_NOTES_KEY, legacy_note, resolve_llm_target
+    from harness.testing.llm_paths import (
+        PATH_NOTES_KEY,
+        legacy_note,
+        other_model_note,
+        resolve_llm_target,
+    )
 
     node = request.node
     marker = node.get_closest_marker("llm_cassette")
@@ -73,8 +78,8 @@ def llm_cassette(
     target = resolve_llm_target(node, harness_options)
     path = target.path
     if target.moved_to is not None:
-        notes = request.config.stash.setdefault(LEGACY_NOTES_KEY, {})
-        notes[path] = legacy_note(target)
+        notes = request.config.stash.setdefault(PATH_NOTES_KEY, {})
+        notes[legacy_note(target)] = None
     cassette = LLMCassette(
         path,
         harness_options.record_mode,
@@ -112,6 +117,9 @@ def llm_cassette(
         # Read after the cassette closed: a recording has been saved by now, and a
         # replay's source is where it was recorded.
         harness_run_log.source = llm_source(path)
+        other = other_model_note(path, target.model or "", harness_run_log.model or "")
+        if target.model and other is not None:
+            request.config.stash.setdefault(PATH_NOTES_KEY, {})[other] = None
 
 
 def _mutant_responder(

@@ -23,11 +23,19 @@ import pytest
 from harness.testing.naming import epoch_cassette, epoch_of, is_streaming, test_file, test_name
 from harness.testing.options import HarnessOptions
 
-__all__ = ["LEGACY_NOTES_KEY", "LLMTarget", "legacy_note", "llm_model", "resolve_llm_target"]
+__all__ = [
+    "PATH_NOTES_KEY",
+    "LLMTarget",
+    "legacy_note",
+    "llm_model",
+    "other_model_note",
+    "resolve_llm_target",
+]
 
-# The notes of cassettes replayed from the path without a model part, printed
-# once at the end of the run (one line each).
-LEGACY_NOTES_KEY = pytest.StashKey[dict[Path, str]]()
+# Notes on cassette paths (one replayed from the path without a model part, a
+# test whose requests named another model than its path), one line each, printed
+# once at the end of the run.
+PATH_NOTES_KEY = pytest.StashKey[dict[str, None]]()  # a dict: ordered, each once
 # A legacy cassette is read only by modes that do not write over what they find.
 _READING_MODES = frozenset({"none", "once"})
 
@@ -88,4 +96,17 @@ def legacy_note(target: LLMTarget) -> str:
     return (
         f"harness: {target.path} has no model in its path; move it to {target.moved_to} "
         f"(mkdir -p {target.moved_to.parent} && git mv {target.path} {target.moved_to})"
+    )
+
+
+def other_model_note(path: Path, model: str, sent: str) -> str | None:
+    """The line saying a test's requests named ``sent`` though its cassette is
+    ``model``'s (None when they agree; a dated name such as ``gpt-5-mini-2025-08-07``
+    is the same model): the agent ignored ``llm_cassette.model``, so the file
+    holds another model's answers under this model's name."""
+    if not sent or sent.startswith(model):
+        return None
+    return (
+        f"harness: {path} is {model}'s cassette but the test's requests named {sent}; "
+        "pass llm_cassette.model to the agent"
     )

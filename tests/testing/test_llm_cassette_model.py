@@ -230,3 +230,37 @@ def test_an_upgrade_records_beside_the_baseline_and_view_opens_each_rows_own(
     (run,) = data["reports"][0]["cases"][0]["rows"]
     shown = unpack_json(data["packed"])["transcripts"][run["transcript"]["index"]]
     assert shown["from"] == str(new)
+
+
+def test_a_model_named_in_the_requests_is_checked_against_the_cassettes() -> None:
+    from harness.testing.llm_paths import other_model_note
+
+    path = Path("cassettes/gpt-5-mini/test_up/test_hello.yaml")
+    assert other_model_note(path, "gpt-5-mini", "gpt-5-mini") is None
+    assert other_model_note(path, "gpt-5-mini", "gpt-5-mini-2025-08-07") is None  # dated
+    assert other_model_note(path, "gpt-5-mini", "") is None  # no model call
+    said = other_model_note(path, "gpt-5-mini", "gpt-4.1-mini")
+    assert said is not None and "pass llm_cassette.model to the agent" in said
+
+
+def test_a_test_that_ignores_its_model_is_told_after_recording(pytester: pytest.Pytester) -> None:
+    from harness.simulator import SimulatorServer
+
+    pytester.makepyfile(
+        test_up=UPGRADED.replace("model=llm_cassette.model", 'model="gpt-4.1-mini"')
+    )
+    script = {"version": 1, "rules": [{"when": {"last_user_contains": "hello"}, "reply": "hello"}]}
+    with SimulatorServer(script) as sim:
+        recorded = pytester.runpytest(
+            "--assert=plain",
+            "--record-mode=once",
+            f"--harness-base-url={sim.url}",
+            "--harness-model=gpt-5-mini",
+        )
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(
+        [
+            "harness: *gpt-5-mini/test_up/test_hello.yaml is gpt-5-mini's cassette but the test's "
+            "requests named gpt-4.1-mini*; pass llm_cassette.model to the agent"
+        ]
+    )
