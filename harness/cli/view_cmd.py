@@ -71,8 +71,9 @@ def view(
         typer.Option(
             "--cassettes",
             metavar="DIR",
-            help="Where the reports' cassettes are, for the runs' transcripts (repeatable; "
-            "default: the cassettes/ folders of the report's project and the working directory).",
+            help="Where the reports' cassettes are, for the runs' transcripts when a row's own "
+            "recorded path is gone (repeatable; default: the cassettes/ folders of the report's "
+            "project and the working directory).",
         ),
     ] = None,
 ) -> None:

@@ -200,11 +200,10 @@ def _rerecord_hint(node: pytest.Item, path: Path, provider: str, options: Harnes
 
     Built when a miss shows it, from the cassette's ``harness:`` header only.
     """
+    from harness.testing.hints import path_flags
+
     parts = [f"pytest {node.nodeid!r} --record-mode={{mode}} --harness-provider={provider}"]
-    if options.stream != "off":
-        parts.append(f"--harness-stream={options.stream}")  # the node id needs it
-    if options.ignore_query_params:
-        parts.append(f"--harness-ignore-query-params={','.join(options.ignore_query_params)}")
+    parts += path_flags(options)  # model, cassette dir, stream, epochs: the same path
     if options.base_url:
         parts.append(f"--harness-base-url={options.base_url}")
         return " ".join(parts)

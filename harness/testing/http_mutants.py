@@ -20,7 +20,7 @@ import pytest
 from harness.core.errors import CassetteError, ProviderError
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutants import MutantExhaustedError
-from harness.testing.naming import epoch_cassette, epoch_of, is_streaming, test_file, test_name
+from harness.testing.naming import test_file
 from harness.testing.options import HarnessOptions
 from harness.testing.traffic_rows import model_api
 
@@ -51,15 +51,10 @@ def _relative_file(path: Path, options: HarnessOptions) -> str:
 
 
 def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:
-    """The cassette ``llm_cassette`` opens for ``item`` (its epoch's own when recorded)."""
-    from harness.testing.llm_cassette import llm_cassette_path
+    """The cassette ``llm_cassette`` opens for ``item`` (see ``harness.testing.llm_paths``)."""
+    from harness.testing.llm_paths import resolve_llm_target
 
-    name = test_name(item) + ("-stream" if is_streaming(item) else "")
-    path = llm_cassette_path(
-        options.cassette_dir, _relative_file(Path(str(item.path)), options), name
-    )
-    own = epoch_cassette(path, epoch_of(item))
-    return own if options.record_mode != "none" or own.exists() else path
+    return resolve_llm_target(item, options).path
 
 
 def cassette_api(path: Path) -> str:
@@ -116,7 +111,7 @@ def candidate_ids(function_name: str, path: Path, options: HarnessOptions) -> li
     from harness.testing.llm_cassette import llm_cassette_path
 
     folder = llm_cassette_path(
-        options.cassette_dir, _relative_file(path, options), function_name
+        options.cassette_dir, _relative_file(path, options), function_name, options.model
     ).parent
     ids = [CONTROL]
     for cassette in sorted(folder.glob(f"{function_name}*")):

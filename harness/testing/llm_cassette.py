@@ -2,10 +2,17 @@
 
 The test's model traffic (raw SDK clients, pydantic-ai, the OpenAI Agents SDK,
 in-house code) goes through one harness cassette at
-``<cassette dir>/<test file without .py>/<test name>.yaml``, with
+``<cassette dir>/<model>/<test file without .py>/<test name>.yaml``, with
 ``-stream`` for the streaming run of ``--harness-stream`` and
 ``[epoch-k]`` for epoch k's own recording, exactly as harness's own evals name
-theirs. While the block is open the environment points the SDKs at
+theirs. The model (:attr:`LLMCassette.model`) is ``--harness-model``, else the
+test's ``@pytest.mark.llm_cassette(model=...)``; the test passes it to its agent,
+so that recording on a new model writes a new file and never overwrites the
+baseline. With neither, the path has no ``<model>`` part. A cassette recorded
+before models were in the path still replays when the model comes from the
+marker (not from ``--harness-model``), and the run says how to move it.
+
+While the block is open the environment points the SDKs at
 :meth:`LLMCassette.base_url` and, when replaying, gives them a dummy key.
 """
 
@@ -47,9 +54,20 @@ def _safe(part: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=\[\]-]+", "_", part).strip("_") or "_"
 
 
-def llm_cassette_path(cassette_dir: Path, test_file: str, test_name: str) -> Path:
-    """``<cassette_dir>/<test file without .py>/<test name>.yaml``."""
-    return cassette_dir / Path(test_file).with_suffix("") / f"{_safe(test_name)}.yaml"
+def llm_cassette_path(
+    cassette_dir: Path, test_file: str, test_name: str, model: str | None = None
+) -> Path:
+    """``<cassette_dir>/<model>/<test file without .py>/<test name>.yaml``, without
+    the ``<model>`` part when no model is set (see ``harness.testing.llm_paths``)."""
+    folder = cassette_dir if model is None else cassette_dir / _model_part(model)
+    return folder / Path(test_file).with_suffix("") / f"{_safe(test_name)}.yaml"
+
+
+def _model_part(model: str) -> str:
+    # One folder per model, whatever it is called ("openai/gpt-5", ".."): never a
+    # separator, and never a name that climbs out of the cassette dir.
+    part = _safe(model)
+    return part if part.strip(".") else "_"
 
 
 class LLMCassette:
@@ -57,6 +75,8 @@ class LLMCassette:
 
     Attributes:
         path: the cassette file of this test.
+        model: the model the test must run its agent on: ``--harness-model``, else
+            the marker's ``model=``; None when neither is set (the test's own).
         record_mode: the run's record mode (``none`` replays only).
         stream: whether this is the streaming run (``--harness-stream``): a test
             that can stream should, so that its ``-stream`` cassette holds SSE.
@@ -71,8 +91,10 @@ class LLMCassette:
         stream: bool = False,
         simulator_url: str | None = None,
         config: LLMCassetteConfig | None = None,
+        model: str | None = None,
     ) -> None:
         self.path = path
+        self.model = model
         self.record_mode = record_mode
         self.stream = stream
         self.config = config or LLMCassetteConfig()

@@ -28,7 +28,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "pydantic-ai": ("metadata", "user"),
 }
 _LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts")
-_FIELDS = ("profile", *_LISTS, "allow_unplayed")
+_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,13 @@ def _checked(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
         )
     checked: dict[str, Any] = {}
     for field, value in settings.items():
-        if field == "allow_unplayed":
+        if field == "model":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigurationError(
+                    f"llm_cassette model in {where} must be a model name, got {value!r}"
+                )
+            checked[field] = value
+        elif field == "allow_unplayed":
             if value is not None and not isinstance(value, bool):
                 raise ConfigurationError(f"llm_cassette allow_unplayed in {where} must be a bool")
             checked[field] = value
@@ -103,6 +109,13 @@ def resolve_config(
     if fixture is not None and not isinstance(fixture, Mapping):
         raise ConfigurationError(
             f"the llm_cassette_config fixture must return a dict, got {type(fixture).__name__}"
+        )
+    if fixture and "model" in fixture:
+        # The model picks the cassette's path, which mutants and reports find
+        # without fixtures: only the marker and --harness-model may set it.
+        raise ConfigurationError(
+            "llm_cassette model cannot be set in the llm_cassette_config fixture; use "
+            "@pytest.mark.llm_cassette(model=...) or --harness-model"
         )
     merged = {
         **_checked(fixture or {}, "the llm_cassette_config fixture"),

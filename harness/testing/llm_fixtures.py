@@ -46,13 +46,20 @@ def llm_cassette(
 ) -> Iterator[Any]:
     """A per-test cassette around any agent code: ``base_url(p)``, ``openai()``, ...
 
-    Its path is ``<cassette dir>/<test file>/<test name>.yaml``; see
-    :class:`harness.testing.LLMCassette`.
+    Its path is ``<cassette dir>/<model>/<test file>/<test name>.yaml``, the model
+    (``llm_cassette.model``) being ``--harness-model``, else
+    ``@pytest.mark.llm_cassette(model=...)``, else none (no ``<model>`` part); see
+    :class:`harness.testing.LLMCassette` and ``harness.testing.llm_paths``.
     """
     from harness.core.errors import CassetteError, ConfigurationError
-    from harness.testing.http_mutants import llm_target
     from harness.testing.llm_cassette import LLMCassette, open_llm_cassette
     from harness.testing.llm_config import resolve_config
+    from harness.testing.llm_paths import (
+        PATH_NOTES_KEY,
+        legacy_note,
+        other_model_note,
+        resolve_llm_target,
+    )
 
     node = request.node
     marker = node.get_closest_marker("llm_cassette")
@@ -68,13 +75,18 @@ def llm_cassette(
         )
     except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from None
-    path = llm_target(node, harness_options)
+    target = resolve_llm_target(node, harness_options)
+    path = target.path
+    if target.moved_to is not None:
+        notes = request.config.stash.setdefault(PATH_NOTES_KEY, {})
+        notes[legacy_note(target)] = None
     cassette = LLMCassette(
         path,
         harness_options.record_mode,
         stream=is_streaming(node),
         simulator_url=harness_options.base_url,
         config=config,
+        model=target.model,
     )
     is_eval = node.get_closest_marker("eval") is not None
     responder = _mutant_responder(node, harness_options, harness_run_log, path)
@@ -105,6 +117,9 @@ def llm_cassette(
         # Read after the cassette closed: a recording has been saved by now, and a
         # replay's source is where it was recorded.
         harness_run_log.source = llm_source(path)
+        other = other_model_note(path, target.model or "", harness_run_log.model or "")
+        if target.model and other is not None:
+            request.config.stash.setdefault(PATH_NOTES_KEY, {})[other] = None
 
 
 def _mutant_responder(
@@ -159,9 +174,11 @@ def llm_source(path: Path) -> str:
 
 
 def _rerecord_hint(node: pytest.Item, options: HarnessOptions) -> str:
-    parts = [f"pytest {node.nodeid!r} --record-mode={{mode}}"]
-    if options.stream != "off":
-        parts.append(f"--harness-stream={options.stream}")
+    """The command that re-records this test's cassette at the same path: every
+    option that chose the path (model, cassette dir, stream, epochs) kept."""
+    from harness.testing.hints import path_flags
+
+    parts = [f"pytest {node.nodeid!r} --record-mode={{mode}}", *path_flags(options)]
     if options.base_url:
         parts.append(f"--harness-base-url={options.base_url}")
     return " ".join(parts)

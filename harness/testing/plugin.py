@@ -265,6 +265,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
+    from harness.testing.llm_paths import PATH_NOTES_KEY
+
+    # llm_cassette paths: a cassette to move, a test that ignored its model.
+    for note in config.stash.get(PATH_NOTES_KEY, {}):
+        terminalreporter.write_line(note)
     ledger = config.stash.get(LEDGER_KEY, None)
     if ledger is not None:
         terminalreporter.write_line(

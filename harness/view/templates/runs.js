@@ -52,7 +52,8 @@ async function openTranscript(run, label) {
   document.getElementById("viewer-frame").hidden = true;
   pane.hidden = false;
   const shown = runTranscript(store, run);
-  showViewer(label, shown.from || "");
+  const changed = run.transcript.changed;
+  showViewer(label, (shown.from || "") + (changed ? " — " + changed : ""));
   document.body.dataset.openTranscript = run.nodeid;
   document.body.dataset.transcriptMs = (performance.now() - started).toFixed(1);
 }
@@ -94,6 +95,8 @@ function runLinks(run, caption, runName) {
     const button = node("button", "tx-link", runName + "transcript");
     button.dataset.transcript = run.transcript.index;
     button.addEventListener("click", () => openTranscript(run, caption + " · " + runName + "transcript"));
+    // The file is the run's own, but not the bytes it replayed (re-recorded since).
+    if (run.transcript.changed) node("span", "tx-changed", "recording changed since the run").title = run.transcript.changed;
   } else {
     node("span", "trace-missing", runName + "no transcript").title = run.transcript.missing;
   }
