@@ -253,7 +253,6 @@ def _run(
         typer.echo(render_table(run.report))
         if epochs > 1:
             typer.echo(render_pass_rates(run.report))
-        _echo_imports(run.report)
     elif run.exit_code in (0, _PYTEST_NO_TESTS):
         fail(
             f"no eval ran under {evals_dir}: nothing there is marked @pytest.mark.eval, or "
@@ -267,6 +266,7 @@ def _run(
             code=1,
         )
     _echo_paths(run.paths)
+    _echo_imports(run.report)
     regressed = False
     if old is not None:
         comparison = compare_reports(old, run.report, prices=load_prices())

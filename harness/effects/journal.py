@@ -45,6 +45,7 @@ from harness.effects.journal_budget import (
     kept_bytes,
     moved_sources,
 )
+from harness.effects.layer_ids import LAYER_ID_PATTERN
 from harness.files import atomic_write_text, make_private_dirs
 
 __all__ = [
@@ -439,8 +440,6 @@ def journal_for_layer(upper: Path) -> UndoJournal | None:
     call's origin there before the changes are judged, so whoever applies them
     later (at once, or after an approval in another process) journals them.
     """
-    from harness.effects.layer import LAYER_ID_PATTERN
-
     root = upper.parent
     if not LAYER_ID_PATTERN.match(root.name) or root.parent.name != "layers":
         return None

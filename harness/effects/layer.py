@@ -16,7 +16,6 @@ mount over the state dir comes first.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import time
 from collections.abc import Collection
@@ -26,11 +25,10 @@ from pathlib import Path
 from harness.core.errors import ToolError
 from harness.effects.changeset import Changeset
 from harness.effects.journal import ORIGIN_FILE, JournalOrigin
+from harness.effects.layer_ids import LAYER_ID_PATTERN
 from harness.files import atomic_write_text
 
 __all__ = ["LAYER_ID_PATTERN", "Layer", "LayerStore"]
-
-LAYER_ID_PATTERN = re.compile(r"^lyr_[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -193,7 +193,7 @@ def test_eval_compare_json(tmp_path: Path) -> None:
     old = _report(tmp_path / "old.json", {"edit": Verdict.PASS, "read": Verdict.PASS})
     new = _report(tmp_path / "new.json", {"edit": Verdict.FAIL, "read": Verdict.PASS})
     done = _harness(tmp_path, "eval", "compare", str(old), str(new), "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # a regression fails by default
     data = json.loads(done.stdout)
     by_case = {case["case"]: case for case in data["cases"]}
     assert by_case["edit"]["status"] == "regression"
