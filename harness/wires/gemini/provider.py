@@ -44,6 +44,7 @@ from harness.core.messages import (
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_import import preload_sdk
 from harness.providers.skeleton import SdkProvider
+from harness.providers.tls import http_client_options
 from harness.wires.gemini.errors import gemini_provider_error
 from harness.wires.gemini.parts import (
     answer_content,
@@ -145,11 +146,19 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             from google import genai
             from google.genai import types
 
+            # A client built for a replay (tls.offline_clients) reads no proxy settings,
+            # as the other adapters' do: a proxy variable (a SOCKS one without socksio)
+            # must not fail a replay that never connects.
+            offline = (
+                {"trust_env": False} if not http_client_options().get("trust_env", True) else {}
+            )
             options = types.HttpOptions(
                 base_url=url,
                 api_version="v1beta",
                 timeout=int(timeout * 1000),
                 retry_options=types.HttpRetryOptions(attempts=max_retries + 1),
+                client_args=offline or None,
+                async_client_args=offline or None,
             )
             return genai.Client(api_key=key, http_options=options)
 
