@@ -146,19 +146,18 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             from google import genai
             from google.genai import types
 
-            # A client built for a replay (tls.offline_clients) reads no proxy settings,
-            # as the other adapters' do: a proxy variable (a SOCKS one without socksio)
-            # must not fail a replay that never connects.
-            offline = (
-                {"trust_env": False} if not http_client_options().get("trust_env", True) else {}
-            )
+            # As the other adapters' clients: the process's one TLS context (google-genai
+            # would load the CA bundle twice a client, 70 ms, its websocket's included)
+            # and, for a replay (tls.offline_clients), no proxy settings, so a proxy
+            # variable (a SOCKS one without socksio) cannot fail a replay.
+            http = http_client_options()
             options = types.HttpOptions(
                 base_url=url,
                 api_version="v1beta",
                 timeout=int(timeout * 1000),
                 retry_options=types.HttpRetryOptions(attempts=max_retries + 1),
-                client_args=offline or None,
-                async_client_args=offline or None,
+                client_args=http,
+                async_client_args={**http, "ssl": http["verify"]},  # ssl: the websocket's
             )
             return genai.Client(api_key=key, http_options=options)
 
