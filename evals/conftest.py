@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import pytest
 
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.tracing import TraceSpan
 
-PROVIDERS = ("openai", "openai-responses", "anthropic")
+PROVIDERS = RECORDED_PROVIDERS  # the registry's runtime wires
 
 
 def llm_calls(span: TraceSpan, *, inside_subagent: bool) -> list[TraceSpan]:

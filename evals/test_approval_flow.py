@@ -26,6 +26,7 @@ from harness.approval.store import ApprovalStore
 from harness.core import ApprovalError, Role
 from harness.providers import ScriptedProvider
 from harness.testing import naming
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.testing.workspace import Workspace
 from harness.tracing import TraceTree
 
@@ -45,7 +46,7 @@ PROMPT = (
 
 @pytest.mark.eval("approval")
 @pytest.mark.parametrize("decision", ["approve", "reject"])
-@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("provider_name", RECORDED_PROVIDERS)
 def test_approval_flow(
     request: pytest.FixtureRequest,
     workspace: Workspace,

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from harness.app import Application
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.testing.runlog import LastTrace
 from harness.testing.workspace import Workspace
 
@@ -24,7 +25,7 @@ PROMPT = "Read alpha.txt and beta.txt together, in one turn, and tell me the mar
 
 
 @pytest.mark.eval("concurrent")
-@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("provider_name", RECORDED_PROVIDERS)
 def test_concurrent_reads(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

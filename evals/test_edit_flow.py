@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from harness.app import Application
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.testing.runlog import LastTrace
 from harness.testing.workspace import Workspace
 
@@ -30,7 +31,7 @@ OLD_LINE = '    return "Hello, " + name'
 
 
 @pytest.mark.eval("edit")
-@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("provider_name", RECORDED_PROVIDERS)
 def test_edit_flow(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

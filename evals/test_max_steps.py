@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from harness.app import Application
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.testing.runlog import LastTrace
 from harness.testing.workspace import Workspace
 
@@ -31,7 +32,7 @@ MAX_STEPS = 3
 
 
 @pytest.mark.eval("max_steps")
-@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("provider_name", RECORDED_PROVIDERS)
 def test_max_steps(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

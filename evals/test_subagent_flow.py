@@ -19,6 +19,7 @@ import pytest
 
 from harness.app import Application
 from harness.core import Role
+from harness.testing.recorded import RECORDED_PROVIDERS
 from harness.testing.runlog import LastTrace
 from harness.testing.workspace import Workspace
 
@@ -37,7 +38,7 @@ PROMPT = (
 
 
 @pytest.mark.eval("subagent")
-@pytest.mark.parametrize("provider_name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("provider_name", RECORDED_PROVIDERS)
 def test_subagent_flow(
     workspace: Workspace,
     make_harness_app: Callable[..., Application],

@@ -31,13 +31,15 @@ def targets(cassettes: Path) -> list[tuple[str, str]]:
 
 def _drop_traces(report: Path) -> None:
     """A baseline is compared by verdicts and counts; the run's traces (which
-    ``harness eval --report`` keeps beside it, under absolute paths) stay out."""
+    ``harness eval --report`` keeps beside it, under absolute paths) and each
+    row's absolute cassette path stay out (``cassette_relpath`` travels)."""
     shutil.rmtree(report.with_name(f"{report.stem}-traces"), ignore_errors=True)
     if not report.exists():
         return
     data = json.loads(report.read_text("utf-8"))
     for row in data.get("rows", []):
         row.pop("traces", None)
+        row.pop("cassette_path", None)
     partial = report.with_suffix(".json.tmp")
     partial.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
     partial.replace(report)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness.core.wires import runtime_wires
 from harness.testing.options import HarnessOptions
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ __all__ = [
     "vcr",
 ]
 
-PROVIDERS = ("openai", "openai-responses", "anthropic")
+# The registry's runtime wires: a wire added there gets a row of every case.
+PROVIDERS = tuple(w.name for w in runtime_wires())
 _CASES: dict[str, Case] = {}
 # A session's loaded case folders: (folder, rootdir) -> its cases, or why they failed to load.
 _LOADED_KEY = pytest.StashKey[dict[tuple[Path, Path], "list[Case] | str"]]()

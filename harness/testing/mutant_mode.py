@@ -62,7 +62,6 @@ __all__ = [
     "serve_mutant",
 ]
 
-RECORDED_PROVIDERS = ("openai", "openai-responses", "anthropic")
 _PROVIDER_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app"})
 STATE_KEY = pytest.StashKey["MutantState"]()
 SKIP_KEY = pytest.StashKey[str]()
@@ -119,7 +118,7 @@ def _relative_file(path: Path, options: HarnessOptions) -> Path:
 
 def cassette_for(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, Path] | None:
     """``(provider, model, cassette)`` the ``provider`` fixture would use, or None (scripted)."""
-    from harness.testing.recorded import DEFAULT_MODELS, cassette_path
+    from harness.testing.recorded import DEFAULT_MODELS, RECORDED_PROVIDERS, cassette_path
 
     callspec = getattr(item, "callspec", None)
     params = callspec.params if callspec is not None else {}

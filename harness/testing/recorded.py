@@ -12,24 +12,30 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError
-from harness.core.wires import wire
+from harness.core.wires import runtime_wires, wire
 from harness.providers.protocol import LLMProvider
 from harness.providers.tls import offline_clients
 
 __all__ = [
     "DEFAULT_MODELS",
+    "RECORDED_PROVIDERS",
     "RecordedProvider",
     "cassette_path",
     "recorded_provider",
     "shape_path",
 ]
 
+# The model each runtime wire of the registry records and replays by default
+# (tests/testing/test_recorded_providers.py: one for every runtime wire).
 DEFAULT_MODELS = {
     "openai": "gpt-4.1-mini",
     "openai-responses": "gpt-4.1-mini",
     "anthropic": "claude-sonnet-4-6",
+    "gemini": "gemini-2.5-flash",
 }
-_KEY_VARIABLES = {name: wire(name).key_env[0] for name in DEFAULT_MODELS}
+# Every provider the committed evals and cases run on: the registry's runtime wires.
+RECORDED_PROVIDERS = tuple(w.name for w in runtime_wires())
+_KEY_VARIABLES = {name: wire(name).key_env for name in DEFAULT_MODELS}
 # What each provider's SDK client asks for (a harness adapter sends nothing else).
 _SDK_ENDPOINTS = {name: wire(name).path_suffixes for name in DEFAULT_MODELS}
 # Replayed requests never leave the process, but the SDKs insist on a key.
@@ -79,19 +85,18 @@ def recorded_provider(
     save_error_responses: bool = False,
     stream: bool = False,
 ) -> Iterator[RecordedProvider]:
-    """Yield an OpenAI or Anthropic provider whose HTTP goes through ``cassette``.
+    """Yield a provider of a runtime wire whose HTTP goes through ``cassette``.
 
     In mode ``none`` nothing leaves the process. Recording needs either a key
-    (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) or ``base_url`` pointing at the
+    (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``) or ``base_url`` pointing at the
     simulator. ``stream`` makes the provider stream (SSE); 4xx/5xx answers are
     saved only with ``save_error_responses``.
     """
     from harness.recording import use_cassette
 
     if name not in _KEY_VARIABLES:
-        raise ConfigurationError(
-            f"provider {name!r} cannot be recorded; use openai, openai-responses or anthropic"
-        )
+        known = ", ".join(_KEY_VARIABLES)
+        raise ConfigurationError(f"provider {name!r} cannot be recorded; use one of {known}")
     model = model or DEFAULT_MODELS[name]
     replay = record_mode == "none"
     key = _api_key(name, replay=replay, base_url=base_url)
@@ -130,10 +135,13 @@ def recorded_provider(
 def _sdk_http_library(name: str) -> tuple[str, ...] | None:
     """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on.
 
-    None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one.
+    None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one,
+    or when it picks its library at run time (google-genai: httpx2, httpx or aiohttp).
     """
     from harness.providers.sdk_import import preload_sdk
 
+    if name not in ("openai", "openai-responses", "anthropic"):
+        return None
     preload_sdk("anthropic" if name == "anthropic" else "openai")
     if name == "anthropic":
         import anthropic
@@ -151,15 +159,15 @@ def _sdk_http_library(name: str) -> tuple[str, ...] | None:
 
 
 def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
-    variable = _KEY_VARIABLES[name]
+    variables = _KEY_VARIABLES[name]
     if replay:
         return _REPLAY_KEY
+    key = next((os.environ[v] for v in variables if os.environ.get(v)), None)
     if base_url:
-        return os.environ.get(variable) or _SIMULATOR_KEY
-    key = os.environ.get(variable)
+        return key or _SIMULATOR_KEY
     if not key:
         raise ConfigurationError(
-            f"recording {name} needs {variable} (or --harness-base-url pointing at the "
+            f"recording {name} needs {variables[0]} (or --harness-base-url pointing at the "
             "harness simulator); replay with --record-mode none needs no key"
         )
     return key
@@ -176,6 +184,12 @@ def _build(
             base_url = base_url.rstrip("/") + "/v1"
         adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
         return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)
+    if name == "gemini":
+        from harness.wires.gemini.provider import GeminiProvider
+
+        return GeminiProvider(
+            model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
+        )
     from harness.providers.anthropic_messages import AnthropicProvider
 
     return AnthropicProvider(

@@ -23,13 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from xdist.scheduler import LoadScheduling
 
+from harness.core.wires import runtime_wires
+
 if TYPE_CHECKING:
     from xdist.workermanage import WorkerController
 
 __all__ = ["SdkAffineScheduling", "sdk_of_nodeid"]
 
-# The id token an SDK's providers carry: openai, openai-responses, openai-stream...
-_SDK_TOKENS = frozenset({"openai", "anthropic"})
+# The id token an SDK's providers carry: openai, openai-responses, openai-stream,
+# gemini...: a runtime wire's name up to its first dash (wires of one SDK share it).
+_SDK_TOKENS = frozenset(w.name.partition("-")[0] for w in runtime_wires())
 
 
 def sdk_of_nodeid(nodeid: str) -> str | None:

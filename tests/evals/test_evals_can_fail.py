@@ -22,6 +22,7 @@ import anthropic
 import openai
 import pytest
 from breakages import BREAKAGES, Breakage
+from google import genai
 
 import harness.app
 import harness.providers.anthropic_messages
@@ -31,6 +32,8 @@ import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
+import harness.wires.gemini.provider
+from harness.core.wires import runtime_wires
 from harness.evals import EvalRow, Verdict, load_cases, load_report
 from harness.simulator import SimulatorServer
 
@@ -38,6 +41,7 @@ from harness.simulator import SimulatorServer
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
 PRELOADED = (
     anthropic,
+    genai,
     openai,
     harness.app,
     harness.providers.anthropic_messages,
@@ -47,10 +51,11 @@ PRELOADED = (
     harness.subagent,
     harness.testing.trace_assertions,
     harness.tools.builtin,
+    harness.wires.gemini.provider,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDERS = ("anthropic", "openai", "openai-responses")
+PROVIDERS = tuple(w.name for w in runtime_wires())  # every row the evals parametrize
 MISS = "request not found in cassette"
 
 

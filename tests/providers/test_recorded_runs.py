@@ -1,6 +1,6 @@
 """Record a real tool-calling run against the simulator, then replay it offline.
 
-The OpenAI and Anthropic adapters, the real SDKs and the cassette layer work
+The OpenAI, Anthropic and Gemini adapters, the real SDKs and the cassette layer work
 together here: identical RunResult and trace shape on replay, zero simulator
 hits, the socket guard on, and no key anywhere on disk or in the logs.
 """
@@ -15,10 +15,11 @@ import pytest
 from harness import Settings, build_application
 from harness.app import Application
 from harness.core import CassetteError
+from harness.core.wires import wire
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import normalize_trace
-from harness.testing.recorded import recorded_provider
+from harness.testing.recorded import RECORDED_PROVIDERS, recorded_provider
 
 SCRIPT = {
     "version": 1,
@@ -32,7 +33,15 @@ FAKE_KEYS = {
     "openai": "sk-test-SECRET123",
     "openai-responses": "sk-test-SECRET789",
     "anthropic": "sk-ant-test-SECRET456",
+    "gemini": "gemini-test-SECRET246",
 }
+
+
+def _reads_proxy_settings(provider: object) -> bool:
+    """Whether the SDK client's HTTP client takes proxies from the environment."""
+    client = provider._client  # type: ignore[attr-defined]
+    http = getattr(client, "_client", None) or client._api_client._httpx_client
+    return bool(http.trust_env)
 
 
 def _app(tmp_path: Path, provider: object, name: str) -> Application:
@@ -44,7 +53,7 @@ def _app(tmp_path: Path, provider: object, name: str) -> Application:
     return build_application(settings, provider=provider)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("name", RECORDED_PROVIDERS)
 def test_record_then_replay_a_three_step_run(
     tmp_path: Path,
     name: str,
@@ -53,8 +62,7 @@ def test_record_then_replay_a_three_step_run(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     cassette = tmp_path / "run.yaml"
-    key_variable = "ANTHROPIC_API_KEY" if name == "anthropic" else "OPENAI_API_KEY"
-    monkeypatch.setenv(key_variable, FAKE_KEYS[name])
+    monkeypatch.setenv(wire(name).key_env[0], FAKE_KEYS[name])
     with SimulatorServer(SCRIPT) as server:
         with recorded_provider(
             name, model=None, cassette=cassette, record_mode="once", base_url=server.url
@@ -66,7 +74,7 @@ def test_record_then_replay_a_three_step_run(
     # A replay's client reads no proxy from the environment (it never needs one).
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     with recorded_provider(name, model=None, cassette=cassette) as replayed:
-        assert not replayed.provider._client._client.trust_env  # type: ignore[attr-defined]
+        assert not _reads_proxy_settings(replayed.provider)
         second = _app(tmp_path, replayed.provider, "replay").run("read both", session="rt")
     assert server.hits == hits  # the simulator is stopped and saw nothing more
     assert second.model_dump(exclude={"trace_id", "trace_path"}) == first.model_dump(

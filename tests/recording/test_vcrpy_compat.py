@@ -8,12 +8,15 @@ builds, because simulator recordings are stored under the provider's real host.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import vcr
 import yaml
 
+from harness.core.wires import host_matches, wire
 from harness.recording import VCRPY_MATCH_ON
+from harness.testing.recorded import RECORDED_PROVIDERS
 from tests.recording.vanilla import COMMITTED, ROOT, replay_through_sdk
 
 
@@ -21,8 +24,7 @@ def test_there_are_plain_and_streaming_cassettes_of_every_provider() -> None:
     names = {
         (p.relative_to(ROOT / "cassettes").parts[0], p.stem.endswith("-stream")) for p in COMMITTED
     }
-    providers = ("openai", "openai-responses", "anthropic")
-    assert names == {(p, s) for p in providers for s in (False, True)}
+    assert names == {(p, s) for p in RECORDED_PROVIDERS for s in (False, True)}
 
 
 def _sample() -> list[Path]:
@@ -54,8 +56,11 @@ def test_vanilla_vcrpy_replays_the_committed_cassette(path: Path) -> None:
 def test_the_stored_host_is_the_api_and_the_metadata_names_the_simulator() -> None:
     for path in COMMITTED:
         data = yaml.safe_load(path.read_text("utf-8"))
-        hosts = {i["request"]["uri"].split("/v1/")[0] for i in data["interactions"]}
-        assert hosts <= {"https://api.openai.com", "https://api.anthropic.com"}, path
+        # The real API's host of the cassette's own wire (the registry's, not a proxy's).
+        hosts = wire(path.relative_to(ROOT / "cassettes").parts[0]).hosts
+        for interaction in data["interactions"]:
+            url = urlsplit(interaction["request"]["uri"])
+            assert url.scheme == "https" and any(host_matches(h, url.netloc) for h in hosts), path
         assert data["harness"]["recorded_against"].endswith("(harness simulator)"), path
 
 
@@ -106,7 +111,7 @@ def test_pytest_recording_replays_a_sample_of_the_committed_cassettes(
     pytester: pytest.Pytester,
 ) -> None:
     sample = _sample()
-    assert len(sample) == 6  # plain and streaming of the three provider rows
+    assert len(sample) == 2 * len(RECORDED_PROVIDERS)  # plain and streaming of each row
     _assert_pytest_recording_replays(pytester, sample)
 
 

@@ -3,7 +3,8 @@
 Shared by the plain-vcrpy test and the pytest-recording run (pytester), so that
 both send exactly what harness's provider sends: the recorded request body,
 through ``openai.OpenAI`` (``chat.completions`` or ``responses``) /
-``anthropic.Anthropic`` on the SDK's default host.
+``anthropic.Anthropic`` / google-genai's request layer (as ``GeminiProvider`` sends)
+on the SDK's default host.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -36,6 +38,8 @@ def replay_through_sdk(path: Path) -> int:
     Returns how many requests were answered. The caller has a vcrpy cassette active.
     """
     provider_name, model = path.relative_to(ROOT / "cassettes").parts[:2]
+    if provider_name == "gemini":
+        return _replay_gemini(path, model)
     exchanges = recorded_exchanges(path)
     stream = any(body.get("stream") for body, _ in exchanges)
     provider = _build(provider_name, model, "placeholder-key", None, retries=0, stream=stream)
@@ -62,3 +66,26 @@ def replay_through_sdk(path: Path) -> int:
     finally:
         provider.close()
     return len(exchanges)
+
+
+def _replay_gemini(path: Path, model: str) -> int:
+    """Gemini's model and streaming are in the URL: send each request to its recorded path."""
+    data = yaml.safe_load(path.read_text("utf-8"))
+    provider = _build("gemini", model, "placeholder-key", None, retries=0)
+    api: Any = provider._client._api_client  # type: ignore[attr-defined]
+    try:
+        for interaction in data["interactions"]:
+            url = urlsplit(interaction["request"]["uri"])
+            # The request layer adds the API version (v1beta) to the path it is given.
+            method = url.path.split("/", 2)[2] + (f"?{url.query}" if url.query else "")
+            body = json.loads(interaction["request"]["body"])
+            answer = interaction["response"]["body"]["string"]
+            if ":streamGenerateContent" in method:
+                chunks = [json.loads(c.body) for c in api.request_streamed("post", method, body)]
+                assert len(chunks) == answer.count("data: "), (path, len(chunks))
+            else:
+                result = json.loads(api.request("post", method, body).body)
+                assert result["responseId"] == json.loads(answer)["responseId"], path
+    finally:
+        provider.close()
+    return len(data["interactions"])

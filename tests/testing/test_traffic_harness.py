@@ -120,9 +120,10 @@ def test_every_recorded_eval_has_its_golden_shape_as_traffic(cassette: Path, sha
         # The run stops after its last tool call ran: no request ever carried that
         # result, so the traffic cannot show it. Everything before it is the same.
         expected = expected.rstrip("\n").rsplit("\n", 1)[0]
-    if cassette.relative_to(CASSETTES).parts[0] != "anthropic":
-        # Only Messages flags a tool result as an error on the wire (``is_error``);
-        # OpenAI's tool messages and function_call_outputs carry no such flag.
+    if cassette.relative_to(CASSETTES).parts[0] not in ("anthropic", "gemini"):
+        # Only Messages (``is_error``) and Gemini (a functionResponse of ``{"error": ...}``)
+        # flag a tool result as an error on the wire; OpenAI's tool messages and
+        # function_call_outputs carry no such flag.
         expected = expected.replace(" !error", "")
     assert_trace_shape(trace_from_cassette(cassette), expected)
 

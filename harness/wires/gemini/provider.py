@@ -44,6 +44,7 @@ from harness.core.messages import (
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_import import preload_sdk
 from harness.providers.skeleton import SdkProvider
+from harness.providers.tls import http_client_options
 from harness.wires.gemini.errors import gemini_provider_error
 from harness.wires.gemini.parts import (
     answer_content,
@@ -145,11 +146,18 @@ class GeminiProvider(SdkProvider["genai.Client", "genai_client.AsyncClient"]):
             from google import genai
             from google.genai import types
 
+            # As the other adapters' clients: the process's one TLS context (google-genai
+            # would load the CA bundle twice a client, 70 ms, its websocket's included)
+            # and, for a replay (tls.offline_clients), no proxy settings, so a proxy
+            # variable (a SOCKS one without socksio) cannot fail a replay.
+            http = http_client_options()
             options = types.HttpOptions(
                 base_url=url,
                 api_version="v1beta",
                 timeout=int(timeout * 1000),
                 retry_options=types.HttpRetryOptions(attempts=max_retries + 1),
+                client_args=http,
+                async_client_args={**http, "ssl": http["verify"]},  # ssl: the websocket's
             )
             return genai.Client(api_key=key, http_options=options)
 
