@@ -21,6 +21,8 @@ import harness.testing.traffic_rows
 from harness.evals import load_report
 from harness.simulator import Reply, ScriptToolCall, SimulatorServer
 from harness.simulator.render import HeldConversations, render_reply
+from harness.traffic.messages import read_messages_request, read_messages_response
+from harness.traffic.threads import Call, Step, place_calls
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
@@ -183,6 +185,34 @@ def test_a_mutated_answer_is_held_under_its_own_id_for_the_next_request() -> Non
     assert json.loads(answer.body)["previous_response_id"] == first["id"]
     stateless = render_reply(url, json.dumps(follow), Reply(text="mutated"))
     assert stateless.status == 400  # nothing held: the real API's unknown id
+
+
+def test_a_thread_continue_joins_the_conversation_of_the_message_it_names(
+    sim: SimulatorServer, clients: Any
+) -> None:
+    """A continue that carries no tool result (a new user turn) repeats neither the
+    first message nor the system text: only the message id joins it to its thread."""
+    client = clients[1]
+    start = len(sim.requests)
+    first = client.beta.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=50,
+        system="You are terse.",
+        messages=[{"role": "user", "content": "hello"}],
+        thread={"type": "create"},
+    )
+    client.beta.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=50,
+        messages=[{"role": "user", "content": "and again"}],
+        thread={"type": "continue", "previous_message_id": first.id},
+    )
+    calls = [
+        Call(index, read_messages_request(r.body), read_messages_response(200, {"id": i}, b""))
+        for index, (r, i) in enumerate(zip(sim.requests[start:], [first.id, "msg_2"], strict=True))
+    ]
+    steps = [item for item in place_calls(calls).items if isinstance(item, Step)]
+    assert [step.conversation for step in steps] == [0, 0]
 
 
 # The agents the pytester projects run: a raw Responses loop and the Anthropic tool runner.
