@@ -12,6 +12,8 @@ import httpx2
 import openai
 import pytest
 from anthropic import beta_tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import harness.evals.recorded_responses
 import harness.recording
@@ -19,7 +21,7 @@ import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.traffic_rows
 from harness.evals import load_report
-from harness.simulator import Reply, ScriptToolCall, SimulatorServer
+from harness.simulator import Reply, ScriptToolCall, SimulatorServer, _responses
 from harness.simulator.render import HeldConversations, render_reply
 from harness.traffic.messages import read_messages_request, read_messages_response
 from harness.traffic.threads import Call, Step, place_calls
@@ -317,3 +319,58 @@ def test_held_runs_record_replay_offline_trace_as_one_conversation_and_kill_muta
         rate = len(killed) / len(mutants)
         print(f"{name}: {len(killed)}/{len(mutants)} mutants killed ({rate:.0%})")
         assert rate >= 0.8, [(r.mutant, r.outcome.value, r.message) for r in mutants]
+
+
+_TURNS = st.lists(
+    st.tuples(st.text(min_size=1, max_size=12), st.integers(min_value=0, max_value=2)),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(turns=_TURNS)
+@settings(max_examples=40, deadline=None)
+def test_a_chain_of_previous_response_ids_reads_as_its_whole_history(
+    turns: list[tuple[str, int]],
+) -> None:
+    """Each turn (a user text, then replies asking for n tool calls) sent as a chain of
+    ``previous_response_id`` requests is the conversation a client sending the whole
+    history would have sent: the same tool results, user text and assistant turns."""
+    held = HeldConversations()
+    history: list[dict[str, Any]] = []
+    previous: str | None = None
+    for number, (text, asks) in enumerate(turns):
+        new: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": text}]
+        body: dict[str, Any] = {"model": "m", "input": new}
+        if previous is not None:
+            body["previous_response_id"] = previous
+        chained = _responses.parse(held.resume(_responses, body))
+        whole = _responses.parse({"model": "m", "input": [*history, *new]})
+        for field in ("tool_results", "trailing_tool_results", "last_user_text"):
+            assert getattr(chained, field) == getattr(whole, field)
+        assert chained.assistant_turns == whole.assistant_turns
+        calls = tuple(
+            ScriptToolCall(name="f", arguments={"n": i}, id=f"c{number}x{i}") for i in range(asks)
+        )
+        reply = Reply(text="" if asks else f"answer {number}", tool_calls=calls)
+        seed = f"seed{number}"
+        held.keep(_responses, held.resume(_responses, body), reply, chained, seed)
+        kept = held.get(f"resp_sim{seed}")
+        assert kept is not None
+        history = [*kept]
+        # The next turn answers every call first, as the API requires.
+        outputs = [
+            {"type": "function_call_output", "call_id": c.id, "output": f"r{c.id}"} for c in calls
+        ]
+        history.extend(outputs)
+        previous = f"resp_sim{seed}"
+        if outputs:  # answered in a request of its own, continuing the same chain
+            follow = {"model": "m", "input": outputs, "previous_response_id": previous}
+            expanded = held.resume(_responses, follow)
+            assert _responses.parse(expanded).trailing_tool_results == tuple(
+                o["output"] for o in outputs
+            )
+            done = Reply(text=f"after tools {number}")
+            held.keep(_responses, expanded, done, _responses.parse(expanded), f"seed{number}t")
+            history = [*held.get(f"resp_simseed{number}t")]
+            previous = f"resp_simseed{number}t"
