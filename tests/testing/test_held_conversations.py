@@ -322,14 +322,14 @@ def test_held_runs_record_replay_offline_trace_as_one_conversation_and_kill_muta
 
 
 _TURNS = st.lists(
-    st.tuples(st.text(min_size=1, max_size=12), st.integers(min_value=0, max_value=2)),
+    st.tuples(st.text("abc XYZ09", min_size=1, max_size=12), st.integers(0, 2)),
     min_size=1,
     max_size=4,
 )
 
 
 @given(turns=_TURNS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 def test_a_chain_of_previous_response_ids_reads_as_its_whole_history(
     turns: list[tuple[str, int]],
 ) -> None:
