@@ -1,15 +1,29 @@
-"""Anthropic Messages: request validation and answers in the real wire shapes."""
+"""Anthropic Messages: request validation and answers in the real wire shapes.
+
+A request with ``thread`` (the SDK's tool runner sends one by default) is kept
+by the server (``_held``) under its answer's id: ``{"type": "create"}`` starts
+a thread, ``{"type": "continue", "previous_message_id": ...}`` sends only the
+new messages, and the server puts the thread's messages, ``system`` and
+``tools`` before them; an id nothing kept is refused with the
+``thread_not_found`` code, on which the SDK replays the whole history.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
 from harness.simulator._script import ErrorReply, Reply
 from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
 
-__all__ = ["answer", "error_answer", "parse"]
+if TYPE_CHECKING:
+    from harness.simulator._held import HeldConversations
+
+__all__ = ["answer", "error_answer", "hold", "parse", "resume"]
+
+# What a thread keeps from the request that created it: a ``continue`` omits them.
+_THREAD_FIELDS = ("system", "tools")
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -92,6 +106,7 @@ def parse(body: Any) -> Conversation:
         raise _invalid(
             "There was an error parsing the body of your request: expected a JSON object."
         )
+    _thread(body)
     for name in ("model", "max_tokens", "messages"):
         if name not in body:
             raise _invalid(f"{name}: Field required")
@@ -123,6 +138,57 @@ def parse(body: Any) -> Conversation:
         options={},
         tool_names=tuple(str(tool.get("name", "")) for tool in body.get("tools") or []),
     )
+
+
+def _thread(body: Any) -> dict[str, Any] | None:
+    """The request's ``thread``, validated, or None when it has none."""
+    thread = body.get("thread") if isinstance(body, dict) else None
+    if thread is None:
+        return None
+    kind = thread.get("type") if isinstance(thread, dict) else None
+    if kind not in ("create", "continue"):
+        raise _invalid("thread.type: Input should be 'create' or 'continue'")
+    assert isinstance(thread, dict)
+    if kind == "continue" and not isinstance(thread.get("previous_message_id"), str):
+        raise _invalid("thread.previous_message_id: Field required")
+    return thread
+
+
+def resume(body: Any, held: HeldConversations) -> Any:
+    """``body`` with the thread its ``continue`` names before its messages.
+
+    Raises:
+        ApiError: the thread field is malformed, or no thread holds that message
+            (404 with ``error.details.error_code`` ``thread_not_found``).
+    """
+    thread = _thread(body)
+    if thread is None or thread["type"] != "continue":
+        return body
+    previous = thread["previous_message_id"]
+    kept = held.get(previous)
+    if kept is None:
+        payload = _payload("not_found_error", f"thread message {previous!r} not found")
+        payload["error"]["details"] = {"error_code": "thread_not_found"}
+        raise ApiError(404, payload)
+    new = body.get("messages")
+    if new is None:
+        new = []
+    if not isinstance(new, list):
+        return body  # refused by ``parse``
+    fields = {name: kept[name] for name in _THREAD_FIELDS if name in kept}
+    return {**fields, **body, "messages": [*kept["messages"], *new]}
+
+
+def hold(body: Any, reply: Reply, conversation: Conversation, seed: str) -> tuple[str, Any] | None:
+    """The id and thread (messages with the answer, ``system``, ``tools``) to keep for
+    ``reply``, or None when the request has no ``thread``."""
+    if _thread(body) is None:
+        return None
+    ids = Ids(seed)  # a fresh counter: the same tool_use ids ``answer`` sent
+    answer = {"role": "assistant", "content": _content(reply, ids)}
+    kept: dict[str, Any] = {name: body[name] for name in _THREAD_FIELDS if name in body}
+    kept["messages"] = [*body["messages"], answer]
+    return ids.message("msg_"), kept
 
 
 def _content(reply: Reply, ids: Ids) -> list[dict[str, Any]]:

@@ -1,18 +1,20 @@
 """OpenAI Responses API: request validation and answers in the real wire shapes.
 
-The simulator keeps no state, as a ``store: false`` client expects: a request
-naming a ``previous_response_id`` is refused the way the real API refuses an
-unknown one, a replayed reasoning item must carry its ``encrypted_content`` and
-be followed by another item, and every ``function_call_output`` must answer a
-``function_call`` of the same request. A request that sets ``reasoning`` gets
-a reasoning item (encrypted when ``include`` asks for it) before its output.
+A response answered with ``store`` (true by default) is kept by the server
+(``_held``): a request naming it as ``previous_response_id`` continues its
+conversation (earlier input and output, then the new input); an id nothing kept
+is refused as the real API refuses it. A replayed reasoning item must carry its
+``encrypted_content`` unless stored, and be followed by another item, and every
+``function_call_output`` must answer a ``function_call`` of the conversation.
+A request that sets ``reasoning`` gets a reasoning item (encrypted when
+``include`` asks for it) before its output.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.providers.responses_events import stream_events
 from harness.simulator import _openai
@@ -20,11 +22,16 @@ from harness.simulator._conversation import ApiError, Conversation, estimate_tok
 from harness.simulator._script import ErrorReply, Reply
 from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
 
-__all__ = ["answer", "error_answer", "parse"]
+if TYPE_CHECKING:
+    from harness.simulator._held import HeldConversations
+
+__all__ = ["answer", "error_answer", "hold", "parse", "resume"]
 
 _ENCRYPTED = "reasoning.encrypted_content"
 _ROLES = ("user", "assistant", "system", "developer")
 _REASONING_TOKENS = 16
+# Set by ``resume`` on the body it expands: how many leading items the server kept.
+_HELD = "__harness_held_items"
 
 
 def _invalid(
@@ -58,7 +65,7 @@ def _items(body: dict[str, Any]) -> list[dict[str, Any]]:
     return items
 
 
-def _check_items(items: list[dict[str, Any]], store: bool) -> None:
+def _check_items(items: list[dict[str, Any]], store: bool, held: int = 0) -> None:
     calls = {str(i.get("call_id")) for i in items if i["type"] == "function_call"}
     answered = {str(i.get("call_id")) for i in items if i["type"] == "function_call_output"}
     for index, item in enumerate(items):
@@ -72,7 +79,8 @@ def _check_items(items: list[dict[str, Any]], store: bool) -> None:
                 f"No tool output found for function call {item.get('call_id')}.", "input"
             )
         if item["type"] == "reasoning":
-            if not store and not item.get("encrypted_content"):
+            # The server kept the first ``held`` items itself: none needs replaying.
+            if not store and index >= held and not item.get("encrypted_content"):
                 raise _invalid(
                     f"Item with id '{item.get('id')}' not found. Items are not persisted when "
                     "`store` is set to false. Try again with `store` set to true, or remove "
@@ -106,14 +114,16 @@ def parse(body: Any) -> Conversation:
         raise _invalid(
             "Missing required parameter: 'model'.", "model", "missing_required_parameter"
         )
-    if body.get("previous_response_id"):
+    previous = body.get("previous_response_id")
+    if previous is not None and not isinstance(previous, str):
         raise _invalid(
-            f"Previous response with id '{body['previous_response_id']}' not found.",
-            "previous_response_id",
-            "previous_response_not_found",
+            "Invalid type for 'previous_response_id': expected a string.", "previous_response_id"
         )
     items = _items(body)
-    _check_items(items, store=body.get("store") is not False)
+    held = body.get(_HELD)
+    _check_items(
+        items, store=body.get("store") is not False, held=held if isinstance(held, int) else 0
+    )
     outputs = [str(i.get("output", "")) for i in items if i["type"] == "function_call_output"]
     trailing: list[str] = []
     for item in reversed(items):
@@ -146,6 +156,7 @@ def parse(body: Any) -> Conversation:
                 "instructions": body.get("instructions"),
                 "max_output_tokens": body.get("max_output_tokens"),
                 "store": body.get("store") is not False,
+                "previous_response_id": previous or None,
                 "tool_choice": body.get("tool_choice", "auto"),
                 "tools": tools,
                 "reasoning": body.get("reasoning") or {"effort": None, "summary": None},
@@ -153,6 +164,45 @@ def parse(body: Any) -> Conversation:
         },
         tool_names=tuple(str(t.get("name", "")) for t in tools),
     )
+
+
+def _as_items(raw: Any) -> Any:
+    """The input as a list of items (a string is one user message), else as it was."""
+    return [{"type": "message", "role": "user", "content": raw}] if isinstance(raw, str) else raw
+
+
+def resume(body: Any, held: HeldConversations) -> Any:
+    """``body`` with the stored conversation its ``previous_response_id`` names before its input.
+
+    Instructions and tools are not carried over, as the real API does not.
+
+    Raises:
+        ApiError: no response with that id is stored (as the real API answers).
+    """
+    previous = body.get("previous_response_id") if isinstance(body, dict) else None
+    if not previous or not isinstance(previous, str):
+        return body
+    kept = held.get(previous)
+    if kept is None:
+        raise _invalid(
+            f"Previous response with id '{previous}' not found.",
+            "previous_response_id",
+            "previous_response_not_found",
+        )
+    new = _as_items(body.get("input"))
+    if not isinstance(new, list):
+        return body  # the missing or malformed input is refused by ``parse``
+    return {**body, "input": [*kept, *new], _HELD: len(kept)}
+
+
+def hold(body: Any, reply: Reply, conversation: Conversation, seed: str) -> tuple[str, Any] | None:
+    """The id and conversation (input items, then output items) to keep for ``reply``,
+    or None when the request set ``store: false``."""
+    if not isinstance(body, dict) or body.get("store") is False:
+        return None
+    ids = Ids(seed)  # a fresh counter: the same output ids ``answer`` sent
+    output = _output(reply, conversation, ids)
+    return ids.message("resp_"), [*_as_items(body["input"]), *output]
 
 
 def _output(reply: Reply, conversation: Conversation, ids: Ids) -> list[dict[str, Any]]:
@@ -222,7 +272,7 @@ def _response(
         "model": model,
         "output": output,
         "parallel_tool_calls": True,
-        "previous_response_id": None,
+        "previous_response_id": echo["previous_response_id"],
         "reasoning": echo["reasoning"],
         "service_tier": "default",
         "store": echo["store"],

@@ -23,6 +23,7 @@ from harness.recording import SIMULATOR_HEADER
 from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._addressing import foreign_target, split_target
 from harness.simulator._conversation import ApiError, Conversation
+from harness.simulator._held import HeldConversations
 from harness.simulator._runner import ScriptExhausted, ScriptRunner
 from harness.simulator._script import ErrorReply, Reply, Script, load_script
 from harness.simulator._wire import Answer, Ids, json_answer, request_seed
@@ -206,7 +207,9 @@ class SimulatorServer:
     Serves ``POST /v1/chat/completions``, ``POST /v1/responses`` and
     ``POST /v1/messages`` (JSON and SSE streaming), validates requests as the
     real APIs do (400 with the real error shape), and marks every answer with
-    an ``x-harness-simulator: 1`` header.
+    an ``x-harness-simulator: 1`` header. It holds conversations as the real
+    servers do (Responses' ``previous_response_id``, Anthropic's ``thread``),
+    per instance and bounded.
 
     Args:
         script: a :class:`Script`, a mapping, or the path of a YAML/JSON script.
@@ -227,6 +230,7 @@ class SimulatorServer:
         self.gzip = gzip
         self._address = (host, port)
         self._runner = ScriptRunner(self.script)
+        self._held = HeldConversations()
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -307,6 +311,7 @@ class SimulatorServer:
 
     def _answer(self, api: _Api, body: Any, ids: Ids) -> tuple[Answer, str]:
         try:
+            body = self._held.resume(api, body)
             conversation = api.parse(body)
             reply, chosen = self._runner.choose(conversation)
         except ApiError as exc:
@@ -316,7 +321,9 @@ class SimulatorServer:
         if reply.error is not None:
             return api.error_answer(reply.error), f"answered by {chosen} (a scripted error)"
         model = self.script.model or conversation.model
-        return api.answer(reply, conversation, ids, model), f"answered by {chosen}"
+        answer = api.answer(reply, conversation, ids, model)
+        self._held.keep(api, body, reply, conversation, ids.seed)
+        return answer, f"answered by {chosen}"
 
     def _remember(self, path: str, body: Any, answer: Answer) -> None:
         with self._lock:

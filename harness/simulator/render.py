@@ -16,10 +16,11 @@ from urllib.parse import urlsplit
 from harness.core.wires import wire_for_path
 from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError
+from harness.simulator._held import HeldConversations
 from harness.simulator._script import ErrorReply, Reply
 from harness.simulator._wire import Answer, Ids, request_seed
 
-__all__ = ["render_reply", "renders"]
+__all__ = ["HeldConversations", "render_reply", "renders"]
 
 # By wire, told by the registry from the path as a client on any base URL sends it.
 _APIS: dict[str, ModuleType] = {
@@ -49,11 +50,19 @@ def renders(url: str) -> bool:
     return _api(url) is not None
 
 
-def render_reply(url: str, body: bytes | str | None, reply: Reply | ErrorReply) -> Answer:
+def render_reply(
+    url: str,
+    body: bytes | str | None,
+    reply: Reply | ErrorReply,
+    held: HeldConversations | None = None,
+) -> Answer:
     """The answer to a request to ``url`` with ``body``: ``reply`` in that API's shape.
 
     The request is validated as the real API does: an invalid one gets the
-    API's 400 instead of ``reply``.
+    API's 400 instead of ``reply``. ``held`` is the server-held state of the
+    run (``previous_response_id``, Anthropic threads): a request continuing an
+    answer rendered before with the same ``held`` sees the whole conversation,
+    and this answer is kept in turn. Without it nothing is held.
 
     Raises:
         ValueError: ``url`` is not an API the simulator speaks.
@@ -62,8 +71,10 @@ def render_reply(url: str, body: bytes | str | None, reply: Reply | ErrorReply) 
     if api is None:
         raise ValueError(f"the simulator does not speak {urlsplit(url).path}")
     raw = body.encode("utf-8") if isinstance(body, str) else body or b""
+    held = held if held is not None else HeldConversations(limit=0)
     try:
-        conversation = api.parse(json.loads(raw) if raw else None)
+        request = held.resume(api, json.loads(raw) if raw else None)
+        conversation = api.parse(request)
     except ValueError:
         answer: Answer = api.error_answer("the request body is not JSON")
         return answer
@@ -73,5 +84,7 @@ def render_reply(url: str, body: bytes | str | None, reply: Reply | ErrorReply) 
     if isinstance(reply, ErrorReply):
         answer = api.error_answer(reply, reply.status)
         return answer
-    answer = api.answer(reply, conversation, Ids(request_seed(raw)), conversation.model)
+    seed = request_seed(raw)
+    answer = api.answer(reply, conversation, Ids(seed), conversation.model)
+    held.keep(api, request, reply, conversation, seed)
     return answer

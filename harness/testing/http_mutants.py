@@ -129,7 +129,13 @@ class HttpMutantResponder:
     """A cassette responder that answers each model call with the mutant's next response."""
 
     def __init__(self, positional: PositionalProvider) -> None:
+        from harness.simulator.render import HeldConversations
+
         self.positional = positional
+        # The run's server-held conversations: a mutated answer is kept under
+        # its own id, so the request that continues it (``previous_response_id``,
+        # an Anthropic thread) is answered, not refused as naming an unknown id.
+        self.held = HeldConversations()
 
     def __call__(self, request: Any) -> dict[str, Any] | None:
         from harness.core.messages import LLMRequest, Message, Role
@@ -153,7 +159,7 @@ class HttpMutantResponder:
             )
             # A mutant may leave nothing but an empty answer: served as an empty text.
             reply = Reply.model_construct(text=response.text or "", tool_calls=calls, error=None)
-        answer = render_reply(request.uri, request.body, reply)
+        answer = render_reply(request.uri, request.body, reply, self.held)
         return {
             "status": {"code": answer.status, "message": ""},
             "headers": {"content-type": [answer.content_type]}

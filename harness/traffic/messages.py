@@ -87,8 +87,19 @@ def read_messages_request(data: dict[str, Any]) -> ModelRequest:
         thread=thread_key("anthropic", as_text(data.get("system")), first),
         agent=thread_key("anthropic", as_text(data.get("system")), sorted(tools)),
         prompt=prompt,
+        # A thread ``continue`` (the SDK's tool runner) sends only the new turn:
+        # the message it names joins it to its conversation, as Responses' id does.
+        previous_response_id=_continued(data.get("thread")),
         system=as_text(data.get("system")) or None,
     )
+
+
+def _continued(thread: Any) -> str | None:
+    """The ``previous_message_id`` a thread ``continue`` names, else None."""
+    if not isinstance(thread, dict) or thread.get("type") != "continue":
+        return None
+    previous = thread.get("previous_message_id")
+    return previous if isinstance(previous, str) else None
 
 
 def _usage(usage: dict[str, Any]) -> TokenUsage:
