@@ -104,6 +104,16 @@ CASES: dict[str, Case] = {
         "OPENAI_API_KEY",
         {"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "https://api.example.invalid/v1"},
     ),
+    # A URL without its scheme was taken for a remote host and blamed on the key.
+    "base-url-no-scheme": Case(
+        ("run", "hi"),
+        2,
+        "HARNESS_BASE_URL=127.0.0.1:8765 has no scheme; use http://127.0.0.1:8765",
+        {"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "127.0.0.1:8765"},
+    ),
+    "base-url-ftp": Case(
+        ("health",), 2, "use http:// or https://", {"HARNESS_BASE_URL": "ftp://127.0.0.1/"}
+    ),
     # -- health, approvals, approve, reject ---------------------------------
     "health-bad-flag": Case(("health", "--bogus"), 2, "--bogus"),
     "health-parallel-0": Case(
