@@ -239,10 +239,9 @@ def _explain(exc: ValidationError) -> str:
         field = str(error["loc"][0]) if error["loc"] else "?"
         variable = _FIELD_TO_ENV.get(field, field)
         given = error.get("input")
-        if field == "base_url" and isinstance(given, str):
-            shown = shown_url(given)  # a login in the URL stays out of the message
-        else:
-            shown = repr(given)
+        # A login written into the base URL stays out of the message.
+        url = field == "base_url" and isinstance(given, str)
+        shown = shown_url(str(given)) if url else repr(given)
         problems.append(f"{variable}={shown} {_plain(error)}")
     return "invalid settings: " + "; ".join(problems)
 

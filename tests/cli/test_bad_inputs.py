@@ -111,6 +111,12 @@ CASES: dict[str, Case] = {
         "HARNESS_BASE_URL=127.0.0.1:8765 has no scheme; use http://127.0.0.1:8765",
         {"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "127.0.0.1:8765"},
     ),
+    "sdk-base-url-no-scheme": Case(
+        ("run", "hi"),
+        2,
+        "OPENAI_BASE_URL=127.0.0.1:8765 has no scheme; use http://127.0.0.1:8765",
+        {"HARNESS_PROVIDER": "openai", "OPENAI_BASE_URL": "127.0.0.1:8765"},
+    ),
     "base-url-ftp": Case(
         ("health",), 2, "use http:// or https://", {"HARNESS_BASE_URL": "ftp://127.0.0.1/"}
     ),
