@@ -3,7 +3,18 @@ each run here is the pytest run a user made, and its report is the error and the
 
 from __future__ import annotations
 
+import socket
+
+import openai
 import pytest
+
+import harness.app
+import harness.providers.openai_chat
+import harness.recording
+from harness.evals import load_report
+
+# Imported once here, not by the first pytester run (whose setup would pay for them).
+PRELOADED = (openai, harness.app, harness.providers.openai_chat, harness.recording)
 
 EVAL = """
 import pytest
@@ -67,3 +78,70 @@ def test_a_base_url_option_without_http_is_a_usage_error(
     err = result.stderr.str()
     assert f"--harness-base-url={given} {fix}" in err
     assert "APIConnectionError" not in result.stdout.str() + err
+
+
+ROWS = """
+import openai
+import pytest
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("the user's own fixture broke")
+
+
+@pytest.mark.eval("early")
+@pytest.mark.parametrize("provider_name", ["openai"])
+def test_early(broken, harness_app):
+    pass
+
+
+@pytest.mark.eval("foreign")
+def test_foreign(llm_cassette):
+    client = openai.OpenAI(base_url=llm_cassette.base_url("openai"), api_key="x", max_retries=0)
+    messages = [{"role": "user", "content": "hi"}]
+    client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
+
+
+@pytest.mark.eval("agent")
+@pytest.mark.parametrize("provider_name", ["openai"])
+def test_agent(harness_app):
+    assert harness_app.run("hi").text == "hello"
+"""
+
+
+def _rows(pytester: pytest.Pytester, *args: str) -> dict[str, tuple[str, str, str, str]]:
+    report = pytester.path / "report.json"
+    pytester.runpytest("-p", "no:randomly", "--harness-report", str(report), *args)
+    rows = load_report(report).rows
+    return {r.scenario: (r.provider, r.model, r.source.value, r.verdict.value) for r in rows}
+
+
+def test_rows_that_never_reached_a_model_name_what_they_asked_for(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_rows=ROWS)
+    rows = _rows(pytester)  # replay: no cassette exists
+    assert rows == {
+        "early": ("openai", "gpt-4.1-mini", "unknown", "error"),  # was none/none
+        "foreign": ("unknown", "unknown", "unknown", "error"),  # was scripted/scripted/scripted
+        "agent": ("openai", "gpt-4.1-mini", "unknown", "error"),
+    }
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed): every call is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.deep  # the agent's recording retries a refused connection twice
+def test_a_recording_that_saved_nothing_is_an_error_row_not_none_none(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_rows=ROWS)
+    dead = f"http://127.0.0.1:{_closed_port()}"
+    rows = _rows(pytester, "--record-mode", "once", "--harness-base-url", dead)
+    assert rows["foreign"] == ("unknown", "unknown", "unknown", "error")  # was none/none, fail
+    assert rows["agent"] == ("openai", "gpt-4.1-mini", "unknown", "error")  # was fail
