@@ -340,7 +340,7 @@ def _finish_report(
     if report.when == "teardown" and is_eval and not _has_row(report):
         epoch = epoch_of(item)
         # No provider is known to have run: the row names what the test asked for,
-        # never "scripted" (nor "none", which reads as a run that called no model).
+        # never "scripted" unless it asked for the scripted provider.
         provider, model = _asked_for(item)
         row = {
             "scenario": scenario_name(item),
@@ -354,8 +354,8 @@ def _finish_report(
 
 
 def _asked_for(item: pytest.Item) -> tuple[str, str]:
-    """The provider and model a test that made no row asked for (``unknown`` for either
-    that nothing named): its ``provider_name`` parameter, else the options."""
+    """The provider and model a test that made no row asked for: its ``provider_name``
+    parameter, else the options; ``none`` when it asked for none (no harness fixture)."""
     options = item.config.stash[OPTIONS_KEY]
     callspec = getattr(item, "callspec", None)
     params = callspec.params if callspec is not None else {}
@@ -364,7 +364,7 @@ def _asked_for(item: pytest.Item) -> tuple[str, str]:
     if not isinstance(provider, str):
         if "provider" in fixtures:  # the provider fixture would have built the scripted one
             return "scripted", "scripted"
-        return "unknown", options.model or "unknown"
+        return "none", options.model or "none"  # it asked for no model at all
     if provider == "scripted":
         return "scripted", "scripted"
     from harness.testing.recorded import DEFAULT_MODELS
