@@ -54,7 +54,7 @@ class EvalCollector:
             # says nothing of the agent, so it is an error, not a failed eval.
             where = data.get("cassette_relpath") or data.get("cassette") or "its cassette"
             verdict = Verdict.ERROR
-            message = f"the recording failed and saved nothing to {where}\n{message}"
+            message = f"nothing was recorded to {where} (the recording failed)\n{message}"
         fields = {k: v for k, v in data.items() if k in _ROW_FIELDS}
         row = EvalRow(nodeid=report.nodeid, verdict=verdict, message=message, **fields)
         self.rows.append(self._priced(row))

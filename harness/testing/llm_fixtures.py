@@ -144,11 +144,10 @@ def _note_traffic(request: pytest.FixtureRequest, run_log: RunLog, cassette: Any
     from harness.testing.traffic_rows import summarize_traffic
 
     summary = summarize_traffic(cassette.exchanges())
-    fields = summary.row_fields()
+    fields = run_log.traffic = summary.row_fields()
     if summary.llm_calls == 0 and run_log.recording_failed():
         # Nothing saved, so nothing shows what was used: keep what was asked for.
         fields["provider"], fields["model"] = run_log.provider, run_log.model
-    run_log.traffic = fields
     run_log.provider, run_log.model = fields["provider"], fields["model"]
     ledger = request.config.stash.get(LEDGER_KEY, None)
     if ledger is not None and not cassette.replaying:

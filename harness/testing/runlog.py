@@ -179,8 +179,14 @@ class RunLog:
         return {"duration_s": round(wall - imports, 4), "import_s": round(imports, 4)}
 
     def recording_failed(self) -> bool:
-        """Whether the test recorded and its cassette was never written (the recording broke)."""
-        return self.recording and self.cassette_path is not None and not self.cassette_path.exists()
+        """Whether the test recorded, its cassette was never written, and a call was tried.
+
+        A harness run that stopped with an error shows the try; an ``llm_cassette``
+        test shows none (its agent is not harness's), so its missing file counts.
+        """
+        if not self.recording or self.cassette_path is None or self.cassette_path.exists():
+            return False
+        return self.traffic is not None or any(r.error for r in self.results)
 
     def _recording(self) -> dict[str, Any]:
         """The cassette's name, paths and sha256 (None where there is none, or no file),
