@@ -142,8 +142,11 @@ def shown_url(url: str) -> str:
     """``url`` as a message may show it: its login redacted, with or without a scheme."""
     text = url.strip()
     if "://" in text:
-        return redact_userinfo(text)
-    return redact_userinfo("http://" + text).removeprefix("http://")
+        shown = redact_userinfo(text)
+    else:
+        shown = redact_userinfo("http://" + text).removeprefix("http://")
+    # A control character (a pasted newline) is shown escaped: the error stays one line.
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
 
 
 USERINFO_REDACTED: Final = "[REDACTED]"
