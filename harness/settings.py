@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from harness.core.errors import ConfigurationError
+from harness.core.urls import shown_url, url_problem
 from harness.core.wires import runtime_wires
 
 __all__ = ["BUILTIN_TOOL_NAMES", "PROVIDER_NAMES", "Settings"]
@@ -136,6 +137,18 @@ class Settings(BaseModel):
     def _provider(cls, value: str) -> str:
         return _choice(value.strip().lower(), PROVIDER_NAMES, "provider")
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        # Checked here, not when the SDK connects: ``127.0.0.1:8765`` would otherwise
+        # surface as a missing API key or a connection error far from its cause.
+        if value is None or not value.strip():
+            return None
+        problem = url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value.strip()
+
     @field_validator("log_level")
     @classmethod
     def _log_level(cls, value: str) -> str:
@@ -225,7 +238,11 @@ def _explain(exc: ValidationError) -> str:
     for error in exc.errors(include_url=False):
         field = str(error["loc"][0]) if error["loc"] else "?"
         variable = _FIELD_TO_ENV.get(field, field)
-        problems.append(f"{variable}={error.get('input')!r} {_plain(error)}")
+        given = error.get("input")
+        # A login written into the base URL stays out of the message.
+        url = field == "base_url" and isinstance(given, str)
+        shown = shown_url(str(given)) if url else repr(given)
+        problems.append(f"{variable}={shown} {_plain(error)}")
     return "invalid settings: " + "; ".join(problems)
 
 

@@ -31,6 +31,8 @@ __all__ = [
     "MAX_EXPANDED_NODES",
     "MAX_YAML_DEPTH",
     "DocumentBoundsError",
+    "YamlSyntaxError",
+    "describe_yaml_error",
     "document_bounds",
     "load_yaml",
 ]
@@ -50,6 +52,34 @@ _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 class DocumentBoundsError(HarnessError, ValueError):
     """A document is too large, nests too deep, or its aliases expand too far."""
+
+
+class YamlSyntaxError(HarnessError, yaml.YAMLError):
+    """Text that is not YAML. Its message is one line naming the document (the file,
+    or the variable that named it), the line and column, and PyYAML's complaint.
+
+    Attributes:
+        detail: the same without the document's name (``line 3, column 3: ...``).
+    """
+
+    def __init__(self, message: str, detail: str) -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+def describe_yaml_error(exc: yaml.YAMLError) -> str:
+    """PyYAML's error as one line: ``line 3, column 3: <problem> (<context>)``.
+
+    PyYAML's own text spans three or four lines and names the document
+    ``"<unicode string>"``, which tells a user nothing about which file it was.
+    """
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return " ".join(str(exc).split())
+    mark = exc.problem_mark or exc.context_mark
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    problem = " ".join(str(exc.problem or "").split()) or "cannot be parsed"
+    context = " ".join(str(exc.context or "").split())
+    return f"{where}{problem}" + (f" ({context})" if context else "")
 
 
 def document_bounds(
@@ -104,7 +134,8 @@ def load_yaml(text: str, *, source: str) -> Any:
         DocumentBoundsError: over :data:`MAX_DOCUMENT_BYTES` characters, deeper
             than :data:`MAX_YAML_DEPTH`, or over :data:`MAX_EXPANDED_NODES` nodes
             with aliases expanded. The message names ``source``.
-        yaml.YAMLError: the text is not YAML (the caller words that error).
+        YamlSyntaxError: the text is not YAML; one line naming ``source``, the line
+            and column (a ``yaml.YAMLError`` too, for callers that catch that).
     """
     why = (
         f"it is {len(text)} characters, over {MAX_DOCUMENT_BYTES}"
@@ -116,4 +147,8 @@ def load_yaml(text: str, *, source: str) -> Any:
             f"{source} is refused: {why}; harness reads no document that large or "
             "that deep. Write it flatter (or without aliases)."
         )
-    return yaml.load(text, Loader=_Loader)  # a safe (C) loader
+    try:
+        return yaml.load(text, Loader=_Loader)  # a safe (C) loader
+    except yaml.YAMLError as exc:
+        detail = describe_yaml_error(exc)
+        raise YamlSyntaxError(f"{source} is not valid YAML: {detail}", detail) from None

@@ -25,6 +25,7 @@ __all__ = ["eval_app"]
 # pytest's exit codes (pytest.ExitCode), without importing pytest on every call.
 _PYTEST_USAGE_ERROR = 4
 _PYTEST_NO_TESTS = 5
+_EXIT_INTERRUPTED = 130  # as harness.cli.errors documents for Ctrl-C
 
 _HELP = """Run the scenario evals (replay by default) and print a table.
 
@@ -226,14 +227,19 @@ def _run(
         old = load_gate_report(baseline)
     if max_cost is not None:
         args = [*args, "--harness-max-cost", str(max_cost)]
-    run = run_evals(
-        args,
-        evals_dir=evals_dir,
-        report_path=report,
-        epochs=epochs,
-        mutants=mutants,
-        meanwhile=_import_what_follows,
-    )
+    from harness.evals.interrupt import EvalInterrupted
+
+    try:
+        run = run_evals(
+            args,
+            evals_dir=evals_dir,
+            report_path=report,
+            epochs=epochs,
+            mutants=mutants,
+            meanwhile=_import_what_follows,
+        )
+    except EvalInterrupted as exc:
+        fail(str(exc), code=_EXIT_INTERRUPTED)
     from harness.evals import compare_reports, load_prices, render_pass_rates, render_table
 
     if run.exit_code == _PYTEST_USAGE_ERROR:

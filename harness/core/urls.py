@@ -27,6 +27,7 @@ __all__ = [
     "LOCAL_NAMES",
     "USERINFO_REDACTED",
     "IPAddress",
+    "base_url_problem",
     "has_userinfo",
     "host_name",
     "is_loopback_address",
@@ -34,7 +35,9 @@ __all__ = [
     "is_loopback_url",
     "parse_address",
     "redact_userinfo",
+    "shown_url",
     "strip_userinfo",
+    "url_problem",
 ]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -102,6 +105,48 @@ def is_loopback_url(url: str | None) -> bool:
     except ValueError:
         return False
     return is_loopback_host(host)
+
+
+def base_url_problem(name: str, url: str) -> str | None:
+    """What is wrong with ``url`` as a provider's base URL, as one line naming ``name``
+    (the variable or option it came from) and the fix; None when nothing is.
+
+    A URL without ``http://`` parses as a path (or as a scheme ``127.0.0.1``), so an
+    SDK given one fails much later, as a connection error or a missing key; every
+    place that reads a base URL asks this first. A login in the URL is not repeated.
+    """
+    problem = url_problem(url)
+    return None if problem is None else f"{name}={shown_url(url)} {problem}"
+
+
+def url_problem(url: str) -> str | None:
+    """:func:`base_url_problem` without the name: ``has no scheme; use http://...``."""
+    text = url.strip()
+    schemeless = "://" not in text
+    try:
+        parts = urlsplit("http://" + text if schemeless else text)
+        host = parts.hostname
+    except ValueError as exc:
+        return f"is not a URL ({exc}); write it as http://HOST:PORT"
+    if schemeless:
+        scheme = "http" if is_loopback_host(host) else "https"
+        return f"has no scheme; use {scheme}://{shown_url(text)}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"has the scheme {parts.scheme!r}; use http:// or https://"
+    if not host:
+        return f"has no host; write it as {parts.scheme}://HOST:PORT"
+    return None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message may show it: its login redacted, with or without a scheme."""
+    text = url.strip()
+    if "://" in text:
+        shown = redact_userinfo(text)
+    else:
+        shown = redact_userinfo("http://" + text).removeprefix("http://")
+    # A control character (a pasted newline) is shown escaped: the error stays one line.
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
 
 
 USERINFO_REDACTED: Final = "[REDACTED]"

@@ -62,7 +62,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.core.errors import ConfigurationError
-from harness.yamlload import DocumentBoundsError, load_yaml
+from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
 
 __all__ = [
     "ApprovalStep",
@@ -333,6 +333,10 @@ def load_case_file(path: Path, *, root: Path | None = None) -> list[Case]:
         data = load_yaml(path.read_text("utf-8"), source=shown)
     except DocumentBoundsError as exc:
         raise ConfigurationError(str(exc)) from None
+    except YamlSyntaxError as exc:
+        raise ConfigurationError(
+            f"{shown}: cannot read the case file: it is not valid YAML ({exc.detail})"
+        ) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigurationError(f"{shown}: cannot read the case file: {exc}") from exc
     try:

@@ -64,12 +64,16 @@ class PriceTable(BaseModel):
 def _parse(path: Path, text: str) -> dict[str, Any]:
     import yaml
 
+    from harness.yamlload import DocumentBoundsError, load_yaml
+
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
+            data = load_yaml(text, source=f"price file {path}")
         else:
             data = json.loads(text)
-    except (ValueError, yaml.YAMLError) as exc:
+    except (yaml.YAMLError, DocumentBoundsError) as exc:  # names the file (line, column)
+        raise ConfigurationError(str(exc)) from None
+    except ValueError as exc:
         raise ConfigurationError(f"price file {path} is not valid JSON/YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigurationError(

@@ -40,6 +40,7 @@ import yaml
 
 from harness.core.errors import CassetteError
 from harness.evals.live_hosts import is_live_host, is_local_host, local_server_name
+from harness.yamlload import describe_yaml_error
 
 __all__ = [
     "SIMULATOR_MARK",
@@ -195,8 +196,9 @@ def cassette_source(path: Path) -> Source:
     try:
         data = _parse(path, text)
     except (ValueError, yaml.YAMLError) as exc:
+        problem = describe_yaml_error(exc) if isinstance(exc, yaml.YAMLError) else exc
         raise CassetteError(
-            f"cassette {path} is corrupt, so its source is unknown ({exc}); restore it from "
+            f"cassette {path} is corrupt, so its source is unknown ({problem}); restore it from "
             "version control or record it again"
         ) from exc
     return source_of_document(data)

@@ -24,7 +24,7 @@ from harness.evals.mutations import Recorded
 from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
 from harness.providers.sdk_import import preload_sdk
-from harness.yamlload import load_yaml
+from harness.yamlload import YamlSyntaxError, load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses"]
 
@@ -46,6 +46,8 @@ def _load(path: Path) -> list[Any]:
         raise CassetteError(
             f"cassette {path} does not exist; no mutants without a recording"
         ) from None
+    except YamlSyntaxError as exc:
+        raise CassetteError(f"{exc}; no mutants without a readable recording") from None
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         raise CassetteError(f"cassette {path} cannot be read for mutants: {exc}") from exc
     interactions = data.get("interactions") if isinstance(data, dict) else None

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from harness.core.errors import ConfigurationError
+from harness.core.errors import ConfigurationError, HarnessError
+from harness.evals.interrupt import EvalInterrupted, stop_gently
 from harness.evals.scratch import scratch_parent
 from harness.files import write_new_file
 
@@ -121,8 +122,24 @@ def run_evals(
             report.write(target)
             return report, (target,)
 
-        exit_code, (report, paths) = _run_pytest(command, root, meanwhile, raw, finish)
+        try:
+            exit_code, (report, paths) = _run_pytest(command, root, meanwhile, raw, finish)
+        except KeyboardInterrupt:
+            # pytest has ended its session: keep the report of the rows that ran.
+            raise EvalInterrupted(*_salvage(finish)) from None
     return EvalRun(exit_code, report, paths, mutants)
+
+
+def _salvage(
+    finish: Callable[[], tuple[EvalReport, tuple[Path, ...]]],
+) -> tuple[EvalReport, tuple[Path, ...]]:
+    """What ``finish`` keeps of an interrupted run; nothing when it cannot."""
+    from harness.evals.report import EvalReport
+
+    try:
+        return finish()
+    except (HarnessError, OSError):  # half written, or not a report
+        return EvalReport(), ()
 
 
 # How often the runner looks for the report while pytest runs (seconds).
@@ -153,6 +170,9 @@ def _run_pytest(
                 meanwhile()
             while process.poll() is None and not report.exists():
                 time.sleep(_POLL_S)
+        except KeyboardInterrupt:
+            stop_gently(process, report)  # pytest writes the report of what ran
+            raise
         except BaseException:
             process.kill()
             raise
@@ -169,6 +189,9 @@ def _run_pytest(
             # the run may write there), which the plugin's rename then replaced.
             replaced = _identity(report) != read
             done = finish() if early is None or replaced else early[0]
+        except KeyboardInterrupt:
+            stop_gently(process, report)
+            raise
         except BaseException:
             # pytest is past its tests: let it end as it would (its JUnit XML, caches,
             # a shard's durations), then raise.

@@ -7,7 +7,7 @@ import os
 from harness.core.errors import ConfigurationError
 
 # One predicate for "this machine" in the whole package; re-exported for the callers here.
-from harness.core.urls import is_loopback_host, is_loopback_url
+from harness.core.urls import base_url_problem, is_loopback_host, is_loopback_url
 
 __all__ = [
     "LOOPBACK_PLACEHOLDER_KEY",
@@ -39,8 +39,20 @@ def require_api_key(
 
 
 def base_url_from_env(explicit: str | None, variable: str) -> str | None:
-    """``explicit``, else the environment ``variable``; None means the SDK default."""
-    return explicit or os.environ.get(variable) or None
+    """``explicit``, else the environment ``variable``; None means the SDK default.
+
+    A variable's URL without ``http://`` / ``https://`` is a ConfigurationError naming
+    it and the fix (``explicit`` comes from Settings, which checked it already).
+    """
+    if explicit:
+        return explicit
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return None
+    problem = base_url_problem(variable, value)
+    if problem is not None:
+        raise ConfigurationError(problem)
+    return value
 
 
 # Sent instead of a key to a server on this machine (the simulator): such a

@@ -63,10 +63,8 @@ def _decode(path: Path, text: str) -> Any:
             return load_yaml(text, source=f"HARNESS_SCRIPT={str(path)!r}")
         except DocumentBoundsError as exc:
             raise ConfigurationError(str(exc)) from None
-        except yaml.YAMLError as exc:
-            raise ConfigurationError(
-                f"HARNESS_SCRIPT={str(path)!r} is not valid YAML: {exc}"
-            ) from None
+        except yaml.YAMLError as exc:  # names HARNESS_SCRIPT, the line and the column
+            raise ConfigurationError(str(exc)) from None
     try:
         return load_json(text, source=f"HARNESS_SCRIPT={str(path)!r}")
     except json.JSONDecodeError as exc:

@@ -19,6 +19,7 @@ from harness.core.errors import CassetteError
 from harness.recording._bounds import check_bounds
 from harness.recording._layout import check_request, check_response
 from harness.recording._metadata import METADATA_KEY, CassetteMetadata
+from harness.yamlload import describe_yaml_error
 
 __all__ = [
     "FORMAT_VERSION",
@@ -78,7 +79,12 @@ def parse_document(path: Path, text: str) -> Any:
             return json.loads(text)
         return yaml.load(text, Loader=_Loader)  # a safe (C) loader
     except (ValueError, yaml.YAMLError) as exc:
-        problem = str(exc).strip().replace("\n", " ")
+        # PyYAML's text names the document "<unicode string>": the line and column
+        # go after the cassette's own path instead.
+        if isinstance(exc, yaml.YAMLError):
+            problem = describe_yaml_error(exc)
+        else:
+            problem = str(exc).strip().replace("\n", " ")
         raise CassetteError(
             f"cassette {path} is corrupt and cannot be parsed ({problem}). "
             "Restore it from version control, or delete it and record it again."

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from harness.core.errors import ConfigurationError
 from harness.jsonload import JsonTooDeepError, load_json
-from harness.yamlload import DocumentBoundsError, load_yaml
+from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
 
 __all__ = [
     "Condition",
@@ -264,6 +264,8 @@ def _read(path: Path) -> Any:
         return load_yaml(text, source=source)
     except (JsonTooDeepError, DocumentBoundsError) as exc:
         raise ConfigurationError(str(exc)) from None
+    except YamlSyntaxError as exc:
+        raise ConfigurationError(str(exc)) from None  # names the script, line and column
     except (ValueError, yaml.YAMLError) as exc:
         kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
         raise ConfigurationError(

@@ -49,6 +49,12 @@ class EvalCollector:
         if report.when != "teardown" or data is None:
             return
         verdict, message = self._outcomes.pop(report.nodeid, (Verdict.ERROR, "no call phase"))
+        if verdict is Verdict.FAIL and data.get("recording_failed"):
+            # The model was never heard (a refused connection, a bad key): the run
+            # says nothing of the agent, so it is an error, not a failed eval.
+            where = data.get("cassette_relpath") or data.get("cassette") or "its cassette"
+            verdict = Verdict.ERROR
+            message = f"nothing was recorded to {where} (the recording failed)\n{message}"
         fields = {k: v for k, v in data.items() if k in _ROW_FIELDS}
         row = EvalRow(nodeid=report.nodeid, verdict=verdict, message=message, **fields)
         self.rows.append(self._priced(row))

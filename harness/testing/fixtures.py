@@ -150,6 +150,7 @@ def provider(
     harness_run_log.cassette = path.name
     harness_run_log.cassette_path, harness_run_log.rootdir = path, harness_options.rootdir
     harness_run_log.provider, harness_run_log.model = provider_name, model
+    harness_run_log.recording = harness_options.record_mode != "none"
     ledger = request.config.stash.get(LEDGER_KEY, None)
     if ledger is not None:
         ledger.check_price(model)

@@ -65,10 +65,15 @@ def cassette_api(path: Path) -> str:
     """
     import yaml
 
+    from harness.yamlload import load_yaml
+
     try:
         text = path.read_text("utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        source = f"cassette {path}"
+        data = json.loads(text) if path.suffix == ".json" else load_yaml(text, source=source)
+    except yaml.YAMLError as exc:  # names the cassette, the line and the column
+        raise CassetteError(f"{exc}; no mutants without a readable recording") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise CassetteError(f"cassette {path} cannot be read for mutants: {exc}") from exc
     interactions = data.get("interactions") if isinstance(data, dict) else None
     apis: dict[str, None] = {}

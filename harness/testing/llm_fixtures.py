@@ -94,6 +94,11 @@ def llm_cassette(
     harness_run_log.cassette = path.name
     harness_run_log.cassette_path, harness_run_log.rootdir = path, harness_options.rootdir
     harness_run_log.traffic_trace = cassette.trace
+    # What the run asked for, until its traffic says what it used: a cassette that
+    # never opens, or a recording that saved nothing, must not read as a scripted row.
+    harness_run_log.provider = harness_options.provider or "unknown"
+    harness_run_log.model = harness_options.model or "unknown"
+    harness_run_log.recording = harness_options.record_mode != "none"
     try:
         with open_llm_cassette(
             cassette,
@@ -154,8 +159,11 @@ def _note_traffic(request: pytest.FixtureRequest, run_log: RunLog, cassette: Any
     from harness.testing.traffic_rows import summarize_traffic
 
     summary = summarize_traffic(cassette.exchanges())
-    run_log.traffic = summary.row_fields()
-    run_log.provider, run_log.model = summary.provider, summary.model
+    fields = run_log.traffic = summary.row_fields()
+    if summary.llm_calls == 0 and run_log.recording_failed():
+        # Nothing saved, so nothing shows what was used: keep what was asked for.
+        fields["provider"], fields["model"] = run_log.provider, run_log.model
+    run_log.provider, run_log.model = fields["provider"], fields["model"]
     ledger = request.config.stash.get(LEDGER_KEY, None)
     if ledger is not None and not cassette.replaying:
         for model, usage in summary.usage_by_model:

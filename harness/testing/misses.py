@@ -8,9 +8,10 @@ each inside some 200 lines of openai/httpx/vcr frames. Here the call's report
 gets the miss text in place of the traceback (diff first, then where the test
 was), and the fixture skips the second raise of a miss already reported.
 
-A cassette that cannot be opened at all (missing in replay mode, corrupt) fails
-the test's setup inside the same SDK and vcr frames: that report is the error's
-own text and the test's place too, as short as a miss.
+A cassette that cannot be opened at all (missing in replay mode, corrupt), or a
+recording without its key, fails the test's setup inside the same SDK and vcr
+frames: that report is the error's own text and the test's place too, as short
+as a miss.
 """
 
 from __future__ import annotations
@@ -82,20 +83,26 @@ def rewrite_miss_report(
 def _rewrite_setup_error(
     item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
 ) -> None:
-    """A cassette error at setup (the provider fixture opening it): its text, not frames."""
-    from harness.core.errors import CassetteError
+    """A cassette or configuration error at setup: its text, not frames.
+
+    The provider fixture opens the cassette (missing, corrupt) and reads the key
+    (recording without one) inside SDK and vcr frames; its one-line message is the
+    whole report, as ``llm_cassette`` gives it.
+    """
+    from harness.core.errors import CassetteError, ConfigurationError
     from harness.recording import unwrap_cassette_error
 
     if report.when != "setup" or call.excinfo is None:
         return
-    error = unwrap_cassette_error(call.excinfo.value)
-    if not isinstance(error, CassetteError):
+    error: Exception | None = unwrap_cassette_error(call.excinfo.value)
+    doing = "setting up its provider"
+    if error is None and isinstance(call.excinfo.value, ConfigurationError):
+        error, doing = call.excinfo.value, "setting up its fixtures"
+    if not isinstance(error, CassetteError | ConfigurationError):
         return
     path, line, name = item.location
     where = f"{path}:{(line or 0) + 1}: {name}"
-    report.longrepr = (
-        f"{type(error).__name__}: {error}\n\nin the test: {where} (while setting up its provider)"
-    )
+    report.longrepr = f"{type(error).__name__}: {error}\n\nin the test: {where} (while {doing})"
 
 
 def already_reported(item: pytest.Item, error: BaseException) -> bool:

@@ -162,7 +162,7 @@ class HarnessOptions:
             record_mode=str(mode),
             provider=config.getoption("harness_provider"),
             model=config.getoption("harness_model"),
-            base_url=config.getoption("harness_base_url"),
+            base_url=_base_url(config),
             cassette_dir=Path(cassettes) if cassettes else root / "cassettes",
             shapes_dir=root / "evals" / "shapes",
             fixtures_dir=root / "fixtures",
@@ -188,6 +188,20 @@ def _ignored_query_params(config: pytest.Config) -> tuple[str, ...]:
     values = [given] if given is not None else list(config.getini("harness_ignore_query_params"))
     names = (name.strip() for value in values for name in str(value).split(","))
     return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _base_url(config: pytest.Config) -> str | None:
+    # Checked here: without its scheme the SDK reads the URL as a path, and a
+    # recording then ends 300 lines later in an APIConnectionError.
+    from harness.core.urls import base_url_problem
+
+    given = config.getoption("harness_base_url")
+    if not given or not str(given).strip():
+        return None
+    problem = base_url_problem("--harness-base-url", str(given))
+    if problem is not None:
+        raise pytest.UsageError(problem)
+    return str(given).strip()
 
 
 def _stream_mode(config: pytest.Config) -> str:

@@ -344,16 +344,37 @@ def _finish_report(
     is_eval = item.get_closest_marker("eval") is not None
     if report.when == "teardown" and is_eval and not _has_row(report):
         epoch = epoch_of(item)
-        # No provider is known to have run: the row must not claim "scripted".
+        # No provider is known to have run: the row names what the test asked for,
+        # never "scripted" unless it asked for the scripted provider.
+        provider, model = _asked_for(item)
         row = {
             "scenario": scenario_name(item),
             "epoch": None if epoch is None else epoch - 1,
-            "provider": "none",
-            "model": "none",
+            "provider": provider,
+            "model": model,
             "source": "unknown",
         }
         report.user_properties.append((ROW_PROPERTY, json.dumps(row)))
     return report
+
+
+def _asked_for(item: pytest.Item) -> tuple[str, str]:
+    """The provider and model a test that made no row asked for: its ``provider_name``
+    parameter, else the options; ``none`` when it asked for none (no harness fixture)."""
+    options = item.config.stash[OPTIONS_KEY]
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    fixtures = set(getattr(item, "fixturenames", ()))
+    provider = params.get("provider_name") or options.provider
+    if not isinstance(provider, str):
+        if "provider" in fixtures:  # the provider fixture would have built the scripted one
+            return "scripted", "scripted"
+        return "none", options.model or "none"  # it asked for no model at all
+    if provider == "scripted":
+        return "scripted", "scripted"
+    from harness.testing.recorded import DEFAULT_MODELS
+
+    return provider, options.model or DEFAULT_MODELS.get(provider, "unknown")
 
 
 def _has_row(report: pytest.TestReport) -> bool:

@@ -40,6 +40,9 @@ class RunLog:
     # so a viewer finds the recording from any folder and sees when it changed.
     cassette_path: Path | None = None
     rootdir: Path | None = None
+    # The fixture recorded to ``cassette_path`` (not a replay): a file that is still
+    # not there when the row is made is a recording that failed, and the row says so.
+    recording: bool = False
     # Seconds of the run spent importing modules (``ImportClock``), kept out of the
     # duration: a first-touching row must not read as a slower model.
     import_s: Callable[[], float] | None = None
@@ -175,10 +178,21 @@ class RunLog:
         imports = min(self.import_s(), wall) if self.import_s is not None else 0.0
         return {"duration_s": round(wall - imports, 4), "import_s": round(imports, 4)}
 
-    def _recording(self) -> dict[str, str | None]:
-        """The cassette's name, paths and sha256 (None where there is none, or no file)."""
+    def recording_failed(self) -> bool:
+        """Whether the test recorded, its cassette was never written, and a call was tried.
+
+        A harness run that stopped with an error shows the try; an ``llm_cassette``
+        test shows none (its agent is not harness's), so its missing file counts.
+        """
+        if not self.recording or self.cassette_path is None or self.cassette_path.exists():
+            return False
+        return self.traffic is not None or any(r.error for r in self.results)
+
+    def _recording(self) -> dict[str, Any]:
+        """The cassette's name, paths and sha256 (None where there is none, or no file),
+        and ``recording_failed`` when a recording saved nothing."""
         path = self.cassette_path
-        found: dict[str, str | None] = {"cassette": self.cassette}
+        found: dict[str, Any] = {"cassette": self.cassette}
         if path is None:
             return found
         path = path.absolute()
@@ -188,6 +202,8 @@ class RunLog:
         # Not written (a failed recording): the row says no digest.
         with contextlib.suppress(OSError):
             found["cassette_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        if self.recording_failed():
+            found["recording_failed"] = True  # the collector makes its failure an error
         return found
 
 

@@ -41,6 +41,9 @@ def _files(root: Path) -> dict[str, str]:
         path = root / f"{name}.json"
         path.write_text(text)
         paths[name] = str(path)
+    script_yaml = root / "script.yaml"
+    script_yaml.write_text("version: 1\nrules: [\n  - {a: b\n")
+    paths["script_yaml"] = str(script_yaml)
     latin = root / "latin.json"
     latin.write_bytes(b'["caf\xe9"]')
     paths["latin"] = str(latin)
@@ -97,12 +100,35 @@ CASES: dict[str, Case] = {
         ("run", "hi"), 2, "not valid JSON", {**SCRIPTED, "HARNESS_SCRIPT": "{corrupt}"}
     ),
     "script-deep": Case(("run", "hi"), 2, "", {**SCRIPTED, "HARNESS_SCRIPT": "{deep}"}),
+    # PyYAML's three lines named the text "<unicode string>"; the file and line are one line.
+    "script-yaml": Case(
+        ("run", "hi"),
+        2,
+        "script.yaml' is not valid YAML: line 3, column 3",
+        {**SCRIPTED, "HARNESS_SCRIPT": "{script_yaml}"},
+    ),
     "script-latin1": Case(("run", "hi"), 2, "", {**SCRIPTED, "HARNESS_SCRIPT": "{latin}"}),
     "openai-remote-no-key": Case(
         ("run", "hi"),
         2,
         "OPENAI_API_KEY",
         {"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "https://api.example.invalid/v1"},
+    ),
+    # A URL without its scheme was taken for a remote host and blamed on the key.
+    "base-url-no-scheme": Case(
+        ("run", "hi"),
+        2,
+        "HARNESS_BASE_URL=127.0.0.1:8765 has no scheme; use http://127.0.0.1:8765",
+        {"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "127.0.0.1:8765"},
+    ),
+    "sdk-base-url-no-scheme": Case(
+        ("run", "hi"),
+        2,
+        "OPENAI_BASE_URL=127.0.0.1:8765 has no scheme; use http://127.0.0.1:8765",
+        {"HARNESS_PROVIDER": "openai", "OPENAI_BASE_URL": "127.0.0.1:8765"},
+    ),
+    "base-url-ftp": Case(
+        ("health",), 2, "use http:// or https://", {"HARNESS_BASE_URL": "ftp://127.0.0.1/"}
     ),
     # -- health, approvals, approve, reject ---------------------------------
     "health-bad-flag": Case(("health", "--bogus"), 2, "--bogus"),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.core.urls import is_loopback_host, is_loopback_url, parse_address
+from harness.core.urls import base_url_problem, is_loopback_host, is_loopback_url, parse_address
 from harness.evals.live_hosts import is_local_host
 from harness.providers.credentials import is_loopback_host as credentials_is_loopback
 from harness.recording._guard import is_loopback as guard_is_loopback
@@ -73,3 +73,37 @@ def test_a_url_is_loopback_by_its_host() -> None:
     assert is_loopback_url("http://user:pw@localhost./v1")
     assert not is_loopback_url("https://api.openai.com/v1")
     assert not is_loopback_url("http://[::1")  # unparseable
+
+
+@pytest.mark.parametrize(
+    ("url", "fix"),
+    [
+        ("127.0.0.1:8765", "has no scheme; use http://127.0.0.1:8765"),
+        ("localhost:8765/v1", "has no scheme; use http://localhost:8765/v1"),
+        ("api.example.com/v1", "has no scheme; use https://api.example.com/v1"),
+        ("ftp://127.0.0.1/", "has the scheme 'ftp'; use http:// or https://"),
+        ("http://", "has no host; write it as http://HOST:PORT"),
+    ],
+    ids=["loopback", "localhost", "remote", "ftp", "no-host"],
+)
+def test_a_base_url_without_http_says_the_fix(url: str, fix: str) -> None:
+    assert base_url_problem("HARNESS_BASE_URL", url) == f"HARNESS_BASE_URL={url} {fix}"
+
+
+@given(
+    st.sampled_from(["http", "https", "HTTP"]),
+    st.sampled_from(["127.0.0.1", "localhost", "[::1]", "api.example.com"]),
+    st.integers(1, 65535),
+    st.sampled_from(["", "/", "/v1", "/v1/"]),
+)
+def test_every_http_url_with_a_host_passes(scheme: str, host: str, port: int, path: str) -> None:
+    assert base_url_problem("X", f"{scheme}://{host}:{port}{path}") is None
+
+
+@given(st.text(max_size=60))
+def test_a_problem_is_one_line_and_never_repeats_a_password(text: str) -> None:
+    url = f"user:s3cretpw@{text}"
+    problem = base_url_problem("X", url)
+    if problem is not None:
+        assert problem.startswith("X=") and "s3cretpw" not in problem
+        assert "\n" not in problem and "\r" not in problem

@@ -117,7 +117,10 @@ def test_check_findings_read_as_sentences(tmp_path: Path) -> None:
     from harness.cli import app
 
     (tmp_path / "bin.yaml").write_bytes(b"\xff\xfe")
-    (tmp_path / "broken.yaml").write_text("a: [unclosed\n" + "b: " + "word " * 80 + "\n")
+    # In a long-named folder: the parse error is one line now, the path makes it long.
+    long_folder = tmp_path / ("a-long-folder-name-" * 8)
+    long_folder.mkdir()
+    (long_folder / "broken.yaml").write_text("a: [unclosed\n" + "b: " + "word " * 80 + "\n")
     (tmp_path / "other.yaml").write_text("interactions:\n- request: {method: POST}\n")
     (tmp_path / "layout.yaml").write_text(
         "version: 1\ninteractions:\n- request: {method: POST}\n  response: 5\n"
@@ -131,7 +134,7 @@ def test_check_findings_read_as_sentences(tmp_path: Path) -> None:
     for line in lines.values():
         assert "(file)" not in line and "(layout)" not in line and ", (" not in line
     # A long reason is cut after a whole word, and says so.
-    broken = tmp_path / "broken.yaml"
+    broken = long_folder / "broken.yaml"
     with pytest.raises(CassetteError) as caught:
         parse_document(broken, broken.read_text())
     whole = " ".join(str(caught.value).split())
