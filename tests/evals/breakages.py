@@ -86,7 +86,8 @@ from harness.core import Usage
 from harness.providers.anthropic_messages import AnthropicProvider
 from harness.providers.openai_chat import OpenAIProvider
 from harness.providers.openai_responses import OpenAIResponsesProvider
-for cls in (OpenAIProvider, OpenAIResponsesProvider, AnthropicProvider):
+from harness.wires.gemini.provider import GeminiProvider
+for cls in (OpenAIProvider, OpenAIResponsesProvider, AnthropicProvider, GeminiProvider):
     def complete(self, request, _real=cls.complete):
         return _real(self, request).model_copy(update={"usage": Usage()})
     monkeypatch.setattr(cls, "complete", complete)

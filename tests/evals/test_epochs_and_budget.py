@@ -65,14 +65,15 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
         "anthropic/claude-sonnet-4-6",
         "openai/gpt-4.1-mini",
         "openai-responses/gpt-4.1-mini",
+        "gemini/gemini-2.5-flash",
     )
     for provider in targets:
         for test in ("test_edit_flow/test_edit_flow", "test_max_steps/test_max_steps"):
             assert f"{provider}/evals/{test}.yaml" in found
             assert f"{provider}/evals/{test}[epoch2].yaml" in found
-    assert len(found) == 12
+    assert len(found) == 4 * len(targets)  # two evals, two epochs each
     rows = load_report(report).rows  # the workers' rows, merged by the controller
-    assert len(rows) == 12 and {row.verdict for row in rows} == {Verdict.PASS}
+    assert len(rows) == 4 * len(targets) and {row.verdict for row in rows} == {Verdict.PASS}
     assert {(row.epoch, row.cassette) for row in rows if row.scenario == "edit"} == {
         (0, "test_edit_flow.yaml"),
         (1, "test_edit_flow[epoch2].yaml"),

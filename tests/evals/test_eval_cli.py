@@ -36,6 +36,7 @@ TARGETS = (
     "anthropic/claude-sonnet-4-6",
     "openai/gpt-4.1-mini",
     "openai-responses/gpt-4.1-mini",
+    "gemini/gemini-2.5-flash",
 )
 RUNS = len(SCENARIOS) * len(TARGETS)
 
@@ -165,7 +166,8 @@ def test_merge_combines_shards_and_refuses_overlaps(
 ) -> None:
     whole = json.loads(evaluated[1].read_text("utf-8"))
     shards = []
-    for provider in ("openai", "openai-responses", "anthropic"):
+    providers = ("openai", "openai-responses", "anthropic", "gemini")
+    for provider in providers:
         shard = {**whole, "rows": [r for r in whole["rows"] if r["provider"] == provider]}
         shards.append(tmp_path / f"{provider}.json")
         shards[-1].write_text(json.dumps(shard), "utf-8")
@@ -174,7 +176,7 @@ def test_merge_combines_shards_and_refuses_overlaps(
 
     done = runner.invoke(app, ["eval", "merge", *map(str, shards), "--output", str(merged)])
     assert done.exit_code == 0, done.output
-    assert f"merged 3 report(s) into {merged}" in done.stdout
+    assert f"merged {len(providers)} report(s) into {merged}" in done.stdout
     assert load_report(merged).rows == load_report(evaluated[1]).rows
 
     overlap = runner.invoke(
