@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import time
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
