@@ -200,7 +200,11 @@ class LLMCassette:
         from google.genai import types
 
         retry = types.HttpRetryOptions(attempts=1) if self.replaying else None
-        options = types.HttpOptions(base_url=self.base_url("gemini"), retry_options=retry)
+        # The API version is named, as harness's own provider does: google-genai's
+        # default moved (v1beta in 2.x, v1 in 3.x), and with it every recorded path.
+        options = types.HttpOptions(
+            base_url=self.base_url("gemini"), api_version="v1beta", retry_options=retry
+        )
         settings = {"api_key": self.api_key("gemini"), "http_options": options, **kwargs}
         client = genai.Client(**settings)
         self._clients.append(client)
