@@ -51,6 +51,15 @@ addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchm
 if importlib.util.find_spec("numpy") is not None:
     importlib.import_module("numpy")
 
+# httpx maps httpcore's exceptions to its own by class, through a table it builds
+# once: an httpcore first imported inside an inner run, dropped, then imported
+# again, raised exceptions of new classes that table no longer knew, and a plain
+# `httpx.get` leaked a raw `httpcore.ConnectError` past `except httpx.TransportError`
+# (the Feishu readiness poll). Loaded before any inner run, each stays one module.
+for _module in ("httpcore", "httpx", "httpcore2", "httpx2"):
+    if importlib.util.find_spec(_module) is not None:
+        importlib.import_module(_module)
+
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:

@@ -45,8 +45,9 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
 ) -> None:
     report = load_report(real_report)
     cases = aggregate_rows(report.rows)
-    # Two scenarios on each of the suite's three providers (chat, messages, responses).
-    assert len(cases) == 6 and all(runs.runs == 2 for runs in cases.values())
+    # Two scenarios on each of the suite's four providers (chat, messages, responses,
+    # gemini).
+    assert len(cases) == 8 and all(runs.runs == 2 for runs in cases.values())
     kept = {Path(path).parent for row in report.rows for path in row.traces}
     assert kept == {real_report.with_name("report-traces")}  # beside the report, not in /tmp
     html = write_view_page([real_report], tmp_path / "report.html")
@@ -195,9 +196,11 @@ def test_compare_page_puts_the_regression_first(
         "changed",
         "same",
         "same",
+        "same",
+        "same",
         "not run",
     ]
-    assert {s[1] for s in statuses if s[2] == "same"} == {"openai-responses"}
+    assert {s[1] for s in statuses if s[2] == "same"} == {"openai-responses", "gemini"}
     assert statuses[-1] == ["edit", "anthropic", "not run"]
     first = page.locator("tr.change").first
     assert first.locator(".badge").text_content() == "REGRESSION"
