@@ -56,8 +56,13 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def unsandboxed(work: Path) -> DefaultRiskPolicy:
-    policy = _policy(_app(work, work / ".harness"))
+def unsandboxed(work: Path, tmp_path_factory: pytest.TempPathFactory) -> DefaultRiskPolicy:
+    # Module scope runs before the per-test autouse fixture that keeps the approval
+    # key out of HOME: building the application makes the key, so point it here too.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+        patch.delenv("HARNESS_APPROVAL_KEY", raising=False)
+        policy = _policy(_app(work, work / ".harness"))
     assert not policy.sandboxed and not policy.overlay
     return policy
 
