@@ -1,5 +1,8 @@
 """A folder of eval reports as the index page's script reads it: the runs newest
-first, and a case x run matrix of verdicts with each case's pass rate.
+first (each with its whole date and time), a case x run matrix of verdicts with
+each case's pass rate, the files of the folder that were skipped and why, and
+the page's layout: the matrix only when there are runs to compare, a column or
+filter only when it tells the cases apart.
 
 Rows are grouped per case as ``harness eval compare`` groups them (case,
 provider, model role, test), epochs folded into passes / runs. A case fails
@@ -15,16 +18,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from datetime import UTC, datetime
+
 from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
 from harness.evals.report import EvalReport
+from harness.view.report_folder import RunTime, SkippedFile, run_time
 
 __all__ = ["index_data"]
 
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
-def index_data(reports: Sequence[tuple[EvalReport, str]]) -> dict[str, Any]:
-    """Return the JSON-able index of ``reports`` (``(report, where it was read from)``)."""
-    ordered = sorted(reports, key=lambda pair: (pair[0].created_at, pair[1]), reverse=True)
-    runs = [_run(report, source) for report, source in ordered]
+
+def index_data(
+    reports: Sequence[tuple[EvalReport, str]], skipped: Sequence[SkippedFile] = ()
+) -> dict[str, Any]:
+    """Return the JSON-able index of ``reports`` (``(report, where it was read from)``);
+    ``skipped``: the folder's files that are not readable reports, noted on the page."""
+    timed = [(report, source, run_time(report, Path(source))) for report, source in reports]
+    # By the moment of the run, not its text: zones and precisions differ between reports.
+    timed.sort(key=lambda item: (item[2].at if item[2] else _NEVER, item[1]), reverse=True)
+    ordered = [(report, source) for report, source, _ in timed]
+    runs = [_run(report, source, when) for report, source, when in timed]
     grouped = [aggregate_rows(report.rows) for report, _ in ordered]
     keys: dict[CaseKey, None] = {}
     for groups in grouped:
@@ -34,22 +48,54 @@ def index_data(reports: Sequence[tuple[EvalReport, str]]) -> dict[str, Any]:
     cases.sort(
         key=lambda c: (not c["failed"], c["rate"] if c["rate"] is not None else 2, c["case"])
     )
+    providers = sorted({c["provider"] for c in cases})
+    sources = sorted({s for c in cases for s in c["sources"]})
     return {
         "runs": runs,
         "cases": cases,
-        "providers": sorted({c["provider"] for c in cases}),
-        "sources": sorted({s for c in cases for s in c["sources"]}),
+        "providers": providers,
+        "sources": sources,
         "reasons": list(reasons),
+        "skipped": [{"name": f.path.name, "path": str(f.path), "problem": f.problem} for f in skipped],
+        "layout": _layout(runs, cases, providers, sources),
     }
 
 
-def _run(report: EvalReport, source: str) -> dict[str, Any]:
+def _layout(
+    runs: list[dict[str, Any]],
+    cases: list[dict[str, Any]],
+    providers: list[str],
+    sources: list[str],
+) -> dict[str, Any]:
+    """What the page shows: a panel, column or filter with nothing to tell apart is left out.
+
+    One run makes no matrix (one cell per case): the cases are a plain list. One
+    provider makes no provider column or filter (the subtitle names it).
+    """
+    failed = any(c["failed"] for c in cases)
+    filters = [
+        name for name, values in (("provider", providers), ("source", sources)) if len(values) > 1
+    ]
+    if failed and not all(c["failed"] for c in cases):
+        filters.append("verdict")
+    return {
+        "matrix": len(runs) > 1,
+        "provider_column": len(providers) > 1,
+        "reason_column": any(c["reason"] for c in cases),
+        "cost_column": any(run["cost_usd"] is not None for run in runs),
+        "filters": filters,
+    }
+
+
+def _run(report: EvalReport, source: str, when: RunTime | None) -> dict[str, Any]:
     rows = report.rows
     verdicts = [row.verdict.value for row in rows]
     return {
         "source": source,
         "name": Path(source).name,
         "created_at": report.created_at,
+        # The whole date and time, zone named: a matrix header once cut it to "2026-12".
+        "when": when.whole if when else "date not recorded",
         "sources": [s.value for s in report.sources],
         "providers": sorted({row.provider for row in rows}),
         "rows": len(rows),

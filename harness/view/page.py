@@ -27,6 +27,7 @@ from harness.tracing import TraceTree
 from harness.view.compare_data import compare_data
 from harness.view.errors import ViewError
 from harness.view.index_data import index_data
+from harness.view.report_folder import SkippedFile, read_report_folder
 from harness.view.report_data import TraceIndex, report_data
 from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
@@ -256,31 +257,42 @@ def report_files(folder: Path) -> list[Path]:
     return found
 
 
-def build_index_page(reports: Sequence[tuple[EvalReport, str]], folder: str) -> str:
+def build_index_page(
+    reports: Sequence[tuple[EvalReport, str]],
+    folder: str,
+    skipped: Sequence[SkippedFile] = (),
+) -> str:
     """The index page of a folder of eval reports: runs newest first, a case x run
-    matrix of verdicts with pass rates, failed cases first, filters and search.
+    matrix of verdicts with pass rates, failed cases first, filters and search;
+    ``skipped`` files (not readable reports) are noted at the top with why.
 
     Raises:
         ViewError: ``reports`` is empty.
     """
     if not reports:
         raise ViewError(f"no eval report in {folder}: give a folder of reports")
-    data = {"folder": folder, **index_data(reports)}
+    data = {"folder": folder, **index_data(reports, skipped)}
     return render_page("index.html", title=f"harness eval runs in {Path(folder).name}", data=data)
 
 
 def write_index_page(folder: Path, output: Path) -> Path:
     """Read the eval reports in ``folder`` and write their index page to ``output``.
 
+    A file that is not a readable report (corrupt, a foreign schema, a trace) is
+    skipped, and the page names it and its problem.
+
     Raises:
-        ViewError: no report in ``folder``, a report cannot be read, or ``output``
-            cannot be written.
+        ViewError: no readable report in ``folder`` (the message names the files
+            skipped and why), or ``output`` cannot be written.
     """
-    files = report_files(folder)
-    if not files:
-        raise ViewError(f"{folder} has no eval report (*.json with rows) in it")
-    reports = [(_load_report(path), str(path)) for path in files]
-    return _write(output, build_index_page(reports, str(folder)))
+    found = read_report_folder(folder)
+    if not found.reports:
+        problems = "; ".join(f"{f.path.name}: {f.problem}" for f in found.skipped[:3])
+        more = f" (and {len(found.skipped) - 3} more)" if len(found.skipped) > 3 else ""
+        detail = f": {problems}{more}" if problems else ""
+        raise ViewError(f"{folder} has no readable eval report (*.json with rows){detail}")
+    reports = [(report, str(path)) for report, path in found.reports]
+    return _write(output, build_index_page(reports, str(folder), found.skipped))
 
 
 def write_view_page(inputs: Sequence[Path], output: Path, cassettes: Sequence[Path] = ()) -> Path:

@@ -358,8 +358,20 @@ def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
     old.write(tmp_path / "a.json")
     new.write(tmp_path / "b.json")
     (tmp_path / "not-a-report.json").write_text('{"root": {}}', "utf-8")
+    (tmp_path / "eval-cut.json").write_text('{"rows": [', "utf-8")  # a corrupt report
     _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
     assert page.locator("tr.run").count() == 2
+    # The files that are not reports are named, with why, above the runs.
+    assert page.locator("#skipped").is_visible()
+    notes = page.locator("#skipped li").all_text_contents()
+    assert [note.split(":")[0] for note in notes] == ["eval-cut.json", "not-a-report.json"]
+    assert "corrupt" in notes[0] and "looks like" not in notes[0]
+    # Each run's whole date and time, in the runs table and over its matrix column.
+    assert page.locator("tr.run td.when").all_text_contents() == [
+        "2026-02-01 00:00:00 UTC",
+        "2026-01-01 00:00:00 UTC",
+    ]
+    assert page.locator("th.run-h").first.text_content() == "#1 2026-02-01 00:00:00 UTC"
     assert page.locator("tr.case .case-name").first.text_content() == INDEX_HOSTILE
     (new_tip, new_colour), (old_tip, old_colour) = _matrix_cells(page, "added")
     assert new_tip.startswith("b.json (") and new_tip.endswith("): pass")
@@ -403,6 +415,31 @@ def test_every_verdict_has_its_colour_and_tooltip_in_the_matrix(page: Any, tmp_p
         "error\nerror: error in r1",
     ]
     assert len(set(palette.values())) == 5
+
+
+@pytest.mark.deep
+def test_one_run_is_a_list_in_a_panel_no_wider_than_its_table(
+    page: Any, shots: Path, tmp_path: Path
+) -> None:
+    rows = tuple(
+        EvalRow(scenario=f"c{n}", nodeid=f"e::c{n}", verdict=verdict, source=Source.SCRIPTED)
+        for n, verdict in enumerate([Verdict.PASS, Verdict.FAIL, Verdict.PASS])
+    )
+    EvalReport(created_at="2026-03-01T12:34:56+00:00", rows=rows).write(tmp_path / "r.json")
+    _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
+    page.screenshot(path=str(shots / "index-one-run.png"), full_page=True)
+    assert page.text_content("#cases-title") == "Cases"
+    assert page.locator(".strip").count() == 0 and page.locator("th.run-h").count() == 0
+    heads = page.locator("#matrix-head th").all_text_contents()
+    assert heads == ["case", "result", "failure"]  # one provider: no provider column
+    assert page.locator("#f-provider").count() == 0 and page.locator("#f-verdict").count() == 1
+    verdicts = page.locator("tr.case .verdict").all_text_contents()
+    assert verdicts == ["fail", "pass", "pass"]
+    box = page.locator("#matrix-box").bounding_box()
+    table = page.locator("#matrix").bounding_box()
+    assert box is not None and table is not None
+    assert box["width"] <= table["width"] + 2  # the panel hugs its table: no empty half
+    assert "provider scripted" in (page.text_content("#subtitle") or "")
 
 
 def test_index_data_groups_epochs_into_one_cell() -> None:

@@ -95,3 +95,14 @@ def test_a_cassettes_folder_that_is_not_one_is_refused_in_one_line(tmp_path: Pat
     done = _harness(tmp_path, "view", str(report), "--cassettes", str(tmp_path / "nowhere"))
     assert done.returncode != 0
     assert "--cassettes" in done.stderr and "is not a folder" in done.stderr
+
+
+def test_a_foreign_report_in_the_folder_is_noted_and_the_rest_shown(tmp_path: Path) -> None:
+    _report(tmp_path / "eval-a.json", Verdict.PASS)
+    (tmp_path / "eval-b.json").write_text('{"schema_version": 99, "rows": []}', "utf-8")
+    done = _harness(tmp_path, "view", str(tmp_path))
+    assert done.returncode == 0, done.stderr  # it refused the whole folder before
+    data = _data(Path(done.stdout.strip()))
+    assert [run["name"] for run in data["runs"]] == ["eval-a.json"]  # type: ignore[index]
+    (note,) = data["skipped"]  # type: ignore[misc]
+    assert note["name"] == "eval-b.json" and "schema_version 99" in note["problem"]
