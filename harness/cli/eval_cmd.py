@@ -52,6 +52,8 @@ harness eval --mutants [--fail-on weak|survivors|never] [--min-kill-rate 0.5]
     mutants than --min-kill-rate (weak, the default gate); survivors: also
     when any mutant survives.
 harness eval merge REPORT... --output PATH
+harness eval prune --keep N [--reports-dir .harness/reports] [--dry-run]
+    Delete all but the N newest reports, with the trace files only they name.
 
 \b
 Exit codes: 0 every eval passed, 1 an eval failed or regressed,

@@ -149,6 +149,7 @@ def _register_subcommands() -> None:
     from harness.cli import (
         approval_cmd,
         eval_cmd,
+        eval_prune_cmd,
         serve_cmd,
         tools_cmd,
         trace_cmd,
@@ -156,8 +157,8 @@ def _register_subcommands() -> None:
         view_cmd,
     )
 
-    # These modules register their commands on `app` when imported.
-    del approval_cmd, serve_cmd, tools_cmd, undo_cmd, view_cmd
+    # These modules register their commands on `app` (eval_prune_cmd on eval_app) when imported.
+    del approval_cmd, eval_prune_cmd, serve_cmd, tools_cmd, undo_cmd, view_cmd
     app.add_typer(eval_cmd.eval_app, name="eval")
     app.add_typer(trace_cmd.trace_app, name="trace")
 

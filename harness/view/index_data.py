@@ -15,10 +15,9 @@ hundred reports by a hundred cases holds ten thousand of them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from datetime import UTC, datetime
 
 from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
 from harness.evals.report import EvalReport
@@ -56,7 +55,10 @@ def index_data(
         "providers": providers,
         "sources": sources,
         "reasons": list(reasons),
-        "skipped": [{"name": f.path.name, "path": str(f.path), "problem": f.problem} for f in skipped],
+        "skipped": [
+            {"name": file.path.name, "path": str(file.path), "problem": file.problem}
+            for file in skipped
+        ],
         "layout": _layout(runs, cases, providers, sources),
     }
 

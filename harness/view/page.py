@@ -27,8 +27,8 @@ from harness.tracing import TraceTree
 from harness.view.compare_data import compare_data
 from harness.view.errors import ViewError
 from harness.view.index_data import index_data
-from harness.view.report_folder import SkippedFile, read_report_folder
 from harness.view.report_data import TraceIndex, report_data
+from harness.view.report_folder import SkippedFile, read_report_folder
 from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
 

@@ -51,7 +51,8 @@ def test_runs_show_whole_dates_in_utc_and_sort_by_the_moment(tmp_path: Path) -> 
 
 def test_a_report_without_a_zoned_time_is_dated_by_its_file(tmp_path: Path) -> None:
     path = tmp_path / "naive.json"
-    path.write_text(json.dumps({"schema_version": 3, "created_at": "2026-03-01T10:00:00", "rows": []}))
+    naive = {"schema_version": 3, "created_at": "2026-03-01T10:00:00", "rows": []}
+    path.write_text(json.dumps(naive), "utf-8")
     os.utime(path, (1_780_000_000, 1_780_000_000))
     report = EvalReport.model_validate_json(path.read_bytes())
     found = run_time(report, path)
