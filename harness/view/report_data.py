@@ -4,6 +4,10 @@ provider (epochs folded into a pass rate), the traces of its runs, and mutants.
 Each run's trace files are read now and embedded, so the page links to them
 without the files; a trace that is gone (rows point into the eval's temporary
 state dir) is listed as missing with its path, never silently dropped.
+
+The case table shows only the columns that hold something for some case
+(``columns``); each one left out is named with why in ``dropped``, so a column
+of "–" (cost when nothing is priced) gives way to one line that says so.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -20,10 +24,26 @@ from harness.evals.aggregate import CaseRuns, aggregate_rows
 from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
 from harness.evals.report import EvalReport, EvalRow
 from harness.tracing import TraceTree
+from harness.view.report_folder import run_time
 from harness.view.run_transcripts import TranscriptIndex
 from harness.view.trace_data import trace_data
 
-__all__ = ["RunSources", "TraceIndex", "report_data", "run_data"]
+__all__ = ["CASE_COLUMNS", "RunSources", "TraceIndex", "report_data", "run_data"]
+
+# The case table's columns, in order (the page has a header and a cell for each).
+CASE_COLUMNS: Final = (
+    "case",
+    "provider",
+    "source",
+    "result",
+    "steps",
+    "tool_calls",
+    "tokens",
+    "cost",
+    "duration",
+    "failure",
+    "trace",
+)
 
 
 class TraceIndex:
@@ -85,9 +105,15 @@ def report_data(
     if transcripts is None:
         transcripts = TranscriptIndex()
     rows = report.rows
+    cases = [
+        _case(runs, RunSources(traces, transcripts, Path(source)))
+        for runs in aggregate_rows(rows).values()
+    ]
+    dropped = _empty_columns(cases) if cases else {}
     return {
         "source": source,
         "created_at": report.created_at,
+        "when": when.whole if (when := run_time(report, Path(source))) else report.created_at,
         "harness_version": report.harness_version,
         "record_mode": report.record_mode,
         "prices": report.prices,
@@ -95,12 +121,37 @@ def report_data(
         "sources": [s.value for s in report.sources],
         "runs": len(rows),
         "passed": sum(1 for row in rows if row.verdict.value == "pass"),
-        "cases": [
-            _case(runs, RunSources(traces, transcripts, Path(source)))
-            for runs in aggregate_rows(rows).values()
-        ],
+        "cases": cases,
+        "columns": [column for column in CASE_COLUMNS if column not in dropped],
+        "dropped": [{"column": column, "why": why} for column, why in dropped.items() if why],
         "mutants": [_mutants(summary) for summary in summarize_mutants(report.mutants)],
     }
+
+
+def _empty_columns(cases: list[dict[str, Any]]) -> dict[str, str]:
+    """The columns no case has anything in, each with why (shown as a note), or ""
+    for a column whose absence says it all (no failure column: nothing failed)."""
+    runs = [run for case in cases for run in case["rows"]]
+    empty: dict[str, str] = {}
+    if not any(case["steps"] for case in cases):
+        empty["steps"] = "no run counted a step"
+    if not any(case["tool_calls"] for case in cases):
+        empty["tool_calls"] = "no run made a tool call"
+    if not any(case["input_tokens"] or case["output_tokens"] for case in cases):
+        empty["tokens"] = "no run counted a token"
+    if all(case["cost_usd"] is None for case in cases):
+        synthetic = all(case["synthetic"] for case in cases)
+        empty["cost"] = "no run is priced (synthetic tokens)" if synthetic else "no run is priced"
+    if not any(case["duration_s"] for case in cases):
+        empty["duration"] = "no run's duration was recorded"
+    if not any(case["failures"] for case in cases) and not any(run["judge"] for run in runs):
+        empty["failure"] = ""
+    if not any(run["traces"] or "index" in run["transcript"] for run in runs):
+        first = next((run["transcript"].get("missing") for run in runs), None)
+        empty["trace"] = "no run has a trace file or a transcript" + (
+            f" (the first run's transcript: {first})" if first else ""
+        )
+    return empty
 
 
 @dataclass(frozen=True)

@@ -259,3 +259,30 @@ def test_a_judged_run_shows_the_judges_verdict_and_reason() -> None:
     assert {key: judge[key] for key in verdict} == verdict
     plain = report_data(EvalReport(rows=(_row("p"),)), source="r", traces=TraceIndex())
     assert plain["cases"][0]["rows"][0]["judge"] is None
+
+
+def _columns(report: EvalReport, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    data = report_data(report, source=str(tmp_path / "r.json"), traces=TraceIndex())
+    return data["columns"], {d["column"]: d["why"] for d in data["dropped"]}
+
+
+def test_columns_empty_for_every_case_are_dropped_and_named(tmp_path: Path) -> None:
+    # Simulator rows: synthetic tokens, so nothing is priced; no trace, no failure.
+    rows = (_row("a", steps=2, input_tokens=10, duration_s=0.5), _row("b", steps=1))
+    columns, dropped = _columns(EvalReport(rows=rows), tmp_path)
+    assert columns == ["case", "provider", "source", "result", "steps", "tokens", "duration"]
+    assert dropped["cost"] == "no run is priced (synthetic tokens)"
+    assert dropped["tool_calls"] == "no run made a tool call"
+    assert dropped["trace"].startswith("no run has a trace file or a transcript")
+    assert "failure" not in dropped  # left out without a note: nothing failed
+
+
+def test_a_column_with_one_value_stays_whole(tmp_path: Path) -> None:
+    trace = _trace_file(tmp_path, "t.json")
+    rows = (
+        _row("a", Verdict.FAIL, message="boom", source=Source.LIVE, input_tokens=5, cost_usd=0.01),
+        _row("b", source=Source.LIVE, tool_calls=1, traces=(trace,)),
+    )
+    columns, dropped = _columns(EvalReport(rows=rows), tmp_path)
+    assert {"cost", "tool_calls", "tokens", "failure", "trace"} <= set(columns)
+    assert set(dropped) == {"steps", "duration"}
