@@ -30,6 +30,7 @@ from harness.view.index_data import index_data
 from harness.view.report_data import TraceIndex, report_data
 from harness.view.report_folder import SkippedFile, read_report_folder
 from harness.view.run_transcripts import TranscriptIndex
+from harness.view.trace_cases import TraceCase, trace_cases, trace_providers
 from harness.view.trace_data import trace_data
 
 __all__ = [
@@ -166,9 +167,14 @@ def build_trace_page(traces: Sequence[TraceTree]) -> str:
     """
     if not traces:
         raise ViewError("no trace to show: give at least one trace file")
+    cases = trace_cases(tree.path for tree in traces if tree.path)
     data = {
         "traces": [
-            trace_data(tree, source=str(tree.path) if tree.path else tree.trace_id)
+            trace_data(
+                tree,
+                source=str(tree.path) if tree.path else tree.trace_id,
+                case=cases.get(tree.path) if tree.path else None,
+            )
             for tree in traces
         ]
     }
@@ -205,20 +211,51 @@ def build_report_page(
     if not reports:
         raise ViewError("no eval report to show: give at least one report file")
     index, store = TraceIndex(), TranscriptIndex(cassettes)
+    cases = _extra_cases(traces, [report for report, _ in reports])
     data = {
         "reports": [
             report_data(report, source=where, traces=index, transcripts=store)
             for report, where in reports
         ],
-        "extra": [index.add(tree, str(tree.path or tree.trace_id)) for tree in traces],
+        "extra": [
+            index.add(tree, str(tree.path or tree.trace_id), cases.get(position))
+            for position, tree in enumerate(traces)
+        ],
         "extra_tx": [store.for_tree(tree) for tree in traces],
-        "extra_labels": [f"{tree.trace_id[:12]} · {tree.session_key or '-'}" for tree in traces],
+        "extra_labels": [_trace_label(tree, cases.get(n)) for n, tree in enumerate(traces)],
         **_runs_blob(index, store),
     }
     title = f"harness eval report {Path(reports[0][1]).name}"
     if len(reports) > 1:
         title += f" and {len(reports) - 1} more"
     return render_page("report.html", title=title, data=data)
+
+
+def _extra_cases(
+    traces: Sequence[TraceTree], reports: Sequence[EvalReport]
+) -> dict[int, TraceCase]:
+    """The case of each trace given beside reports (by position): the row of a given
+    report that names its file, else the report beside its ``-traces`` folder."""
+    named = {
+        Path(path).name: TraceCase.of(row)
+        for report in reports
+        for row in report.rows
+        for path in row.traces
+    }
+    beside = trace_cases(tree.path for tree in traces if tree.path)
+    found: dict[int, TraceCase] = {}
+    for position, tree in enumerate(traces):
+        case = (named.get(tree.path.name) or beside.get(tree.path)) if tree.path else None
+        if case is not None:
+            found[position] = case
+    return found
+
+
+def _trace_label(tree: TraceTree, case: TraceCase | None) -> str:
+    """A trace's name in a list: its case and provider, else its id, session and provider."""
+    if case is not None:
+        return f"{case.case} · {case.provider}/{case.model}"
+    return " · ".join([tree.trace_id[:12], tree.session_key or "-", *trace_providers(tree)[:1]])
 
 
 def build_compare_page(

@@ -26,6 +26,7 @@ from harness.evals.report import EvalReport, EvalRow
 from harness.tracing import TraceTree
 from harness.view.report_folder import run_time
 from harness.view.run_transcripts import TranscriptIndex
+from harness.view.trace_cases import TraceCase
 from harness.view.trace_data import trace_data
 
 __all__ = ["CASE_COLUMNS", "RunSources", "TraceIndex", "report_data", "run_data"]
@@ -54,24 +55,25 @@ class TraceIndex:
         self.trees: dict[str, TraceTree] = {}
         self._known: dict[str, int | str] = {}
 
-    def link(self, path: str) -> dict[str, Any]:
-        """``{"path", "index"}`` of an embedded trace, or ``{"path", "missing"}`` saying why not."""
+    def link(self, path: str, case: TraceCase | None = None) -> dict[str, Any]:
+        """``{"path", "index"}`` of an embedded trace, or ``{"path", "missing"}`` saying why
+        not; ``case``: the eval case of the row that names it."""
         if path not in self._known:
-            self._known[path] = self._read(Path(path))
+            self._known[path] = self._read(Path(path), case)
         found = self._known[path]
         if isinstance(found, int):
             return {"path": path, "index": found}
         return {"path": path, "missing": found}
 
-    def add(self, tree: TraceTree, source: str) -> int:
+    def add(self, tree: TraceTree, source: str, case: TraceCase | None = None) -> int:
         """Embed a trace given as such (not through a report row); its index."""
         # The page passes a run's transcript to the trace it opens (it may come from
         # the cassette), so the embedded trace carries none of its own.
-        self.traces.append(trace_data(tree, source=source, with_transcript=False))
+        self.traces.append(trace_data(tree, source=source, with_transcript=False, case=case))
         self.trees[source] = tree
         return len(self.traces) - 1
 
-    def _read(self, path: Path) -> int | str:
+    def _read(self, path: Path, case: TraceCase | None) -> int | str:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
@@ -82,7 +84,7 @@ class TraceIndex:
             tree = TraceTree.from_json(raw, source=str(path))
         except HarnessError as exc:
             return f"not a readable trace: {exc}"
-        return self.add(tree, str(path))
+        return self.add(tree, str(path), case)
 
 
 def report_data(
@@ -194,7 +196,7 @@ def _case(runs: CaseRuns, sources: RunSources) -> dict[str, Any]:
 
 def run_data(row: EvalRow, sources: RunSources) -> dict[str, Any]:
     """One run of a case for the page: verdict, message, trace links, transcript link, judge."""
-    links = [sources.traces.link(path) for path in row.traces]
+    links = [sources.traces.link(path, TraceCase.of(row)) for path in row.traces]
     trees = [sources.traces.trees[link["path"]] for link in links if "index" in link]
     return {
         "nodeid": row.nodeid,

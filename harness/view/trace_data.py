@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
 from harness.tracing.outline import walk_with_depth
+from harness.view.trace_cases import TraceCase, trace_providers
 from harness.view.transcript import transcript
 
 __all__ = ["MARKED_KINDS", "PARALLEL_KINDS", "trace_data"]
@@ -25,13 +26,20 @@ MARKED_KINDS: Final = frozenset({"approval.pause", "approval.resume", "subagent.
 PARALLEL_KINDS: Final = frozenset({"tool.call"})
 
 
-def trace_data(tree: TraceTree, *, source: str, with_transcript: bool = True) -> dict[str, Any]:
+def trace_data(
+    tree: TraceTree,
+    *,
+    source: str,
+    with_transcript: bool = True,
+    case: TraceCase | None = None,
+) -> dict[str, Any]:
     """Return the JSON-able description of ``tree`` for the page.
 
     Args:
         tree: the trace.
         source: where it was read from, shown on the page.
         with_transcript: add the trace's transcript (``tx``, see ``transcript``).
+        case: the eval case whose run wrote it, when a report says so.
     """
     origin = _parse(tree.root.started_at)
     spans: list[dict[str, Any]] = []
@@ -45,8 +53,13 @@ def trace_data(tree: TraceTree, *, source: str, with_transcript: bool = True) ->
     _mark_paths(spans)
     total = max((s["s"] + (s["e"] or 0.0) for s in spans), default=0.0)
     has_payloads = any(s["pl"] is not None for s in spans)
+    # What the trace list names a trace by: its case and its model calls' provider
+    # (four traces of one session, one per provider, were told apart by id alone).
+    providers = trace_providers(tree) or ([f"{case.provider}/{case.model}"] if case else [])
     return {
         "id": tree.trace_id,
+        "case": case.case if case else None,
+        "providers": providers,
         "session": tree.session_key,
         "created_at": tree.created_at,
         # Spans carry offsets from this (the page prints their times from it): a

@@ -87,6 +87,9 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, shots: Path, tmp_path
     assert "deploy-key.txt" in (details.text_content() or "")
     assert SECRET not in (page.content())
 
+    # The list names each trace by its case (no report here: its session) and provider.
+    assert page.locator(".trace-item .t-provider").all_text_contents() == ["scripted/scripted"] * 2
+    assert page.locator(".trace-item .t-case").first.text_content() == paused.session_key
     # The list switches to the resumed run.
     page.locator(".trace-item").nth(1).click()
     assert page.text_content('#summary [data-fact="trace"] .v') == resumed.trace_id

@@ -10,17 +10,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.evals import EvalReport
+from harness.evals import EvalReport, EvalRow, Verdict
+from harness.evals.provenance import Source
 from harness.tracing import Tracer, TraceTree
 from harness.view import (
     ViewError,
+    build_report_page,
     build_trace_page,
     embed_json,
     load_view_input,
     trace_data,
     write_compare_page,
 )
+from harness.view.trace_cases import trace_cases
 from tests.tracing.conftest import build_run
+from tests.tracing.scripted_run import record_traces
 from tests.view.traces import overlapping_tree
 
 _DATA = re.compile(r'<script type="application/json" id="harness-data">(.*?)</script>', re.S)
@@ -157,3 +161,51 @@ def test_a_trace_file_loads_with_its_path(tmp_path: Path) -> None:
 def test_no_traces_is_an_error() -> None:
     with pytest.raises(ViewError, match="at least one trace"):
         build_trace_page([])
+
+
+def test_a_kept_trace_is_named_by_its_reports_case_and_its_provider(tmp_path: Path) -> None:
+    # As `harness eval` keeps them: r-traces/NNN-<id>.json beside r.json, whose rows name them.
+    paused, resumed = record_traces(tmp_path)
+    assert paused.path is not None and resumed.path is not None
+    kept = tmp_path / "reports" / "r-traces"
+    kept.mkdir(parents=True)
+    copies = [kept / f"00{n}-{tree.path.name}" for n, tree in enumerate((paused, resumed))]
+    for copy, tree in zip(copies, (paused, resumed), strict=True):
+        copy.write_bytes(tree.path.read_bytes())  # type: ignore[union-attr]
+    row = EvalRow(
+        scenario="approval[approve]",
+        nodeid="evals/test_approval_flow.py::test_approval_flow[openai-approve]",
+        provider="openai",
+        model="gpt-4.1-mini",
+        verdict=Verdict.PASS,
+        source=Source.SIMULATOR,
+        traces=(str(tmp_path / "elsewhere" / copies[0].name),),  # a moved folder: by name
+    )
+    EvalReport(rows=(row,)).write(tmp_path / "reports" / "r.json")
+    assert set(trace_cases(copies)) == {copies[0]}
+    trees = [load_view_input(copy) for copy in copies]
+    data = _embedded(build_trace_page(trees))  # type: ignore[arg-type]
+    traces = data["traces"]
+    assert isinstance(traces, list)
+    named, unnamed = traces
+    assert named["case"] == "approval[approve]" and unnamed["case"] is None
+    # The provider comes from the trace's own model calls (here the scripted provider).
+    assert named["providers"] == unnamed["providers"] == ["scripted/scripted"]
+
+
+def test_a_trace_given_beside_a_report_is_labelled_by_the_row_naming_it(tmp_path: Path) -> None:
+    paused, resumed = record_traces(tmp_path)
+    assert paused.path is not None
+    row = EvalRow(
+        scenario="edit",
+        nodeid="e::edit",
+        provider="openai",
+        model="gpt-4.1-mini",
+        verdict=Verdict.PASS,
+        traces=(str(paused.path),),
+    )
+    data = _embedded(build_report_page([(EvalReport(rows=(row,)), "r.json")], [paused, resumed]))
+    labels = data["extra_labels"]
+    assert isinstance(labels, list)
+    assert labels[0] == "edit · openai/gpt-4.1-mini"
+    assert labels[1].endswith(f"{resumed.session_key} · scripted/scripted")
