@@ -7,6 +7,9 @@
 - ``run_transcripts``: an eval row's transcript, from its replay trace or its cassette.
 - ``index_data``: a folder of eval reports: runs newest first, a case x run matrix.
 - ``compare_data``: two reports compared by the eval gate, for the compare page.
+- ``report_folder``: a folder of reports: the readable ones, the files skipped and why, run times.
+- ``prune``: keeping a folder's newest reports (``harness eval prune``).
+- ``trace_cases``: the eval case and provider a trace file belongs to, for the trace list.
 - ``errors``: ``ViewError``.
 - ``templates/``: the pages (inline CSS and plain JS, no network at view time).
 """

@@ -9,9 +9,9 @@ that only they name.
 
 What is never deleted:
 - a file any kept report names (two reports may name one trace);
-- a file outside the folder (a row may name a trace in a temporary state dir, or
-  anything: a report is data, not an order to delete) and anything that is not a
-  regular file;
+- a file that is not in one of the folder's own ``*-traces/`` folders (a row may
+  name a trace in a temporary state dir, or anything: a report is data, not an
+  order to delete), and anything that is not a regular file;
 - a ``*.json`` that is not a readable report (corrupt, foreign): its references
   are unknown, so it and every file it might name stay, and the caller says so.
 
@@ -28,7 +28,13 @@ from pathlib import Path
 
 from harness.core.errors import ConfigurationError
 from harness.evals.report import EvalReport
-from harness.view.report_folder import RunTime, SkippedFile, read_report_folder, run_time
+from harness.view.report_folder import (
+    TRACES_SUFFIX,
+    RunTime,
+    SkippedFile,
+    read_report_folder,
+    run_time,
+)
 
 __all__ = ["PrunePlan", "PrunedReport", "apply_prune", "plan_prune"]
 
@@ -127,9 +133,9 @@ def apply_prune(plan: PrunePlan) -> int:
 
 
 def _artifacts(report: EvalReport, path: Path, root: Path) -> list[Path]:
-    """The trace files ``report`` (at ``path``) names that exist in a sub-folder of
-    ``root`` (where ``harness eval`` keeps them; never a file beside the reports)."""
-    own_folder = path.with_name(f"{path.stem}-traces")
+    """The trace files ``report`` (at ``path``) names that exist in a ``*-traces``
+    folder of ``root`` (where ``harness eval`` keeps them, and nowhere else)."""
+    own_folder = path.with_name(f"{path.stem}{TRACES_SUFFIX}")
     found: dict[Path, None] = {}
     for row in report.rows:
         for named in row.traces:
@@ -139,7 +145,8 @@ def _artifacts(report: EvalReport, path: Path, root: Path) -> list[Path]:
             if not candidate.is_file() or candidate.is_symlink():
                 continue
             resolved = candidate.resolve()
-            if resolved.is_relative_to(root) and resolved.parent != root:
+            folder = resolved.parent
+            if folder.parent == root and folder.name.endswith(TRACES_SUFFIX):
                 found[resolved] = None
     return list(found)
 

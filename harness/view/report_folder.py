@@ -16,7 +16,18 @@ from pathlib import Path
 from harness.core.errors import HarnessError
 from harness.evals.report import EvalReport, load_report
 
-__all__ = ["ReportFolder", "RunTime", "SkippedFile", "read_report_folder", "run_time"]
+__all__ = [
+    "TRACES_SUFFIX",
+    "ReportFolder",
+    "RunTime",
+    "SkippedFile",
+    "read_report_folder",
+    "run_time",
+]
+
+# `harness eval` keeps a report's traces in `<report stem>-traces/` beside it
+# (harness.evals.runner.keep_traces).
+TRACES_SUFFIX = "-traces"
 
 # A problem is shown on one line of the page: a pydantic error runs to many.
 _PROBLEM_CHARS = 300

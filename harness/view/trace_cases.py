@@ -16,10 +16,9 @@ from pathlib import Path
 from harness.core.errors import HarnessError
 from harness.evals.report import EvalReport, EvalRow, load_report
 from harness.tracing import TraceTree
+from harness.view.report_folder import TRACES_SUFFIX
 
 __all__ = ["TraceCase", "trace_cases", "trace_providers"]
-
-_TRACES_SUFFIX = "-traces"
 
 
 @dataclass(frozen=True)
@@ -41,9 +40,9 @@ def trace_cases(paths: Iterable[Path]) -> dict[Path, TraceCase]:
     found: dict[Path, TraceCase] = {}
     for path in paths:
         folder = path.parent
-        if not folder.name.endswith(_TRACES_SUFFIX):
+        if not folder.name.endswith(TRACES_SUFFIX):
             continue
-        report = folder.with_name(folder.name.removesuffix(_TRACES_SUFFIX) + ".json")
+        report = folder.with_name(folder.name.removesuffix(TRACES_SUFFIX) + ".json")
         if report not in reports:
             reports[report] = _cases_by_name(report)
         case = reports[report].get(path.name)

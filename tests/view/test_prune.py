@@ -51,7 +51,8 @@ def reports(tmp_path: Path) -> Path:
     """Four reports; the names sort against their run times, so only those can order them.
 
     old-b (2026-01-02) shares the trace ``s.json`` of new-a's folder (the newest);
-    old-c (2026-01-01) names a trace outside the folder; undated has no created_at
+    old-c (2026-01-01) names a file outside the folder and one in it but in no
+    ``-traces`` folder; undated has no created_at
     and a file time in 2025.
     """
     folder = tmp_path / ".harness" / "reports"
@@ -61,7 +62,10 @@ def reports(tmp_path: Path) -> Path:
     _report(folder, "b-old", "2026-01-02T00:00:00+00:00", ["2.json", shared])
     outside = tmp_path / "outside.json"
     outside.write_text("{}", "utf-8")
-    _report(folder, "c-older", "2026-01-01T00:00:00Z", ["3.json", str(outside)])
+    (folder / "notes").mkdir()
+    inside = folder / "notes" / "keep-me.json"  # in the folder, but no trace folder of it
+    inside.write_text("{}", "utf-8")
+    _report(folder, "c-older", "2026-01-01T00:00:00Z", ["3.json", str(outside), str(inside)])
     undated = _report(folder, "d-undated", None, ["4.json"])
     os.utime(undated, (1_750_000_000, 1_750_000_000))  # 2025-06-15
     (folder / "e-cut.json").write_text('{"rows": [', "utf-8")
@@ -91,6 +95,8 @@ def test_the_newest_by_run_time_stay_and_only_their_traces_are_shared(reports: P
         "b-old-traces/2.json",
         "e-cut.json",  # not readable: left alone
         "harness-view.html",
+        "notes",
+        "notes/keep-me.json",  # named by a pruned report, but not in a -traces folder
     }
     assert (reports.parents[1] / "outside.json").exists()  # outside the folder: never ours
 
