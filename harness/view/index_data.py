@@ -74,11 +74,11 @@ def _layout(
     One run makes no matrix (one cell per case): the cases are a plain list. One
     provider makes no provider column or filter (the subtitle names it).
     """
-    failed = any(c["failed"] for c in cases)
     filters = [
         name for name, values in (("provider", providers), ("source", sources)) if len(values) > 1
     ]
-    if failed and not all(c["failed"] for c in cases):
+    # Even when every case failed once, "failed in the newest run" tells them apart.
+    if any(c["failed"] for c in cases):
         filters.append("verdict")
     return {
         "matrix": len(runs) > 1,
