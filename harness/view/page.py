@@ -329,7 +329,8 @@ def write_index_page(folder: Path, output: Path) -> Path:
         detail = f": {problems}{more}" if problems else ""
         raise ViewError(f"{folder} has no readable eval report (*.json with rows){detail}")
     reports = [(report, str(path)) for report, path in found.reports]
-    return _write(output, build_index_page(reports, str(folder), found.skipped))
+    # Named whole: `harness view .` would otherwise title the page ".".
+    return _write(output, build_index_page(reports, str(folder.resolve()), found.skipped))
 
 
 def write_view_page(inputs: Sequence[Path], output: Path, cassettes: Sequence[Path] = ()) -> Path:

@@ -409,6 +409,7 @@ def test_model_names_stay_whole_and_a_long_reason_says_there_is_more(
     assert "Not shown: steps (no run counted a step)" in note and "cost (no run is priced)" in note
     assert "trace (no run has a trace file or a transcript" in note and "failure" not in note
     assert page.locator('#summary [data-fact="cost"]').count() == 0
+    assert page.locator("#mutants-section").is_hidden()  # no mutant was run
     page.screenshot(path=str(shots / "report-no-failures.png"), full_page=True)
 
 
