@@ -93,10 +93,16 @@ def plan_prune(folder: Path, keep: int) -> PrunePlan:
     protected = {path.resolve() for _, path, _ in kept} | {f.path.resolve() for f in found.skipped}
     for report, path, _ in kept:
         protected.update(_artifacts(report, path, root))
+    # An unreadable report's own trace folder: what it names is unknown, so all of it stays.
+    theirs = {(f.path.with_name(f.path.stem + TRACES_SUFFIX)).resolve() for f in found.skipped}
     removed: list[PrunedReport] = []
     claimed = {path.resolve() for _, path, _ in dropped}  # deleted as reports, once
     for report, path, when in dropped:
-        own = [f for f in _artifacts(report, path, root) if f not in protected and f not in claimed]
+        own = [
+            f
+            for f in _artifacts(report, path, root)
+            if f not in protected and f not in claimed and f.parent not in theirs
+        ]
         claimed.update(own)
         removed.append(PrunedReport(path, when, tuple(own)))
     files = [f for report in removed for f in (report.path, *report.artifacts)]

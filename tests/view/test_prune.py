@@ -51,8 +51,8 @@ def reports(tmp_path: Path) -> Path:
     """Four reports; the names sort against their run times, so only those can order them.
 
     old-b (2026-01-02) shares the trace ``s.json`` of new-a's folder (the newest);
-    old-c (2026-01-01) names a file outside the folder and one in it but in no
-    ``-traces`` folder; undated has no created_at
+    old-c (2026-01-01) names a file outside the folder, one in it but in no
+    ``-traces`` folder, and one in the unreadable e-cut's; undated has no created_at
     and a file time in 2025.
     """
     folder = tmp_path / ".harness" / "reports"
@@ -65,7 +65,16 @@ def reports(tmp_path: Path) -> Path:
     (folder / "notes").mkdir()
     inside = folder / "notes" / "keep-me.json"  # in the folder, but no trace folder of it
     inside.write_text("{}", "utf-8")
-    _report(folder, "c-older", "2026-01-01T00:00:00Z", ["3.json", str(outside), str(inside)])
+    cut_traces = folder / "e-cut-traces"
+    cut_traces.mkdir()
+    theirs = cut_traces / "x.json"  # the unreadable report's own trace: it might name it
+    theirs.write_text("{}", "utf-8")
+    _report(
+        folder,
+        "c-older",
+        "2026-01-01T00:00:00Z",
+        ["3.json", str(outside), str(inside), str(theirs)],
+    )
     undated = _report(folder, "d-undated", None, ["4.json"])
     os.utime(undated, (1_750_000_000, 1_750_000_000))  # 2025-06-15
     (folder / "e-cut.json").write_text('{"rows": [', "utf-8")
@@ -93,7 +102,9 @@ def test_the_newest_by_run_time_stay_and_only_their_traces_are_shared(reports: P
         "b-old.json",
         "b-old-traces",
         "b-old-traces/2.json",
-        "e-cut.json",  # not readable: left alone
+        "e-cut.json",  # not readable: left alone, with its own traces
+        "e-cut-traces",
+        "e-cut-traces/x.json",
         "harness-view.html",
         "notes",
         "notes/keep-me.json",  # named by a pruned report, but not in a -traces folder
