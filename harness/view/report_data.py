@@ -150,9 +150,7 @@ def _empty_columns(cases: list[dict[str, Any]]) -> dict[str, str]:
         empty["failure"] = ""
     if not any(run["traces"] or "index" in run["transcript"] for run in runs):
         first = next((run["transcript"].get("missing") for run in runs), None)
-        empty["trace"] = "no run has a trace file or a transcript" + (
-            f" (the first run's transcript: {first})" if first else ""
-        )
+        empty["trace"] = "no run has a trace file or a transcript" + (f": {first}" if first else "")
     return empty
 
 
