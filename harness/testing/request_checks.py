@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core import TraceAssertionError
 from harness.traffic.sent import (
@@ -40,20 +40,20 @@ from harness.traffic.sent import (
     sent_from_exchanges,
     sent_from_llm_request,
     sha256_text,
-    tools_sha256,
 )
+
+if TYPE_CHECKING:
+    from harness.evals.request_spec import RequestSpec
 
 __all__ = [
     "RequestAssertionError",
     "RequestChecks",
     "SentRequest",
     "assert_requests",
+    "request_spec_failures",
     "sent_requests",
     "system_sha256",
 ]
-
-_UNSET: Any = object()
-
 
 class RequestAssertionError(TraceAssertionError):
     """A model request did not carry what the test expected; the message says which."""
@@ -339,3 +339,36 @@ class RequestChecks:
                     "tool results or the next user turn"
                 )
         return self
+
+
+def request_spec_failures(spec: RequestSpec, source: Any) -> list[str]:
+    """Every failed check of a case's ``request:`` block on ``source``'s requests, as lines."""
+    failures: list[str] = []
+    try:
+        checks = assert_requests(source)
+    except RequestAssertionError as exc:
+        return [f"request: {exc}"]
+    chosen = spec.model_fields_set
+    steps: list[Callable[[], object]] = []
+    if "model" in chosen and spec.model is not None:
+        steps.append(lambda: checks.model(str(spec.model)))
+    if "effort" in chosen:
+        steps.append(lambda: checks.effort(spec.effort))
+    if "temperature" in chosen:
+        steps.append(lambda: checks.temperature(spec.temperature))
+    if spec.system_sha256 is not None:
+        steps.append(lambda: checks.system_sha256(str(spec.system_sha256)))
+    if spec.tools is not None:
+        steps.append(lambda: checks.tools(spec.tools or ()))
+    if spec.tools_sha256 is not None:
+        steps.append(lambda: checks.tools_sha256(str(spec.tools_sha256)))
+    if spec.stable_prefix:
+        steps.append(checks.stable_prefix)
+    if spec.complete_history:
+        steps.append(checks.complete_history)
+    for step in steps:
+        try:
+            step()
+        except RequestAssertionError as exc:
+            failures.append(f"request: {exc}")
+    return failures

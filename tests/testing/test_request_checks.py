@@ -1,0 +1,360 @@
+"""Checks on what was sent (issue 43 item 5): one request view over five wires, and the checks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.core import LLMRequest, Message, ToolCall, ToolDefinition
+from harness.providers import RequestLoggingProvider, ScriptedProvider
+from harness.testing import (
+    HttpExchange,
+    RequestAssertionError,
+    SentRequest,
+    assert_requests,
+    sent_requests,
+    system_sha256,
+)
+from harness.traffic.sent import sent_from_body
+
+SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+SYSTEM = "You are careful.\nNever guess."
+
+# One conversation (system, user, a tool call, its result) with the same settings, per wire.
+BODIES: dict[str, tuple[str, dict[str, Any]]] = {
+    "openai": (
+        "https://api.openai.com/v1/chat/completions",
+        {
+            "model": "gpt-5-mini",
+            "reasoning_effort": "low",
+            "temperature": 0.2,
+            "messages": [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": "read a"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "read", "arguments": '{"path": "a"}'},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "A"},
+            ],
+            "tools": [{"type": "function", "function": {"name": "read", "parameters": SCHEMA}}],
+        },
+    ),
+    "openai-responses": (
+        "https://api.openai.com/v1/responses",
+        {
+            "model": "gpt-5-mini",
+            "instructions": SYSTEM,
+            "reasoning": {"effort": "low"},
+            "temperature": 0.2,
+            "input": [
+                {"role": "user", "content": "read a"},
+                {"type": "function_call", "call_id": "c1", "name": "read", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "A"},
+            ],
+            "tools": [{"type": "function", "name": "read", "parameters": SCHEMA}],
+        },
+    ),
+    "anthropic": (
+        "https://api.anthropic.com/v1/messages",
+        {
+            "model": "gpt-5-mini",
+            "system": [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+            "output_config": {"effort": "low"},
+            "temperature": 0.2,
+            "messages": [
+                {"role": "user", "content": "read a"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "c1", "name": "read", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "A"}],
+                },
+            ],
+            "tools": [{"name": "read", "input_schema": SCHEMA}],
+        },
+    ),
+    "gemini": (
+        "https://generativelanguage.googleapis.com/v1beta/models/gpt-5-mini:generateContent",
+        {
+            "systemInstruction": {"parts": [{"text": SYSTEM}]},
+            "generationConfig": {"temperature": 0.2, "thinkingConfig": {"thinkingLevel": "LOW"}},
+            "contents": [
+                {"role": "user", "parts": [{"text": "read a"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "read", "args": {}}}]},
+                {
+                    "role": "user",
+                    "parts": [{"functionResponse": {"name": "read", "response": {"out": "A"}}}],
+                },
+            ],
+            "tools": [{"functionDeclarations": [{"name": "read", "parameters": SCHEMA}]}],
+        },
+    ),
+    "bedrock": (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/gpt-5-mini/converse",
+        {
+            "system": [{"text": SYSTEM}],
+            "inferenceConfig": {"temperature": 0.2},
+            "additionalModelRequestFields": {"reasoning_effort": "low"},
+            "messages": [
+                {"role": "user", "content": [{"text": "read a"}]},
+                {
+                    "role": "assistant",
+                    "content": [{"toolUse": {"toolUseId": "c1", "name": "read", "input": {}}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"toolResult": {"toolUseId": "c1", "content": [{"text": "A"}]}}],
+                },
+            ],
+            "toolConfig": {
+                "tools": [{"toolSpec": {"name": "read", "inputSchema": {"json": SCHEMA}}}]
+            },
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("wire", sorted(BODIES))
+def test_every_wire_reads_into_one_view(wire: str) -> None:
+    url, body = BODIES[wire]
+    sent = sent_from_body(wire, body, url)
+    assert (sent.wire, sent.model, sent.temperature, sent.effort) == (
+        wire,
+        "gpt-5-mini",
+        0.2,
+        "low",
+    )
+    assert sent.system == SYSTEM and sent.system_sha256 == system_sha256(SYSTEM)
+    assert sent.tool_names == ("read",) and sent.tools[0].parameters == SCHEMA
+    assert sent.messages[0].role == "user" and sent.messages[0].text == "read a"
+    assert any(m.role == "assistant" and "call read" in m.text for m in sent.messages)
+
+
+def test_the_tools_digest_is_one_across_wires() -> None:
+    digests = {sent_from_body(w, b, u).tools_sha256 for w, (u, b) in BODIES.items()}
+    assert len(digests) == 1
+
+
+@pytest.mark.parametrize(
+    ("thinking", "effort"),
+    [
+        ({"type": "enabled", "budget_tokens": 2048}, "budget:2048"),
+        ({"type": "adaptive"}, "adaptive"),
+        ({"type": "disabled"}, "disabled"),
+    ],
+    ids=["budget", "adaptive", "disabled"],
+)
+def test_anthropic_thinking_is_an_effort(thinking: dict[str, Any], effort: str) -> None:
+    body = {"model": "m", "messages": [], "thinking": thinking}
+    assert sent_from_body("anthropic", body).effort == effort
+
+
+def test_gemini_thinking_budget_is_an_effort() -> None:
+    url, body = BODIES["gemini"]
+    budget = {**body, "generationConfig": {"thinkingConfig": {"thinkingBudget": 0}}}
+    assert sent_from_body("gemini", budget, url).effort == "budget:0"
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(content=st.text(max_size=40), extra=st.dictionaries(st.sampled_from(["name", "x"]), _json))
+def test_message_keys_ignore_key_order_and_cache_markers(
+    content: str, extra: dict[str, Any]
+) -> None:
+    item = {"role": "user", "content": [{"type": "text", "text": content}], **extra}
+    marked = {
+        **dict(reversed(list(item.items()))),
+        "content": [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}],
+    }
+    plain = sent_from_body("anthropic", {"model": "m", "messages": [item]})
+    moved = sent_from_body("anthropic", {"model": "m", "messages": [marked]})
+    assert plain.messages == moved.messages
+
+
+@given(first=st.text(min_size=1, max_size=20), second=st.text(min_size=1, max_size=20))
+def test_message_keys_tell_other_content_apart(first: str, second: str) -> None:
+    one = sent_from_body("openai", {"messages": [{"role": "user", "content": first}]})
+    two = sent_from_body("openai", {"messages": [{"role": "user", "content": second}]})
+    assert (one.messages[0].key == two.messages[0].key) == (first == second)
+
+
+# -- prefix and history --------------------------------------------------------------
+
+
+def _chat(*turns: str, system: str = SYSTEM) -> SentRequest:
+    messages = [{"role": "system", "content": system}] + [
+        {"role": "user" if n % 2 == 0 else "assistant", "content": t} for n, t in enumerate(turns)
+    ]
+    return sent_from_body("openai", {"model": "m", "messages": messages})
+
+
+def _run(*requests: SentRequest) -> list[SentRequest]:
+    from dataclasses import replace
+
+    return [replace(r, index=i) for i, r in enumerate(requests)]
+
+
+_turns = st.lists(st.text(min_size=1, max_size=10), min_size=1, max_size=6)
+
+
+@given(turns=_turns, grow=st.integers(min_value=1, max_value=4))
+def test_a_growing_conversation_keeps_its_prefix_and_history(turns: list[str], grow: int) -> None:
+    requests = [_chat(*turns[: n + 1]) for n in range(len(turns))]
+    # Every request adds the model's answer and the next user turn, as an agent loop does.
+    run = _run(*(_chat(*[*turns, *["more"] * (2 * k)]) for k in range(grow)))
+    assert_requests(run).stable_prefix().complete_history()
+    assert_requests(_run(*requests)).stable_prefix()
+
+
+@given(turns=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=6, unique=True))
+def test_a_reordered_prefix_is_caught(turns: list[str]) -> None:
+    before = _chat(*turns)
+    swapped = [turns[1], turns[0], *turns[2:], "answer", "next"]
+    with pytest.raises(RequestAssertionError, match="message 0 differs"):
+        assert_requests(_run(before, _chat(*swapped))).stable_prefix()
+
+
+@given(turns=st.lists(st.text(min_size=1, max_size=10), min_size=3, max_size=6, unique=True))
+def test_a_dropped_turn_is_caught(turns: list[str]) -> None:
+    before = _chat(*turns)
+    after = _chat(turns[0], *turns[2:], "answer", "next")
+    with pytest.raises(RequestAssertionError, match="message 1 .* was dropped"):
+        assert_requests(_run(before, after)).complete_history()
+
+
+def test_history_needs_the_models_answer() -> None:
+    run = _run(_chat("hi"), _chat("hi", "also user?", system=SYSTEM))
+    assert_requests(run).complete_history()  # "also user?" sits in the assistant slot
+    missing = _run(
+        _chat("hi"),
+        sent_from_body(
+            "openai",
+            {
+                "messages": [
+                    {"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": "hi"},
+                    {"role": "user", "content": "again"},
+                ]
+            },
+        ),
+    )
+    with pytest.raises(RequestAssertionError, match="answer to request 0 is missing"):
+        assert_requests(missing).complete_history()
+
+
+def test_a_changed_system_line_breaks_the_prefix_and_the_digest() -> None:
+    run = _run(_chat("hi"), _chat("hi", "ok", "go", system="You are careful."))
+    with pytest.raises(RequestAssertionError, match="system text changed"):
+        assert_requests(run).stable_prefix()
+    with pytest.raises(RequestAssertionError) as caught:
+        assert_requests(run).system_sha256(system_sha256(SYSTEM))
+    message = str(caught.value)
+    assert "request 1 of 2 (openai)" in message and "pin the new one" in message
+    assert system_sha256("You are careful.") in message
+
+
+def test_a_server_held_history_is_not_compared() -> None:
+    first = sent_from_body("openai-responses", {"model": "m", "input": "hi"})
+    second = sent_from_body(
+        "openai-responses", {"model": "m", "input": "next", "previous_response_id": "r1"}
+    )
+    assert_requests(_run(first, second)).stable_prefix().complete_history()
+
+
+# -- settings and selection ----------------------------------------------------------
+
+
+def _requests() -> list[SentRequest]:
+    url, body = BODIES["openai"]
+    return _run(
+        sent_from_body("openai", body, url), sent_from_body("openai", {**body, "model": "x"}, url)
+    )
+
+
+def test_each_setting_names_the_request_the_values_and_the_fix() -> None:
+    with pytest.raises(RequestAssertionError) as caught:
+        assert_requests(_requests()).model("gpt-5-mini")
+    assert str(caught.value).startswith(
+        "request 1 of 2 (openai): model: expected 'gpt-5-mini', sent 'x'"
+    )
+    assert "--harness-model" in str(caught.value)
+    assert_requests(_requests()).at(0).model("gpt-5-mini").effort("low").temperature(0.2)
+    assert_requests(_requests()).where(lambda r: r.model == "x").model("x")
+    with pytest.raises(RequestAssertionError, match="effort: expected 'high', sent 'low'"):
+        assert_requests(_requests()).effort("high")
+    with pytest.raises(RequestAssertionError, match="no request 5: the run sent 2"):
+        assert_requests(_requests()).at(5)
+
+
+def test_tools_by_names_by_schema_and_by_digest() -> None:
+    checks = assert_requests(_requests())
+    checks.tools({"read"}).tools({"read": SCHEMA}).tools_sha256(checks.requests[0].tools_sha256)
+    with pytest.raises(RequestAssertionError, match=r"missing \['write'\], unexpected \[\]"):
+        checks.tools(["read", "write"])
+    renamed = {**SCHEMA, "properties": {"file": {"type": "string"}}}
+    with pytest.raises(RequestAssertionError, match="tool 'read' parameters"):
+        checks.tools({"read": renamed})
+
+
+def test_harness_requests_come_from_the_innermost_log() -> None:
+    tool = ToolDefinition(name="read", description="Read a file", parameters=SCHEMA)
+    scripted = (
+        ScriptedProvider(["done"], model="gpt-x") if _takes_model() else ScriptedProvider(["done"])
+    )
+    logging = RequestLoggingProvider(scripted)
+    request = LLMRequest(messages=(Message.system(SYSTEM), Message.user("hi")), tools=(tool,))
+    logging.complete(request)
+    sent = sent_requests(logging)
+    assert len(sent) == 1 and sent[0].system_sha256 == system_sha256(SYSTEM)
+    assert sent[0].tool_names == ("read",) and sent[0].messages[0].text == "hi"
+
+
+def _takes_model() -> bool:
+    import inspect
+
+    return "model" in inspect.signature(ScriptedProvider).parameters
+
+
+def test_harness_messages_show_their_tool_calls() -> None:
+    call = ToolCall(id="c1", name="read", arguments={"path": "a"})
+    request = LLMRequest(messages=(Message.user("hi"), Message.assistant("", (call,))))
+    sent = sent_requests([request])[0]
+    assert sent.messages[1].text == 'call read({"path": "a"})'
+
+
+def test_exchanges_are_read_and_other_traffic_skipped() -> None:
+    url, body = BODIES["anthropic"]
+    exchanges = [
+        HttpExchange("GET", "https://api.anthropic.com/v1/models", {}, b"", 200, {}, b"{}"),
+        HttpExchange("POST", url, {}, json.dumps(body).encode(), 200, {}, b"{}"),
+    ]
+    (sent,) = sent_requests(exchanges)
+    assert sent.wire == "anthropic" and sent.index == 0
+
+
+def test_nothing_sent_and_unknown_sources_are_one_line_errors() -> None:
+    with pytest.raises(RequestAssertionError, match="no model request was sent"):
+        assert_requests([])
+    with pytest.raises(RequestAssertionError, match="cannot read model requests from int"):
+        sent_requests(3)
