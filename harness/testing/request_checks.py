@@ -55,6 +55,7 @@ __all__ = [
     "system_sha256",
 ]
 
+
 class RequestAssertionError(TraceAssertionError):
     """A model request did not carry what the test expected; the message says which."""
 
