@@ -9,8 +9,8 @@ control run and the outcome classes are harness's own (``harness.evals``); a
 stored error answer is served as that API's error.
 
 A request mutant (``harness.evals.request_mutants``) serves the recorded
-answers and rewrites the body the agent posted before the cassette logs the
-exchange: the test's request checks then read the mutated request, as if the
+answers (rendered for the body as posted) and then rewrites that body before
+the cassette logs the exchange: the test's request checks then read the mutated request, as if the
 agent had sent it. Answers are served by position, so the changed body can
 never fail a replay match; only a check on what was sent can kill it.
 """
@@ -158,9 +158,7 @@ class HttpMutantResponder:
         api = model_api(request.method, request.uri)
         if api is None or not renders(request.uri):
             return None
-        if self.positional.change is not None:
-            _rewrite(request, api, self.positional.change, self.calls)
-        self.calls += 1
+        index, self.calls = self.calls, self.calls + 1
         probe = LLMRequest(messages=(Message(role=Role.USER, content="(served by position)"),))
         try:
             response = self.positional.complete(probe)
@@ -177,6 +175,10 @@ class HttpMutantResponder:
             # A mutant may leave nothing but an empty answer: served as an empty text.
             reply = Reply.model_construct(text=response.text or "", tool_calls=calls, error=None)
         answer = render_reply(request.uri, request.body, reply, self.held)
+        if self.positional.change is not None:
+            # After rendering: the answer is the recorded one, whatever the change
+            # (a reordered history would not pass the simulator's own checks).
+            _rewrite(request, api, self.positional.change, index)
         return {
             "status": {"code": answer.status, "message": ""},
             "headers": {"content-type": [answer.content_type]}
