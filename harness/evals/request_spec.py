@@ -43,7 +43,11 @@ class RequestSpec(BaseModel):
 
     @model_validator(mode="after")
     def _checks_something(self) -> RequestSpec:
-        if not self.model_fields_set:
+        stated = {"model", "effort", "temperature"} & self.model_fields_set
+        pinned = (self.system_sha256, self.tools, self.tools_sha256)
+        if not (stated or any(p is not None for p in pinned) or self.stable_prefix) and not (
+            self.complete_history
+        ):
             raise ValueError(
                 "an empty request block checks nothing: give model, effort, temperature, "
                 "system_sha256, tools, tools_sha256, stable_prefix or complete_history"
