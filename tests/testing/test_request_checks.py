@@ -351,3 +351,139 @@ def test_nothing_sent_and_unknown_sources_are_one_line_errors() -> None:
         assert_requests([])
     with pytest.raises(RequestAssertionError, match="cannot read model requests from int"):
         sent_requests(3)
+
+
+# -- one conversation, every runtime wire: the views agree -----------------------------
+
+
+def _wire_bodies(request: LLMRequest) -> dict[str, tuple[str, dict[str, Any]]]:
+    """``request`` as each runtime provider encodes it (their public encoders)."""
+    from harness.providers.anthropic_messages import to_anthropic_messages, to_anthropic_tools
+    from harness.providers.openai_chat import to_chat_messages, to_chat_tools
+    from harness.providers.responses_items import to_input_items, to_response_tools
+    from harness.wires.gemini.provider import to_gemini_contents, to_gemini_tools
+
+    tools = request.tools
+    system, messages = to_anthropic_messages(request.messages)
+    instructions, items = to_input_items(request.messages)
+    gemini_system, contents = to_gemini_contents(request.messages)
+    return {
+        "openai": (
+            "",
+            {
+                "model": "m",
+                "messages": to_chat_messages(request.messages),
+                "tools": to_chat_tools(tools),
+            },
+        ),
+        "openai-responses": (
+            "",
+            {
+                "model": "m",
+                "instructions": instructions,
+                "input": items,
+                "tools": to_response_tools(tools),
+            },
+        ),
+        "anthropic": (
+            "",
+            {
+                "model": "m",
+                "system": system,
+                "messages": messages,
+                "tools": to_anthropic_tools(tools),
+            },
+        ),
+        "gemini": (
+            "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent",
+            {
+                "systemInstruction": {"parts": [{"text": gemini_system}]},
+                "contents": contents,
+                "tools": to_gemini_tools(tools),
+            },
+        ),
+    }
+
+
+_names = st.sampled_from(["read", "write", "grep"])
+_step = st.tuples(
+    st.lists(st.tuples(_names, st.text(max_size=6)), min_size=1, max_size=2),
+    st.text(max_size=12),
+)
+
+
+def _conversation(system: str, prompt: str, steps: list[Any]) -> list[LLMRequest]:
+    """The requests of an agent loop: each adds the model's calls and their results."""
+    tools = tuple(
+        ToolDefinition(
+            name=n,
+            description=n,
+            parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+        )
+        for n in ("read", "write", "grep")
+    )
+    messages = [Message.system(system), Message.user(prompt)]
+    requests = [LLMRequest(messages=tuple(messages), tools=tools)]
+    for n, (calls, output) in enumerate(steps):
+        asked = tuple(
+            ToolCall(id=f"c{n}_{k}", name=name, arguments={"path": arg})
+            for k, (name, arg) in enumerate(calls)
+        )
+        messages.append(Message.assistant("", asked))
+        messages += [Message.tool(c.id, output, metadata={"tool_name": c.name}) for c in asked]
+        requests.append(LLMRequest(messages=tuple(messages), tools=tools))
+    return requests
+
+
+@given(
+    system=st.text(min_size=1, max_size=30).filter(str.strip),
+    prompt=st.text(min_size=1, max_size=20).filter(str.strip),
+    steps=st.lists(_step, min_size=1, max_size=3),
+)
+def test_every_wire_sees_one_conversation_alike(system: str, prompt: str, steps: list[Any]) -> None:
+    requests = _conversation(system, prompt, steps)
+    harness_view = sent_requests(requests)
+    assert_requests(harness_view).stable_prefix().complete_history()
+    for wire in ("openai", "openai-responses", "anthropic", "gemini"):
+        run = []
+        for n, request in enumerate(requests):
+            url, body = _wire_bodies(request)[wire]
+            run.append(sent_from_body(wire, body, url, index=n))
+        assert {r.system for r in run} == {system}, wire
+        assert {r.tools_sha256 for r in run} == {harness_view[0].tools_sha256}, wire
+        assert_requests(run).stable_prefix().complete_history()
+        # The same history with its first two turns swapped: every wire tells.
+        last = requests[-1]
+        swapped = (last.messages[0], last.messages[2], last.messages[1], *last.messages[3:])
+        url, body = _wire_bodies(last.model_copy(update={"messages": swapped}))[wire]
+        broken = [*run[:-1], sent_from_body(wire, body, url, index=len(run) - 1)]
+        with pytest.raises(RequestAssertionError, match=r"differs|system text changed"):
+            assert_requests(broken).stable_prefix()
+
+
+# -- request mutants change what each wire's view shows ------------------------------
+
+
+@pytest.mark.parametrize("wire", ["openai", "openai-responses", "anthropic", "gemini"])
+def test_each_request_change_shows_in_the_view_of_every_mutable_wire(wire: str) -> None:
+    from harness.evals.request_mutants import RequestChange, derive_request_mutants
+
+    url, body = BODIES[wire]
+    sent = sent_from_body(wire, body, url)
+    changes = {m.operator: m.change for m in derive_request_mutants([sent, sent], ())}
+    assert sorted(changes) == sorted(
+        ["change_effort", "drop_system_line", "rename_param", "reorder_prefix"]
+    )
+
+    def view(change: RequestChange, index: int = 1) -> SentRequest:
+        return sent_from_body(wire, change.apply_body(wire, body, index), url)
+
+    assert view(changes["drop_system_line"]).system == "You are careful."
+    assert view(changes["change_effort"]).effort == "high"
+    (tool,) = view(changes["rename_param"]).tools
+    assert list(tool.parameters["properties"]) == ["path_renamed"]
+    assert tool.parameters["required"] == ["path_renamed"]
+    reordered = view(changes["reorder_prefix"])
+    assert [m.key for m in reordered.messages[:2]] == [m.key for m in sent.messages[1::-1]]
+    assert view(changes["reorder_prefix"], index=0) == sent  # the first request stays
+    assert sent_from_body(wire, body, url) == sent  # the recorded body is left alone
