@@ -164,3 +164,12 @@ def test_a_bad_request_block_is_one_line_naming_the_file_and_the_key(
         load_case_file(path, root=tmp_path)
     message = str(caught.value)
     assert expected in message and "\n" not in message, message
+
+
+def test_the_shipped_example_case_checks_what_was_sent() -> None:
+    import harness.testing.cases_suite
+
+    shipped = Path(harness.testing.cases_suite.__file__).with_name("example_cases")
+    (case,) = load_case_file(shipped / "release.yaml")
+    assert case.request is not None
+    assert case.request.stable_prefix and case.request.complete_history

@@ -181,3 +181,72 @@ def test_request_mutants_are_killed_by_request_checks_and_survive_without(
     assert "effort: expected None, sent 'high'" in killed["change_effort"]
     assert "tool 'read_file' parameters" in killed["rename_param"]
     assert "message 0 differs" in killed["reorder_prefix"]
+
+
+TARGET = f"""
+import json
+import openai
+
+SCHEMA = {{"type": "object", "properties": {{"path": {{"type": "string"}}}}, "required": ["path"]}}
+TOOLS = [{{"type": "function", "function": {{"name": "read_file", "parameters": SCHEMA}}}}]
+
+
+def answer(prompt, workspace):
+    client = openai.OpenAI()  # OPENAI_BASE_URL and the key come from llm_cassette
+    messages = [{{"role": "system", "content": {SYSTEM!r}}}, {{"role": "user", "content": prompt}}]
+    for _ in range(4):
+        message = client.chat.completions.create(
+            model="gpt-4.1-mini", messages=messages, tools=TOOLS
+        ).choices[0].message
+        if not message.tool_calls:
+            return message.content
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            path = json.loads(call.function.arguments)["path"]
+            content = (workspace / path).read_text()
+            messages.append({{"role": "tool", "tool_call_id": call.id, "content": content}})
+    return ""
+"""
+TARGET_CASE = f"""
+version: 1
+cases:
+  - name: release-code
+    workspace: cases/release
+    target: myagent:answer
+    prompt: What is the release code?
+    request:
+      model: MODEL
+      system_sha256: {system_sha256(SYSTEM)}
+      tools: [read_file]
+      stable_prefix: true
+      complete_history: true
+    checks:
+      answer_contains: [{CODE}]
+"""
+
+
+def test_a_target_case_checks_the_requests_its_agent_sent(
+    pytester: pytest.Pytester, sim: SimulatorServer
+) -> None:
+    pytester.makepyfile(myagent=TARGET)
+    pytester.syspathinsert()
+    (pytester.path / "cases").mkdir()
+    case_file = pytester.path / "cases" / "release.yaml"
+    case_file.write_text(TARGET_CASE.replace("MODEL", "gpt-4.1-mini"))
+    workspace = pytester.path / "fixtures" / "cases" / "release"
+    workspace.mkdir(parents=True)
+    (workspace / "notes.txt").write_text(f"The code is {CODE}.\n")
+    args = ("--harness-cases", "cases")
+    _run(pytester, *args, "--record-mode", "once", "--harness-base-url", sim.url).assert_outcomes(
+        passed=1
+    )
+    _run(pytester, *args).assert_outcomes(passed=1)
+    case_file.write_text(TARGET_CASE.replace("MODEL", "gpt-5-mini"))
+    failed = _run(pytester, *args)
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(
+        [
+            "*verdict: case 'release-code'*",
+            "*request: request 0 of 2 (openai): model: expected 'gpt-5-mini', sent 'gpt-4.1-mini'*",
+        ]
+    )
