@@ -17,8 +17,11 @@ its wire, as a :class:`~harness.traffic.sent.SentRequest` and checks it::
         .complete_history())                # no turn dropped between requests
 
 Each check covers every request, or the ones ``at(i)`` / ``where(predicate)``
-select, and raises :class:`RequestAssertionError` (a ``TraceAssertionError``)
-naming the request, what was expected, what was sent and how to fix it.
+select; the checks across turns compare each request with the one before it in
+its conversation (the latest earlier request it shares a message with, so a
+sub-agent's requests in between are their own conversation). A failure raises
+:class:`RequestAssertionError` (a ``TraceAssertionError``) naming the request,
+what was expected, what was sent and how to fix it.
 
 For a harness run the requests are the ones harness's runtime handed its
 provider at the edge (after any request mutant); ``effort`` and
@@ -287,8 +290,23 @@ class RequestChecks:
 
     # -- across turns ---------------------------------------------------------
     def _pairs(self) -> Iterable[tuple[SentRequest, SentRequest]]:
-        for before, after in zip(self.requests, self.requests[1:], strict=False):
-            if after.continues is None:  # a server-held history is not re-sent
+        """Each request with the one before it in its conversation.
+
+        That is the latest earlier request it shares a message with: a sub-agent's
+        or a judge's requests, which share none with the agent's, are a
+        conversation of their own, even when they come in between. A request that
+        continues a history the server keeps (``previous_response_id``) re-sends
+        none, so it is not compared.
+        """
+        for n, after in enumerate(self.requests):
+            if after.continues is not None:
+                continue
+            keys = {m.key for m in after.messages}
+            before = next(
+                (r for r in reversed(self.requests[:n]) if keys & {m.key for m in r.messages}),
+                None,
+            )
+            if before is not None:
                 yield before, after
 
     def stable_prefix(self) -> RequestChecks:

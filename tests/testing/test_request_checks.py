@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.core import LLMRequest, Message, ToolCall, ToolDefinition
+from harness.evals.request_mutants import RequestChange
 from harness.providers import RequestLoggingProvider, ScriptedProvider
 from harness.testing import (
     HttpExchange,
@@ -209,6 +210,19 @@ def _chat(*turns: str, system: str = SYSTEM) -> SentRequest:
     return sent_from_body("openai", {"model": "m", "messages": messages})
 
 
+def _swapped(turns: list[str], *more: str) -> SentRequest:
+    """``_chat(*turns, *more)`` with its first two turns swapped, as items (roles kept)."""
+    body = {"model": "m", "messages": _chat_messages(*turns, *more)}
+    body["messages"][1], body["messages"][2] = body["messages"][2], body["messages"][1]
+    return sent_from_body("openai", body)
+
+
+def _chat_messages(*turns: str, system: str = SYSTEM) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": system}] + [
+        {"role": "user" if n % 2 == 0 else "assistant", "content": t} for n, t in enumerate(turns)
+    ]
+
+
 def _run(*requests: SentRequest) -> list[SentRequest]:
     from dataclasses import replace
 
@@ -230,9 +244,8 @@ def test_a_growing_conversation_keeps_its_prefix_and_history(turns: list[str], g
 @given(turns=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=6, unique=True))
 def test_a_reordered_prefix_is_caught(turns: list[str]) -> None:
     before = _chat(*turns)
-    swapped = [turns[1], turns[0], *turns[2:], "answer", "next"]
     with pytest.raises(RequestAssertionError, match="message 0 differs"):
-        assert_requests(_run(before, _chat(*swapped))).stable_prefix()
+        assert_requests(_run(before, _swapped(turns, "answer", "next"))).stable_prefix()
 
 
 @given(turns=st.lists(st.text(min_size=1, max_size=10), min_size=3, max_size=6, unique=True))
@@ -452,12 +465,12 @@ def test_every_wire_sees_one_conversation_alike(system: str, prompt: str, steps:
         assert {r.system for r in run} == {system}, wire
         assert {r.tools_sha256 for r in run} == {harness_view[0].tools_sha256}, wire
         assert_requests(run).stable_prefix().complete_history()
-        # The same history with its first two turns swapped: every wire tells.
-        last = requests[-1]
-        swapped = (last.messages[0], last.messages[2], last.messages[1], *last.messages[3:])
-        url, body = _wire_bodies(last.model_copy(update={"messages": swapped}))[wire]
-        broken = [*run[:-1], sent_from_body(wire, body, url, index=len(run) - 1)]
-        with pytest.raises(RequestAssertionError, match=r"differs|system text changed"):
+        # The last request with its first two history items swapped, as the
+        # reorder_prefix mutant does: every wire tells.
+        url, body = _wire_bodies(requests[-1])[wire]
+        changed = RequestChange("reorder_prefix").apply_body(wire, body, 1)
+        broken = [*run[:-1], sent_from_body(wire, changed, url, index=len(run) - 1)]
+        with pytest.raises(RequestAssertionError, match="message 0 differs"):
             assert_requests(broken).stable_prefix()
 
 
@@ -466,7 +479,7 @@ def test_every_wire_sees_one_conversation_alike(system: str, prompt: str, steps:
 
 @pytest.mark.parametrize("wire", ["openai", "openai-responses", "anthropic", "gemini"])
 def test_each_request_change_shows_in_the_view_of_every_mutable_wire(wire: str) -> None:
-    from harness.evals.request_mutants import RequestChange, derive_request_mutants
+    from harness.evals.request_mutants import derive_request_mutants
 
     url, body = BODIES[wire]
     sent = sent_from_body(wire, body, url)
@@ -487,3 +500,13 @@ def test_each_request_change_shows_in_the_view_of_every_mutable_wire(wire: str) 
     assert [m.key for m in reordered.messages[:2]] == [m.key for m in sent.messages[1::-1]]
     assert view(changes["reorder_prefix"], index=0) == sent  # the first request stays
     assert sent_from_body(wire, body, url) == sent  # the recorded body is left alone
+
+
+def test_a_sub_agents_requests_in_between_are_a_conversation_of_their_own() -> None:
+    child = _chat("explore the repo", system="You are an explorer.")
+    child_next = _chat("explore the repo", "reading", "found it", system="You are an explorer.")
+    run = _run(_chat("hi"), child, child_next, _chat("hi", "calling explore", "report"))
+    assert_requests(run).stable_prefix().complete_history()
+    reordered = _run(_chat("hi", "ok"), child, _swapped(["hi", "ok"], "more"))
+    with pytest.raises(RequestAssertionError, match=r"request 2 of 3 .* against request 0"):
+        assert_requests(reordered).stable_prefix()
