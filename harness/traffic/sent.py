@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harness.core.wires import wire as registry_wire
@@ -204,13 +204,7 @@ def _reader(wire: str) -> Reader:
 def sent_from_body(wire: str, body: dict[str, Any], url: str = "", index: int = 0) -> SentRequest:
     """The view of a request body of ``wire`` (a registry name) posted to ``url``."""
     found = _reader(wire)(body, url)
-    return found if found.index == index else _reindexed(found, index)
-
-
-def _reindexed(request: SentRequest, index: int) -> SentRequest:
-    from dataclasses import replace
-
-    return replace(request, index=index)
+    return found if found.index == index else replace(found, index=index)
 
 
 def sent_from_exchanges(exchanges: Sequence[HttpExchange]) -> list[SentRequest]:
