@@ -22,6 +22,10 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
                                           # checks only: harness did not run it)
         profile: null                     # with a target: its llm_cassette profile,
                                           # e.g. openai-agents, pydantic-ai
+        request:                          # optional: what every model request carried
+          model: gpt-4.1-mini             # (see harness.evals.request_spec)
+          system_sha256: 3f2a...
+          stable_prefix: true
         checks:
           stop_reason: final              # default final
           steps: 3                        # optional exact step count
@@ -62,6 +66,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.core.errors import ConfigurationError
+from harness.evals.request_spec import RequestSpec
 from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
 
 __all__ = [
@@ -244,6 +249,8 @@ class Case(BaseModel):
     # The llm_cassette profile of a target (e.g. ``openai-agents``, ``pydantic-ai``).
     profile: str | None = None
     checks: CaseChecks
+    # Checks on what the run sent: model, effort, system digest, tools, prefix.
+    request: RequestSpec | None = None
     # Where it was read from, for messages; not part of the file format.
     source: str = Field(default="", exclude=True)
 

@@ -20,6 +20,12 @@ observe, so it says nothing of the eval's strength. The mutation score (kills
 over kills and survivors, with a Wilson interval) leaves inert mutants out, and
 names them; results of reports that did not record ``available`` are never
 inert.
+
+Request mutants (``harness.evals.request_mutants``: a configuration changed,
+the answers kept) are scored apart, in ``EvalMutants.requests``: they test
+whether an eval checks what was sent, a question of its own, so they enter
+neither the kill rate, the status nor the mutation score; the table gives them
+a line of their own.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from harness.evals.provenance import Source
+from harness.evals.request_mutants import is_request_operator
 from harness.evals.stats import Interval, wilson_interval
 
 __all__ = [
@@ -116,6 +123,8 @@ class EvalMutants:
     control: MutantResult | None
     # The survivors that changed nothing observable (a subset of ``survivors``).
     inert: tuple[MutantResult, ...] = ()
+    # The request (configuration) mutants, scored apart from the rest.
+    requests: tuple[MutantResult, ...] = ()
 
     @property
     def kill_rate(self) -> float:
@@ -161,7 +170,8 @@ def summarize_mutants(
     summaries = []
     for nodeid, found in sorted(groups.items()):
         control = next((r for r in found if r.mutant == CONTROL), None)
-        mutants = sorted((r for r in found if r.mutant != CONTROL), key=lambda r: r.order)
+        every = sorted((r for r in found if r.mutant != CONTROL), key=lambda r: r.order)
+        mutants = [r for r in every if not is_request_operator(r.operator)]
         kills = (MutantOutcome.KILLED, MutantOutcome.EXHAUSTED)
         killed = sum(1 for r in mutants if r.outcome in kills)
         first = control or found[0]
@@ -179,6 +189,7 @@ def summarize_mutants(
                 survivors=tuple(r for r in mutants if r.outcome is MutantOutcome.SURVIVED),
                 control=control,
                 inert=tuple(r for r in mutants if r.inert),
+                requests=tuple(r for r in every if is_request_operator(r.operator)),
             )
         )
     return summaries

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from harness.evals.grid import grid_lines
 from harness.evals.mutant_results import (
+    CONTROL,
     DEFAULT_MIN_KILL_RATE,
     EvalMutants,
+    MutantOutcome,
+    MutantResult,
     MutantStatus,
     mutation_score,
     summarize_mutants,
 )
 from harness.evals.report import EvalReport
+from harness.evals.request_mutants import is_request_operator
 
-__all__ = ["MUTANT_LEGEND", "render_mutants"]
+__all__ = ["MUTANT_LEGEND", "render_mutants", "request_line"]
 
 MUTANT_LEGEND = (
     "killed: the eval failed an assertion; exhausted: killed after the run asked for more "
@@ -82,6 +88,22 @@ def _details(summary: EvalMutants) -> list[str]:
     return lines
 
 
+def request_line(results: Iterable[MutantResult]) -> str | None:
+    """``request mutants: K/N killed`` (and why none was), None when none was served."""
+    served = [r for r in results if r.mutant != CONTROL and is_request_operator(r.operator)]
+    if not served:
+        return None
+    kills = (MutantOutcome.KILLED, MutantOutcome.EXHAUSTED)
+    killed = sum(1 for r in served if r.outcome in kills)
+    line = f"request mutants: {killed}/{len(served)} killed"
+    if killed == 0:
+        return (
+            line + " — no check looks at what was sent (assert_requests, a case's request: block)"
+        )
+    missed = [r.mutant for r in served if r.outcome not in kills]
+    return line + (f"; not killed: {', '.join(missed)}" if missed else "")
+
+
 def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_RATE) -> str:
     """One line per eval (kills, survivors, status), survivors listed under it."""
     summaries = summarize_mutants(report.mutants, min_kill_rate)
@@ -93,6 +115,9 @@ def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_R
     for summary, line in zip(summaries, body, strict=True):
         lines.append(line)
         lines += _details(summary)
+        if summary.status not in (MutantStatus.NOT_MUTATED, MutantStatus.CONTROL_FAILED):
+            requested = request_line(summary.requests)
+            lines += [f"  {requested}"] if requested is not None else []
     total = sum(s.total for s in summaries)
     killed = sum(s.killed for s in summaries)
     counts = {status: sum(1 for s in summaries if s.status is status) for status in MutantStatus}
@@ -107,5 +132,9 @@ def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_R
         f"{counts[MutantStatus.NOT_MUTATED]} not mutated"
     )
     lines.append(mutation_score(summaries).render())
+    skipped = (MutantStatus.CONTROL_FAILED, MutantStatus.NOT_MUTATED)
+    suite = request_line(r for s in summaries if s.status not in skipped for r in s.requests)
+    if suite is not None:
+        lines.append(suite)
     lines.append(MUTANT_LEGEND)
     return "\n".join(lines)

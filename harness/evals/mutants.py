@@ -5,6 +5,11 @@ Strict cassette matching would fail every mutant on its first changed request
 nothing about the eval. So a mutant is served in order, whatever the request:
 the eval's own assertions decide. The sequence spans the whole test, so an eval
 that runs, pauses for approval and resumes consumes it across both runs.
+
+A request mutant (``harness.evals.request_mutants``) serves the recorded
+answers and changes the request instead: the ``PositionalProvider`` is the
+edge where the runtime's request arrives, so it rewrites the request there and
+logs what it received (``requests``), which is what request checks read.
 """
 
 from __future__ import annotations
@@ -18,8 +23,16 @@ from harness.core.messages import LLMRequest, LLMResponse
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutations import Mutant, Recorded, derive_mutants
 from harness.evals.provenance import Source, cassette_source
+from harness.evals.request_mutants import RequestChange, change_of, derive_request_mutants
+from harness.traffic.sent import SentRequest
 
-__all__ = ["MutantExhaustedError", "PositionalProvider", "cassette_mutants", "recorded_source"]
+__all__ = [
+    "MutantExhaustedError",
+    "PositionalProvider",
+    "cassette_mutants",
+    "recorded_source",
+    "serving",
+]
 
 
 class MutantExhaustedError(ProviderError):
@@ -34,13 +47,25 @@ class PositionalProvider:
     (the run then stops with a provider error) and ``exhausted`` turns true.
     """
 
-    def __init__(self, name: str, model: str | None, responses: tuple[Recorded, ...]) -> None:
+    def __init__(
+        self,
+        name: str,
+        model: str | None,
+        responses: tuple[Recorded, ...],
+        *,
+        change: RequestChange | None = None,
+        effort: str | None = None,
+    ) -> None:
         self._name = name
         self._model = model
         self._responses = responses
         self._lock = threading.Lock()
         self.served = 0
         self.exhausted = False
+        self.change = change
+        # The effort the run states: the recording's, or the mutant's (change_effort).
+        self.reasoning_effort = effort
+        self.requests: list[LLMRequest] = []  # as they reached the edge, changed or not
 
     @property
     def name(self) -> str:
@@ -55,8 +80,12 @@ class PositionalProvider:
         return len(self._responses)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        del request  # positional: what was asked does not pick the answer
+        # Positional: what was asked does not pick the answer; a request mutant
+        # changes what the run is recorded to have sent.
         with self._lock:
+            if self.change is not None:
+                request = self.change.apply(request, len(self.requests))
+            self.requests.append(request)
             if self.served >= len(self._responses):
                 self.exhausted = True
                 raise MutantExhaustedError(
@@ -78,7 +107,33 @@ def _cached(path: Path, provider: str, stamp: tuple[int, int]) -> tuple[Mutant, 
     del stamp  # part of the cache key only: an edited cassette is read again
     recorded = read_recorded_responses(path, provider)
     control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
-    return (control, *derive_mutants(recorded))
+    sent = _recorded_requests(path)
+    return (control, *derive_mutants(recorded), *derive_request_mutants(sent, recorded))
+
+
+def _recorded_requests(path: Path) -> tuple[SentRequest, ...]:
+    return _requests(path, _stamp(path))
+
+
+@lru_cache(maxsize=64)
+def _requests(path: Path, stamp: tuple[int, int]) -> tuple[SentRequest, ...]:
+    from harness.traffic import exchanges_from_cassette
+    from harness.traffic.sent import sent_from_exchanges
+
+    del stamp  # part of the cache key only: an edited cassette is read again
+    return tuple(sent_from_exchanges(exchanges_from_cassette(path)))
+
+
+def serving(mutant: Mutant, name: str, model: str | None, path: Path) -> PositionalProvider:
+    """The provider that serves ``mutant`` from the cassette at ``path``: its answers
+    by position, its request change (if any) at the edge."""
+    change = change_of(mutant)
+    if change is not None and change.operator == "change_effort":
+        effort = change.effort
+    else:
+        sent = _recorded_requests(path)
+        effort = sent[0].effort if sent else None
+    return PositionalProvider(name, model, mutant.responses, change=change, effort=effort)
 
 
 @lru_cache(maxsize=64)

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from harness.testing.live_guard import LiveCallBlockedError
     from harness.testing.llm_cassette import LLMCassette
     from harness.testing.llm_config import PROFILES, LLMCassetteConfig
+    from harness.testing.request_checks import (
+        RequestAssertionError,
+        RequestChecks,
+        SentRequest,
+        assert_requests,
+        sent_requests,
+        system_sha256,
+    )
     from harness.testing.trace_assertions import (
         assert_trace_golden,
         assert_trace_shape,
@@ -39,7 +47,11 @@ __all__ = [
     "LiveCallBlockedError",
     "MatchMode",
     "OutlineNode",
+    "RequestAssertionError",
+    "RequestChecks",
+    "SentRequest",
     "ShapeMismatch",
+    "assert_requests",
     "assert_trace_golden",
     "assert_trace_shape",
     "find_shape_mismatch",
@@ -47,6 +59,8 @@ __all__ = [
     "normalize_trace",
     "parse_outline",
     "render_trace",
+    "sent_requests",
+    "system_sha256",
     "trace_from_cassette",
     "trace_from_exchanges",
 ]
@@ -60,7 +74,11 @@ _HOME = {
     "MatchMode": "trace_query",
     # harness.tracing's, as trace_assertions (which parses outlines) imports it.
     "OutlineNode": "trace_assertions",
+    "RequestAssertionError": "request_checks",
+    "RequestChecks": "request_checks",
+    "SentRequest": "request_checks",
     "ShapeMismatch": "trace_query",
+    "assert_requests": "request_checks",
     "assert_trace_golden": "trace_assertions",
     "assert_trace_shape": "trace_assertions",
     "find_shape_mismatch": "trace_query",
@@ -68,6 +86,8 @@ _HOME = {
     "normalize_trace": "trace_assertions",
     "parse_outline": "trace_assertions",
     "render_trace": "trace_assertions",
+    "sent_requests": "request_checks",
+    "system_sha256": "request_checks",
     "trace_from_cassette": "traffic",
     "trace_from_exchanges": "traffic",
 }

@@ -202,6 +202,10 @@ def test_cases(
         shown=shown,
     )
     failures = check_case(case, run, assert_shape=_subset_shape)
+    if case.request is not None:
+        from harness.testing.request_checks import request_spec_failures
+
+        failures += request_spec_failures(case.request, app)
     for result in run.results:  # metadata traces hold none of the case's secrets
         tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
         seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt), tree=tree)
@@ -244,6 +248,10 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
             pytrace=False,
         )
     failures = answer_failures(case.checks, answer) + check_files(case.checks.files, workspace.root)
+    if case.request is not None:
+        from harness.testing.request_checks import request_spec_failures
+
+        failures += request_spec_failures(case.request, llm_cassette)
     assert not failures, _failed(case, failures)
 
 

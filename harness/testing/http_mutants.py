@@ -7,6 +7,12 @@ asked, with the next response of the mutant, rendered by the simulator in the
 wire format and streaming mode the request asked for. The operators, the
 control run and the outcome classes are harness's own (``harness.evals``); a
 stored error answer is served as that API's error.
+
+A request mutant (``harness.evals.request_mutants``) serves the recorded
+answers (rendered for the body as posted) and then rewrites that body before
+the cassette logs the exchange: the test's request checks then read the mutated request, as if the
+agent had sent it. Answers are served by position, so the changed body can
+never fail a replay match; only a check on what was sent can kill it.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from harness.testing.traffic_rows import model_api
 
 if TYPE_CHECKING:
     from harness.evals.mutants import PositionalProvider
+    from harness.evals.request_mutants import RequestChange
 
 __all__ = [
     "FIXTURE",
@@ -137,6 +144,7 @@ class HttpMutantResponder:
         from harness.simulator.render import HeldConversations
 
         self.positional = positional
+        self.calls = 0  # model calls answered, the index a request change sees
         # The run's server-held conversations: a mutated answer is kept under
         # its own id, so the request that continues it (``previous_response_id``,
         # an Anthropic thread) is answered, not refused as naming an unknown id.
@@ -147,8 +155,10 @@ class HttpMutantResponder:
         from harness.simulator import ErrorReply, Reply, ScriptToolCall
         from harness.simulator.render import render_reply, renders
 
-        if model_api(request.method, request.uri) is None or not renders(request.uri):
+        api = model_api(request.method, request.uri)
+        if api is None or not renders(request.uri):
             return None
+        index, self.calls = self.calls, self.calls + 1
         probe = LLMRequest(messages=(Message(role=Role.USER, content="(served by position)"),))
         try:
             response = self.positional.complete(probe)
@@ -165,12 +175,27 @@ class HttpMutantResponder:
             # A mutant may leave nothing but an empty answer: served as an empty text.
             reply = Reply.model_construct(text=response.text or "", tool_calls=calls, error=None)
         answer = render_reply(request.uri, request.body, reply, self.held)
+        if self.positional.change is not None:
+            # After rendering: the answer is the recorded one, whatever the change
+            # (a reordered history would not pass the simulator's own checks).
+            _rewrite(request, api, self.positional.change, index)
         return {
             "status": {"code": answer.status, "message": ""},
             "headers": {"content-type": [answer.content_type]}
             | {name: [value] for name, value in answer.headers},
             "body": {"string": answer.body},
         }
+
+
+def _rewrite(request: Any, api: str, change: RequestChange, index: int) -> None:
+    """Put the request mutant's change into the vcr request's body (JSON bodies only)."""
+    body = request.body_bytes if hasattr(request, "body_bytes") else request.body
+    try:
+        data = json.loads(body or b"")
+    except ValueError:
+        return
+    if isinstance(data, dict):
+        request.body = json.dumps(change.apply_body(api, data, index)).encode("utf-8")
 
 
 class HttpMutantExhaustedError(MutantExhaustedError, CassetteError):

@@ -133,7 +133,7 @@ def _mutant_responder(
     if not options.mutants or mutant_id(node) is None:
         return None
     from harness.core.errors import ConfigurationError
-    from harness.evals.mutants import PositionalProvider, cassette_mutants
+    from harness.evals.mutants import cassette_mutants, serving
     from harness.evals.provenance import cassette_source
     from harness.testing.http_mutants import HttpMutantResponder, cassette_api
     from harness.testing.mutant_mode import STATE_KEY, MutantState
@@ -145,7 +145,7 @@ def _mutant_responder(
     if chosen is None:
         raise ConfigurationError(f"cassette {path} has no mutant {mid}; was it re-recorded?")
     order, mutant = chosen
-    positional = PositionalProvider(api, None, mutant.responses)
+    positional = serving(mutant, api, None, path)  # a request mutant rewrites what is posted
     source = cassette_source(path)
     node.stash[STATE_KEY] = MutantState(
         str(mid), mutant.operator, order, mutant.description, positional, source, "recorded"

@@ -254,7 +254,7 @@ def serve_mutant(
 ) -> Iterator[PositionalProvider]:
     """Yield the ``PositionalProvider`` for this item's mutant, with the network blocked."""
     from harness.core.errors import ConfigurationError
-    from harness.evals.mutants import PositionalProvider, cassette_mutants, recorded_source
+    from harness.evals.mutants import cassette_mutants, recorded_source, serving
     from harness.recording import block_network
 
     found = cassette_for(item, options)
@@ -267,7 +267,7 @@ def serve_mutant(
     if chosen is None:
         raise ConfigurationError(f"cassette {path} has no mutant {mid}; was it re-recorded?")
     order, mutant = chosen
-    served = PositionalProvider(provider, model, mutant.responses)
+    served = serving(mutant, provider, model, path)  # a request mutant changes what is sent
     source = recorded_source(path)
     item.stash[STATE_KEY] = MutantState(
         mid, mutant.operator, order, mutant.description, served, source, model

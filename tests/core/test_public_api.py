@@ -114,6 +114,28 @@ def test_spec_16_traffic_names() -> None:
     assert callable(AgentsTraceProcessor)
 
 
+def test_request_check_names() -> None:
+    """Issue 43 item 5: checks on what was sent are public in harness.testing."""
+    import dataclasses
+
+    from harness.core import TraceAssertionError
+    from harness.testing import (
+        RequestAssertionError,
+        RequestChecks,
+        SentRequest,
+        assert_requests,
+        sent_requests,
+        system_sha256,
+    )
+
+    assert all(callable(x) for x in (assert_requests, sent_requests, system_sha256))
+    assert issubclass(RequestAssertionError, TraceAssertionError)
+    assert {"model", "effort", "temperature", "system_sha256", "tools"} <= set(dir(RequestChecks))
+    assert {"stable_prefix", "complete_history", "at", "where"} <= set(dir(RequestChecks))
+    fields = {f.name for f in dataclasses.fields(SentRequest)}
+    assert {"model", "system", "messages", "tools", "temperature", "effort"} <= fields
+
+
 def test_error_tree() -> None:
     from harness.core import (
         ApprovalError,
