@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from harness.testing.live_guard import LiveCallBlockedError
     from harness.testing.llm_cassette import LLMCassette
     from harness.testing.llm_config import PROFILES, LLMCassetteConfig
+    from harness.testing.tool_calls import RecordedToolCall
     from harness.testing.trace_assertions import (
         assert_trace_golden,
         assert_trace_shape,
@@ -39,6 +40,7 @@ __all__ = [
     "LiveCallBlockedError",
     "MatchMode",
     "OutlineNode",
+    "RecordedToolCall",
     "ShapeMismatch",
     "assert_trace_golden",
     "assert_trace_shape",
@@ -60,6 +62,7 @@ _HOME = {
     "MatchMode": "trace_query",
     # harness.tracing's, as trace_assertions (which parses outlines) imports it.
     "OutlineNode": "trace_assertions",
+    "RecordedToolCall": "tool_calls",
     "ShapeMismatch": "trace_query",
     "assert_trace_golden": "trace_assertions",
     "assert_trace_shape": "trace_assertions",

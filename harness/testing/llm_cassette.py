@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from google.genai import client as genai_client
 
     from harness.recording import CassetteHandle
-    from harness.tracing import TraceTree
+    from harness.testing.tool_calls import RecordedToolCall
+    from harness.tracing import TraceMode, TraceTree
 
 __all__ = ["DEFAULT_BASE_URLS", "LLMCassette", "llm_cassette_path", "open_llm_cassette"]
 
@@ -218,12 +219,29 @@ class LLMCassette:
         """The ``(vcr request, response dict)`` pairs of the test so far, telemetry left out."""
         return self.handle.exchanges
 
-    def trace(self) -> TraceTree:
-        """The traffic trace of the test so far: ``agent.run`` > ``llm.call`` > ``tool.call``."""
+    def trace(self, mode: TraceMode | None = None) -> TraceTree:
+        """The traffic trace of the test so far: ``agent.run`` > ``llm.call`` > ``tool.call``.
+
+        ``mode="replay"`` keeps payloads (arguments, results) in this trace only;
+        the default is ``HARNESS_TRACE_MODE``, else metadata.
+        """
         from harness.testing.http_exchanges import http_exchanges, traffic_module
 
-        tree: TraceTree = traffic_module().trace_from_exchanges(http_exchanges(self.exchanges()))
+        exchanges = http_exchanges(self.exchanges())
+        tree: TraceTree = traffic_module().trace_from_exchanges(exchanges, mode=mode)
         return tree
+
+    def tool_calls(self) -> list[RecordedToolCall]:
+        """Each tool call of the test so far, from its model traffic, in the order asked.
+
+        Framework-neutral: the name, the arguments (parsed JSON) and the result
+        the agent sent back, as far as the wire shows them (see
+        :class:`harness.testing.RecordedToolCall`). Needs no ``HARNESS_TRACE_MODE``.
+        """
+        from harness.testing.http_exchanges import http_exchanges
+        from harness.testing.tool_calls import tool_calls_from_exchanges
+
+        return tool_calls_from_exchanges(http_exchanges(self.exchanges()))
 
     def environment(self) -> dict[str, str]:
         """The variables set during the test, for frameworks that build their own clients."""
@@ -291,6 +309,7 @@ def open_llm_cassette(
             ignore_body_fields=config.ignore_body_fields,
             ignore_query_params=config.ignore_query_params,
             ignore_hosts=config.ignore_hosts,
+            offline_hosts=config.offline_hosts,
             allow_unplayed=allow_unplayed,
             rerecord_hint=rerecord_hint,
             save_error_responses=save_error_responses,

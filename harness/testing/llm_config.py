@@ -27,7 +27,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "openai-agents": ("prompt_cache_key", "store"),
     "pydantic-ai": ("metadata", "user"),
 }
-_LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts")
+_LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts", "offline_hosts")
 _FIELDS = ("profile", *_LISTS, "allow_unplayed", "model")
 
 
@@ -40,6 +40,10 @@ class LLMCassetteConfig:
         ignore_body_fields: dotted body paths matching ignores, profiles' included.
         ignore_query_params: query parameters matching ignores.
         ignore_hosts: hosts the cassette neither plays nor records.
+        offline_hosts: ignored hosts that are offline: a request to one fails as on
+            a machine without network, with the HTTP library's own catchable
+            connection error (``httpx.ConnectError``, ``requests.ConnectionError``),
+            in every record mode.
         allow_unplayed: whether recorded interactions may go unused (None: not in
             ``eval`` tests, yes elsewhere).
     """
@@ -49,6 +53,7 @@ class LLMCassetteConfig:
     ignore_query_params: tuple[str, ...] = ()
     ignore_hosts: tuple[str, ...] = ()
     allow_unplayed: bool | None = None
+    offline_hosts: tuple[str, ...] = ()
 
 
 def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
@@ -131,4 +136,5 @@ def resolve_config(
         ignore_query_params=tuple(dict.fromkeys(params)),
         ignore_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("ignore_hosts", ()))),
         allow_unplayed=merged.get("allow_unplayed"),
+        offline_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("offline_hosts", ()))),
     )

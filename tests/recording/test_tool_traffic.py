@@ -58,9 +58,12 @@ def test_traffic_kind_comes_from_the_wire_registry(method: str, uri: str, kind: 
 
 def test_a_compact_json_tool_body_replays_byte_for_byte(tmp_path: Path) -> None:
     cassette = tmp_path / "tool.yaml"
-    with tool_server() as server, httpx.Client(proxy=server.url) as client:
-        with use_cassette(cassette, record_mode="once"):
-            recorded = _forecast(client).content
+    with (
+        tool_server() as server,
+        httpx.Client(proxy=server.url) as client,
+        use_cassette(cassette, record_mode="once"),
+    ):
+        recorded = _forecast(client).content
     assert recorded == forecast_body("Paris")
     stored = yaml.safe_load(cassette.read_text("utf-8"))["interactions"][0]["response"]["body"]
     assert stored[FORM_KEY] == "compact"  # still stored indented, for reading
@@ -74,9 +77,12 @@ def test_a_compact_json_tool_body_replays_byte_for_byte(tmp_path: Path) -> None:
 
 def test_an_old_cassette_without_a_form_replays_its_indented_text(tmp_path: Path) -> None:
     cassette = tmp_path / "tool.yaml"
-    with tool_server() as server, httpx.Client(proxy=server.url) as client:
-        with use_cassette(cassette, record_mode="once"):
-            _forecast(client)
+    with (
+        tool_server() as server,
+        httpx.Client(proxy=server.url) as client,
+        use_cassette(cassette, record_mode="once"),
+    ):
+        _forecast(client)
     data = yaml.safe_load(cassette.read_text("utf-8"))
     del data["harness"]  # a plain vcrpy file, as older harness wrote it: no form
     del data["interactions"][0]["response"]["body"][FORM_KEY]
@@ -118,10 +124,14 @@ def test_every_known_rendering_is_given_back_exactly(
 
 def test_the_header_names_the_model_hosts_only(tmp_path: Path, sim: SimulatorServer) -> None:
     cassette = tmp_path / "agent.yaml"
-    with tool_server() as server, httpx.Client(proxy=server.url) as tools:
-        with use_cassette(cassette, record_mode="once"), openai_client(sim.url) as model:
-            openai_conversation(model)
-            _forecast(tools)
+    with (
+        tool_server() as server,
+        httpx.Client(proxy=server.url) as tools,
+        use_cassette(cassette, record_mode="once"),
+        openai_client(sim.url) as model,
+    ):
+        openai_conversation(model)
+        _forecast(tools)
     header = yaml.safe_load(cassette.read_text("utf-8"))["harness"]
     host = sim.url.removeprefix("http://")
     assert header["recorded_against"] == f"{host} (harness simulator)"
@@ -148,19 +158,28 @@ def test_an_offline_host_fails_as_a_dead_network_does(tmp_path: Path, mode: str)
 def test_an_ignored_host_that_is_not_offline_still_meets_the_guard(tmp_path: Path) -> None:
     cassette = tmp_path / "ignored.yaml"
     cassette.write_text("version: 1\ninteractions: []\n", "utf-8")
-    with use_cassette(cassette, ignore_hosts=["prices.example.com"]):
-        with pytest.raises(CassetteError), httpx.Client() as client:
-            client.get("https://prices.example.com/x")
+    with (
+        use_cassette(cassette, ignore_hosts=["prices.example.com"]),
+        pytest.raises(CassetteError),
+        httpx.Client() as client,
+    ):
+        client.get("https://prices.example.com/x")
 
 
 def test_a_miss_names_the_host_and_the_kind(tmp_path: Path) -> None:
     cassette = tmp_path / "tool.yaml"
-    with tool_server() as server, httpx.Client(proxy=server.url) as client:
-        with use_cassette(cassette, record_mode="once"):
-            _forecast(client)
-    with pytest.raises(UnmatchedRequestError) as caught:
-        with use_cassette(cassette), httpx.Client() as client:
-            client.get(f"http://{TOOL_HOST}/alerts")
+    with (
+        tool_server() as server,
+        httpx.Client(proxy=server.url) as client,
+        use_cassette(cassette, record_mode="once"),
+    ):
+        _forecast(client)
+    with (
+        pytest.raises(UnmatchedRequestError) as caught,
+        use_cassette(cassette),
+        httpx.Client() as client,
+    ):
+        client.get(f"http://{TOOL_HOST}/alerts")
     message = str(caught.value)
     assert f"to host {TOOL_HOST} (tool traffic)" in message
     assert f"(this one went to {TOOL_HOST})" in message
