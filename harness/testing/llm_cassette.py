@@ -298,6 +298,7 @@ def open_llm_cassette(
         CassetteError: as :func:`harness.recording.use_cassette`.
     """
     from harness.recording import use_cassette
+    from harness.testing.profile_hooks import profile_hooks
 
     config = cassette.config
     saved = {name: os.environ.get(name) for name in cassette.environment()}
@@ -317,7 +318,8 @@ def open_llm_cassette(
         ) as handle:
             cassette._handle = handle
             try:
-                yield cassette
+                with profile_hooks(config.profiles):
+                    yield cassette
             finally:
                 _flush_telemetry()
                 cassette.close_clients()

@@ -28,7 +28,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "pydantic-ai": ("metadata", "user"),
 }
 _LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts", "offline_hosts")
-_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model")
+_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model", "stream")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,8 @@ def _checked(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
         )
     checked: dict[str, Any] = {}
     for field, value in settings.items():
+        if field == "stream":
+            continue  # read at collection, where it twins the test (see stream_twins)
         if field == "model":
             if not isinstance(value, str) or not value.strip():
                 raise ConfigurationError(
@@ -114,6 +116,11 @@ def resolve_config(
     if fixture is not None and not isinstance(fixture, Mapping):
         raise ConfigurationError(
             f"the llm_cassette_config fixture must return a dict, got {type(fixture).__name__}"
+        )
+    if fixture and "stream" in fixture:
+        raise ConfigurationError(
+            "llm_cassette stream cannot be set in the llm_cassette_config fixture (it picks "
+            "the test's runs at collection); use @pytest.mark.llm_cassette(stream=...)"
         )
     if fixture and "model" in fixture:
         # The model picks the cassette's path, which mutants and reports find
