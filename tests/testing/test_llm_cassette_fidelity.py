@@ -260,7 +260,9 @@ def test_stream_cannot_be_set_in_the_config_fixture() -> None:
     from harness.core.errors import ConfigurationError
     from harness.testing.llm_config import resolve_config
 
-    with pytest.raises(ConfigurationError, match="use @pytest.mark.llm_cassette\\(stream=...\\)"):
+    with pytest.raises(
+        ConfigurationError, match=r"use @pytest\.mark\.llm_cassette\(stream=\.\.\.\)"
+    ):
         resolve_config({"stream": "both"}, None)
     assert resolve_config(None, {"stream": "both", "offline_hosts": "A.example"}).offline_hosts == (
         "a.example",
