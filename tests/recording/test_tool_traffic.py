@@ -109,7 +109,7 @@ _RENDERINGS = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(value=_JSON, rendering=st.sampled_from(_RENDERINGS), newline=st.booleans())
 def test_every_known_rendering_is_given_back_exactly(
     value: Any, rendering: dict[str, Any], newline: bool
