@@ -17,8 +17,11 @@ never counted as a crash.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,7 +38,10 @@ class ToolTrafficMissError(CassetteError):
     """A mutant run sent tool traffic to a method, host and path never recorded."""
 
 
-def _key(method: str, uri: str) -> tuple[str, str, str]:
+Key = tuple[str, str, str]  # method, host, path
+
+
+def _key(method: str, uri: str) -> Key:
     parts = urlsplit(uri)
     return method.upper(), (parts.hostname or "").lower(), parts.path.rstrip("/") or "/"
 
@@ -48,14 +54,8 @@ class ToolTrafficReplay:
     """
 
     def __init__(self, path: Path) -> None:
-        from harness.recording import is_model_call, read_cassette
-
-        self._recorded: defaultdict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-        for request, response in read_cassette(path).interactions:
-            method, uri = str(request.get("method", "")), str(request.get("uri", ""))
-            if not is_model_call(method, uri):
-                self._recorded[_key(method, uri)].append(response)
-        self._served: defaultdict[tuple[str, str, str], int] = defaultdict(int)
+        self._recorded = _recorded_answers(path, _stamp(path))
+        self._served: defaultdict[Key, int] = defaultdict(int)
         self.missed: list[str] = []
 
     def __call__(self, request: Any) -> dict[str, Any] | None:
@@ -77,6 +77,31 @@ class ToolTrafficReplay:
         index = min(self._served[key], len(answers) - 1)
         self._served[key] += 1
         return answers[index]
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _recorded_answers(
+    path: Path, stamp: tuple[int, int]
+) -> Mapping[Key, tuple[dict[str, Any], ...]]:
+    """The recorded tool answers of ``path`` by method, host and path: read once for all
+    of a row's mutants (``stamp``, the file's mtime and size, tells an edited file)."""
+    from harness.recording import is_model_call, read_cassette
+
+    del stamp  # part of the cache key only
+    found: defaultdict[Key, list[dict[str, Any]]] = defaultdict(list)
+    for request, response in read_cassette(path).interactions:
+        method, uri = str(request.get("method", "")), str(request.get("uri", ""))
+        if not is_model_call(method, uri):
+            found[_key(method, uri)].append(response)
+    return MappingProxyType({key: tuple(answers) for key, answers in found.items()})
 
 
 def chain_responders(*responders: Responder) -> Responder:

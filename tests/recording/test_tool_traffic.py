@@ -56,23 +56,40 @@ def test_traffic_kind_comes_from_the_wire_registry(method: str, uri: str, kind: 
     assert is_model_call(method, uri) is (kind == "model")
 
 
-def test_a_compact_json_tool_body_replays_byte_for_byte(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("city", "form"),
+    [("Paris", "compact"), ("Odd", None)],
+    ids=["compact-stored-indented", "own-spelling-stored-verbatim"],
+)
+def test_a_json_tool_body_replays_byte_for_byte(tmp_path: Path, city: str, form: str) -> None:
     cassette = tmp_path / "tool.yaml"
     with (
         tool_server() as server,
         httpx.Client(proxy=server.url) as client,
         use_cassette(cassette, record_mode="once"),
     ):
-        recorded = _forecast(client).content
-    assert recorded == forecast_body("Paris")
+        recorded = _forecast(client, city).content
+    assert recorded == forecast_body(city)
     stored = yaml.safe_load(cassette.read_text("utf-8"))["interactions"][0]["response"]["body"]
-    assert stored[FORM_KEY] == "compact"  # still stored indented, for reading
-    assert stored["string"] == INDENTED(json.loads(recorded))
+    assert stored.get(FORM_KEY) == form
+    if form is None:
+        assert stored["string"] == recorded.decode()  # no rendering gives it back: as sent
+    else:
+        assert stored["string"] == INDENTED(json.loads(recorded))  # indented, for reading
     with use_cassette(cassette), httpx.Client() as client:
-        assert _forecast(client).content == recorded
+        assert _forecast(client, city).content == recorded
     with use_cassette(cassette), requests.Session() as session:
-        replayed = session.get(f"http://{TOOL_HOST}/forecast", params={"city": "Paris"})
+        replayed = session.get(f"http://{TOOL_HOST}/forecast", params={"city": city})
         assert replayed.content == recorded
+    with (
+        tool_server() as server,
+        httpx.Client(proxy=server.url) as client,
+        use_cassette(cassette, record_mode="new_episodes"),
+    ):
+        _forecast(client, city)
+        _forecast(client, "Lyon")  # recorded: the file is saved again, the first item too
+    again = yaml.safe_load(cassette.read_text("utf-8"))["interactions"]
+    assert len(again) == 2 and again[0]["response"]["body"] == stored
 
 
 def test_an_old_cassette_without_a_form_replays_its_indented_text(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 
 # What the API answers: compact, key order and non-ASCII as a real server sends them.
 FORECASTS = {"Paris": {"city": "Paris", "sky": "sunny", "temp_c": 21.5, "note": "brise légère"}}
+# A server's own spelling, which no JSON library writes (an exponent, a space before ",").
+RAW = {"Odd": b'{"city": "Odd" ,"temp_c": 2.15E1}\n'}
 
 
 @dataclass
@@ -28,6 +30,8 @@ class ToolServer:
 
 
 def forecast_body(city: str) -> bytes:
+    if city in RAW:
+        return RAW[city]
     found = FORECASTS.get(city, {"city": city, "sky": "unknown"})
     return json.dumps(found, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
