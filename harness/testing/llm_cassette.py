@@ -14,6 +14,12 @@ marker (not from ``--harness-model``), and the run says how to move it.
 
 While the block is open the environment points the SDKs at
 :meth:`LLMCassette.base_url` and, when replaying, gives them a dummy key.
+
+The cassette holds all the test's HTTP: its model calls and its *tool traffic*
+(what else its code sent, a tool calling a weather API), told apart by the wire
+registry (``harness.recording.traffic_kind``). The row's source, cost and counts
+come from the model calls only; :meth:`LLMCassette.tool_calls` reads the tool
+calls out of them.
 """
 
 from __future__ import annotations

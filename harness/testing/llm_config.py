@@ -11,6 +11,12 @@ version-dependent, so a recording replays whatever the run:
   and neither when it points at the simulator or a proxy.
 - ``pydantic-ai``: pydantic-ai tags requests with ``metadata`` and ``user``
   fields from its model settings; neither picks the answer.
+
+A profile may also set the framework up for each test
+(``harness.testing.profile_hooks``: the Agents SDK's per-test client).
+``offline_hosts`` are ignored hosts that fail as a dead network does;
+``stream`` (marker only) twins one test into a plain and a streaming run
+(``harness.testing.stream_twins``).
 """
 
 from __future__ import annotations

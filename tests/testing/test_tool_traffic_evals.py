@@ -80,7 +80,8 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
 def get_weather(city):
     proxy = os.environ.get("WEATHER_PROXY") or None
     with httpx.Client(proxy=proxy) as http:
-        return http.get("http://api.weather.example/forecast", params={"city": city}).text
+        path = os.environ.get("WEATHER_PATH", "/forecast")
+        return http.get("http://api.weather.example" + path, params={"city": city}).text
 
 
 def run(client):
@@ -147,6 +148,12 @@ def test_a_tools_http_replays_exactly_and_is_neither_source_nor_cost(
     assert row.source.value == "simulator"
     assert row.cost_usd is None  # the simulator's tokens are no spend
     assert (row.provider, row.llm_calls, row.tool_calls) == ("openai", 2, 1)
+    monkeypatch.setenv("WEATHER_PATH", "/alerts")  # the tool changed its endpoint
+    missed = _run(pytester, "--harness-block-live")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(
+        ["*GET /alerts?city=Paris to host api.weather.example (tool traffic)*"]
+    )
 
 
 def test_mutants_of_a_tool_using_agent_run_without_errors(
@@ -170,8 +177,8 @@ def test_a_mutant_that_sends_a_tool_off_the_recording_is_exhausted_not_an_error(
 ) -> None:
     # A REST API with the argument in its path: a mutated city is a path never recorded.
     agent = WEATHER_AGENT.replace(
-        '"http://api.weather.example/forecast", params={"city": city}',
-        'f"http://api.weather.example/forecast/{city}", params={"city": city}',
+        '"http://api.weather.example" + path, params={"city": city}',
+        'f"http://api.weather.example{path}/{city}", params={"city": city}',
     )
     pytester.makepyfile(test_weather_agent=agent)
     _run(pytester, "--record-mode", "once", "--harness-base-url", sim.url).assert_outcomes(passed=1)
