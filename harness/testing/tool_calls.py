@@ -57,18 +57,19 @@ def _walk(span: TraceSpan) -> Iterator[TraceSpan]:
 def tool_calls_of(tree: TraceTree) -> list[RecordedToolCall]:
     """The tool calls of a ``replay``-mode traffic trace, in the order they were asked."""
     spans = list(_walk(tree.root))
-    answers = {
-        str(span.attributes.get("tool_call_id")): span
-        for span in spans
-        if span.kind == "tool.call" and span.attributes.get("answered")
-    }
+    # By id, in order: two conversations may reuse an id (a simulator's call_1).
+    answers: dict[str, list[TraceSpan]] = {}
+    for span in spans:
+        if span.kind == "tool.call" and span.attributes.get("answered"):
+            answers.setdefault(str(span.attributes.get("tool_call_id")), []).append(span)
     found: list[RecordedToolCall] = []
     for span in spans:
         if span.kind != "llm.call":
             continue
         for asked in span.attributes.get("tool_calls") or ():
             call_id = str(asked.get("id") or "")
-            answer = answers.pop(call_id, None)
+            waiting = answers.get(call_id)
+            answer = waiting.pop(0) if waiting else None
             payload = answer.attributes.get("payload", {}) if answer is not None else {}
             found.append(
                 RecordedToolCall(
