@@ -3,7 +3,9 @@
 A replayed cassette's source is where it was *recorded*, never "replay". The
 cassette's ``harness:`` block says so (``recorded_against`` ends with
 ``(harness simulator)`` for ``harness sim`` recordings). A plain vcrpy file has
-no such block, so its recorded hosts and responses decide:
+no such block, so the hosts and responses of its model calls decide (a tool's own
+HTTP, say a weather API, is left out: ``harness.recording.is_model_call``; a file
+with no call of a known wire is read whole):
 
 - every response carries the simulator's ``x-harness-simulator`` header -> simulator;
 - every request went to a known provider API host (the wire registry's) or a
@@ -18,6 +20,9 @@ no such block, so its recorded hosts and responses decide:
 The same host rule guards the metadata: a file marked simulated whose hosts
 include a remote one mixes simulator and live answers (re-recorded in mode
 ``all``, which keeps the interactions it did not replace), so it is unknown.
+harness writes the hosts of model calls only into ``recorded_against``; a file
+saved before tool traffic was told apart may name a tool's host there, and
+reads unknown until it is re-recorded.
 
 The reader here only needs the header and the request hosts, so it parses the
 YAML itself instead of reaching into the recording layer's private loader.
@@ -40,6 +45,7 @@ import yaml
 
 from harness.core.errors import CassetteError
 from harness.evals.live_hosts import is_live_host, is_local_host, local_server_name
+from harness.recording import is_model_call
 from harness.yamlload import describe_yaml_error
 
 __all__ = [
@@ -143,7 +149,21 @@ def _request_netloc(request: Any) -> str:
     return urlsplit(str(request.get("uri", ""))).netloc.rsplit("@", 1)[-1]
 
 
+def _is_model_call(request: Any) -> bool:
+    if not isinstance(request, dict):
+        return False
+    return is_model_call(str(request.get("method", "")), str(request.get("uri", "")))
+
+
+def _model_interactions(interactions: list[Any]) -> list[Any]:
+    """The model calls among ``interactions``: a tool's own HTTP says nothing of the
+    answers' source. All of them when none is a model call of a known wire."""
+    found = [i for i in interactions if isinstance(i, dict) and _is_model_call(i.get("request"))]
+    return found or interactions
+
+
 def _source_of_interactions(interactions: list[Any]) -> Source:
+    interactions = _model_interactions(interactions)
     requests = [i.get("request") for i in interactions if isinstance(i, dict)]
     responses = [i.get("response") for i in interactions if isinstance(i, dict)]
     if not requests:

@@ -15,6 +15,7 @@ from harness.recording._errors import (
     unwrap_cassette_error,
 )
 from harness.recording._guard import block_network
+from harness.recording._kinds import TrafficKind, is_model_call, traffic_kind
 from harness.recording._matching import normalize_body
 from harness.recording._metadata import METADATA_KEY, SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
@@ -45,10 +46,12 @@ __all__ = [
     "RecordMode",
     "StoredCassette",
     "StoredInteraction",
+    "TrafficKind",
     "UnmatchedRequestError",
     "block_network",
     "check_cassettes",
     "decode_content",
+    "is_model_call",
     "is_telemetry",
     "normalize_body",
     "parse_record_mode",
@@ -56,6 +59,7 @@ __all__ = [
     "read_cassette",
     "recording_active",
     "scan_cassette_file",
+    "traffic_kind",
     "unwrap_cassette_error",
     "use_cassette",
 ]

@@ -38,6 +38,7 @@ from harness.recording._filters import (
     stored_response,
 )
 from harness.recording._format import Interaction
+from harness.recording._kinds import is_model_call
 from harness.recording._matching import MatchKey, parse_match_line
 from harness.recording._metadata import SIMULATOR_HEADER, CassetteMetadata, describe_recording
 from harness.recording._miss import missing_cassette_error, unmatched_request_error
@@ -338,9 +339,12 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             return False
         self.verify_all()
         chosen = self.interactions_to_save()
-        simulated = [i for i in chosen if self._simulated(i)]
+        # The header says where the *model's* answers came from: a tool's own HTTP
+        # (a weather API) is saved too, but names neither the source nor the model.
+        models = self._model_calls(chosen)
+        simulated = [i for i in models if self._simulated(i)]
         normalizer = self.options.normalizer
-        requests = [self.data.request(i) for i in chosen]
+        requests = [self.data.request(i) for i in models]
         described = [(request.uri, normalizer.value(request.body)) for request in requests]
         metadata = describe_recording(
             described,
@@ -348,12 +352,18 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
             self.options.metadata,
             normalizer.ignore_fields,
             normalizer.ignore_query_params,
-            hosts=self._hosts(chosen, simulated),
+            hosts=self._hosts(models, simulated),
         )
         stored = [self._stored(i) for i in chosen]
         self.saved_metadata = save_cassette(Path(self._path), stored, metadata)
         self.dirty = False
         return True
+
+    def _model_calls(self, chosen: list[int]) -> list[int]:
+        """The model calls among ``chosen``; all of them when none is one (no wire known)."""
+        requests = [(i, self.data.request(i)) for i in chosen]
+        models = [i for i, request in requests if is_model_call(request.method, request.uri)]
+        return models or chosen
 
     def _simulated(self, index: int) -> bool:
         return SIMULATOR_HEADER in self.data.response(index).get("headers", {})

@@ -35,13 +35,17 @@ class UnmatchedRequestError(CassetteError):
         cassette_path: the cassette that was searched.
         method: HTTP method of the request.
         path: URL path (and query) of the request.
+        host: ``host[:port]`` the request went to (matching ignores it; the report names it).
     """
 
-    def __init__(self, message: str, *, cassette_path: str, method: str, path: str) -> None:
+    def __init__(
+        self, message: str, *, cassette_path: str, method: str, path: str, host: str = ""
+    ) -> None:
         super().__init__(message)
         self.cassette_path = cassette_path
         self.method = method
         self.path = path
+        self.host = host
 
 
 class NetworkBlockedError(CassetteError):

@@ -6,7 +6,9 @@ cookies, organisation/project ids) and noise (``x-stainless-*``, rate limits,
 recorded now or loaded from a file that is saved again. Compressed bodies are
 stored decoded (a body that cannot be decoded keeps its ``Content-Encoding``),
 JSON bodies pretty-printed with credential fields redacted (form, multipart and
-event-stream bodies have theirs redacted in place), and 4xx/5xx answers
+event-stream bodies have theirs redacted in place; a JSON response keeps the
+name of the rendering that gives its recorded bytes back, see
+:mod:`harness.recording._bodyform`), and 4xx/5xx answers
 are dropped unless the caller wants them (a retried 429 would otherwise replay
 its backoff, and a failed live call would replay as the answer).
 """
@@ -17,6 +19,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from harness.recording._bodyform import FORM_KEY, INDENTED, exact_form
 from harness.recording._encoding import decode_response
 from harness.recording._metadata import SIMULATOR_HEADER
 from harness.recording._redact import redact_body, redact_json, redact_text_body
@@ -115,5 +118,27 @@ def stored_response(response: dict[str, Any]) -> dict[str, Any]:
         "status": {"code": status["code"], "message": status.get("message") or ""},
         "headers": dict(headers),
         # A still-encoded body stays bytes (YAML !!binary), next to its Content-Encoding.
-        "body": {"string": body if _STILL_ENCODED in headers else stored_body(body, content_type)},
+        "body": {"string": body}
+        if _STILL_ENCODED in headers
+        else _stored_response_body(body, content_type),
     }
+
+
+def _stored_response_body(body: bytes | str | None, content_type: str) -> dict[str, Any]:
+    """``{"string": ...}`` that replays the recorded bytes (see ``_bodyform``)."""
+    stored = stored_body(body, content_type)
+    text = _text(body)
+    if not isinstance(stored, str) or not isinstance(text, str) or stored == text:
+        return {"string": stored}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"string": stored}  # redacted in place (an event stream, a form)
+    if redact_json(value) != value:
+        return {"string": stored}  # a credential was taken out: it never replays
+    form = exact_form(text, value)
+    if form is not None:
+        return {"string": stored, FORM_KEY: form}
+    if INDENTED(value) == text:
+        return {"string": stored}
+    return {"string": text}  # no rendering gives these bytes back: kept verbatim

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import CassetteError
+from harness.recording._bodyform import FORM_KEY, render_form
 from harness.recording._encoding import decode_response, encodings_of
 
 __all__ = ["check_request", "check_response"]
@@ -155,4 +156,11 @@ def check_response(path: Path, index: int, response: Any) -> dict[str, Any]:
         raise _malformed(path, index, "the response has no body mapping with 'string'", layout)
     _body_text(path, index, "the response body string", body["string"], layout)
     headers = _headers(path, index, "response", response.get("headers"), layout)
+    if FORM_KEY in body:
+        # Stored indented, replayed as the bytes that were recorded (see _bodyform).
+        exact = (
+            render_form(body["string"], body[FORM_KEY]) if isinstance(body["string"], str) else None
+        )
+        body = {"string": body["string"] if exact is None else exact}
+        return {**response, "headers": headers, "body": body}
     return {**response, "headers": headers}

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from harness.core.errors import CassetteError
 from harness.recording._diff import describe_difference, nearest
 from harness.recording._errors import UnmatchedRequestError
+from harness.recording._kinds import traffic_kind
 from harness.recording._matching import MatchKey, canonical_json
 from harness.recording._options import CassetteOptions, RerecordHint
 
@@ -83,8 +85,12 @@ def unmatched_request_error(
         if cassette.key_at(index)[:2] == key[:2]
     ]
     closest = nearest(body, candidates)
+    host = _host(request.uri)
     if closest is None:
-        lines = [f"{where}: the cassette has no {key.method} {key.path} request at all."]
+        lines = [
+            f"{where}: the cassette has no {key.method} {key.path} request at all "
+            f"(this one went to {host})."
+        ]
     else:
         index, recorded = closest
         stored = cassette.key_at(index)
@@ -105,7 +111,8 @@ def unmatched_request_error(
             f"{where}. Nearest recorded request: interaction {index}{played}; recorded -> now:"
         ]
         lines.extend(f"  {line}" for line in differences)
-    lines.append(f"The request: {key.method} {key.target}")
+    kind = traffic_kind(key.method, request.uri)
+    lines.append(f"The request: {key.method} {key.target} to host {host} ({kind} traffic)")
     lines.append(f"  body: {_preview(body)}")
     ignored = cassette.options.normalizer.ignore_fields
     if ignored:
@@ -117,5 +124,14 @@ def unmatched_request_error(
         f"If the change is intended, re-record: {_hint(cassette.options.rerecord_hint, 'rewrite')}"
     )
     return UnmatchedRequestError(
-        "\n".join(lines), cassette_path=str(cassette.path), method=key.method, path=key.target
+        "\n".join(lines),
+        cassette_path=str(cassette.path),
+        method=key.method,
+        path=key.target,
+        host=host,
     )
+
+
+def _host(uri: str) -> str:
+    """``host[:port]`` of ``uri``, without a login (a miss report never shows one)."""
+    return urlsplit(uri).netloc.rsplit("@", 1)[-1] or "(no host)"

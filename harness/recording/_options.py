@@ -31,6 +31,8 @@ class CassetteOptions:
     metadata: dict[str, Any] | None = None
     # Hosts the cassette leaves alone: neither played nor recorded (vcrpy's ignore_hosts).
     ignore_hosts: frozenset[str] = frozenset()
+    # Ignored hosts whose name lookup fails as on a dead network (see _offline).
+    offline_hosts: frozenset[str] = frozenset()
     # Answers a request before the cassette is asked (e.g. a mutant served in order);
     # None lets the cassette decide. Its answers are logged but never saved.
     responder: Callable[[Any], dict[str, Any] | None] | None = None

@@ -18,6 +18,7 @@ from harness.recording._logfilter import quiet_http_logs
 from harness.recording._matching import BodyNormalizer
 from harness.recording._metadata import CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
+from harness.recording._offline import offline_hosts as offline_hosts_held
 from harness.recording._options import CassetteOptions, RerecordHint
 
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
             stack.enter_context(quiet_http_logs())
             if self._guard:
                 stack.enter_context(block_network())
+            # After the guard: an offline host fails as a dead network, not at the guard.
+            stack.enter_context(offline_hosts_held(self._options.offline_hosts))
             with known_absent_skipped():  # vcrpy imports every library it could patch
                 self._cassette = stack.enter_context(patcher)
             if self._options.mode is not RecordMode.NONE:
@@ -200,6 +203,7 @@ def use_cassette(
     save_error_responses: bool = False,
     block_network: bool | None = None,
     ignore_hosts: Iterable[str] = (),
+    offline_hosts: Iterable[str] = (),
     responder: Callable[[Any], dict[str, Any] | None] | None = None,
     intercept: Iterable[str] | None = None,
     intercept_paths: Iterable[str] = (),
@@ -229,6 +233,10 @@ def use_cassette(
         ignore_hosts: hosts whose requests the cassette neither plays nor records
             (they go on to the network, which the replay guard still refuses for
             anything but loopback), as vcrpy's ``ignore_hosts``.
+        offline_hosts: hosts that are ignored and offline: in every mode their
+            name lookup fails as on a machine without network, so the library
+            raises its own catchable connection error (``httpx.ConnectError``,
+            ``requests.ConnectionError``) instead of reaching the network guard.
         responder: called with each vcrpy request first; a response dict it
             returns answers the request (logged in ``exchanges``, never saved),
             None leaves it to the cassette. Telemetry (trace exports of agent
@@ -259,13 +267,15 @@ def use_cassette(
         ``max_retries``; set ``max_retries=0`` on replayed clients for speed.
     """
     mode = parse_record_mode(record_mode)
+    offline = frozenset(host.lower() for host in offline_hosts)
     options = CassetteOptions(
         mode=mode,
         normalizer=BodyNormalizer(ignore_body_fields, ignore_query_params),
         rerecord_hint=rerecord_hint,
         save_error_responses=save_error_responses,
         metadata=dict(metadata) if metadata else None,
-        ignore_hosts=frozenset(host.lower() for host in ignore_hosts),
+        ignore_hosts=frozenset(host.lower() for host in (*ignore_hosts, *offline)),
+        offline_hosts=offline,
         responder=responder,
         intercept_paths=tuple(intercept_paths),
     )

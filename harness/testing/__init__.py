@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         sent_requests,
         system_sha256,
     )
+    from harness.testing.tool_calls import RecordedToolCall
     from harness.testing.trace_assertions import (
         assert_trace_golden,
         assert_trace_shape,
@@ -47,6 +48,7 @@ __all__ = [
     "LiveCallBlockedError",
     "MatchMode",
     "OutlineNode",
+    "RecordedToolCall",
     "RequestAssertionError",
     "RequestChecks",
     "SentRequest",
@@ -74,6 +76,7 @@ _HOME = {
     "MatchMode": "trace_query",
     # harness.tracing's, as trace_assertions (which parses outlines) imports it.
     "OutlineNode": "trace_assertions",
+    "RecordedToolCall": "tool_calls",
     "RequestAssertionError": "request_checks",
     "RequestChecks": "request_checks",
     "SentRequest": "request_checks",

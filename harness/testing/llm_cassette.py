@@ -14,6 +14,12 @@ marker (not from ``--harness-model``), and the run says how to move it.
 
 While the block is open the environment points the SDKs at
 :meth:`LLMCassette.base_url` and, when replaying, gives them a dummy key.
+
+The cassette holds all the test's HTTP: its model calls and its *tool traffic*
+(what else its code sent, a tool calling a weather API), told apart by the wire
+registry (``harness.recording.traffic_kind``). The row's source, cost and counts
+come from the model calls only; :meth:`LLMCassette.tool_calls` reads the tool
+calls out of them.
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ if TYPE_CHECKING:
     from google.genai import client as genai_client
 
     from harness.recording import CassetteHandle
-    from harness.tracing import TraceTree
+    from harness.testing.tool_calls import RecordedToolCall
+    from harness.tracing import TraceMode, TraceTree
 
 __all__ = ["DEFAULT_BASE_URLS", "LLMCassette", "llm_cassette_path", "open_llm_cassette"]
 
@@ -218,12 +225,29 @@ class LLMCassette:
         """The ``(vcr request, response dict)`` pairs of the test so far, telemetry left out."""
         return self.handle.exchanges
 
-    def trace(self) -> TraceTree:
-        """The traffic trace of the test so far: ``agent.run`` > ``llm.call`` > ``tool.call``."""
+    def trace(self, mode: TraceMode | None = None) -> TraceTree:
+        """The traffic trace of the test so far: ``agent.run`` > ``llm.call`` > ``tool.call``.
+
+        ``mode="replay"`` keeps payloads (arguments, results) in this trace only;
+        the default is ``HARNESS_TRACE_MODE``, else metadata.
+        """
         from harness.testing.http_exchanges import http_exchanges, traffic_module
 
-        tree: TraceTree = traffic_module().trace_from_exchanges(http_exchanges(self.exchanges()))
+        exchanges = http_exchanges(self.exchanges())
+        tree: TraceTree = traffic_module().trace_from_exchanges(exchanges, mode=mode)
         return tree
+
+    def tool_calls(self) -> list[RecordedToolCall]:
+        """Each tool call of the test so far, from its model traffic, in the order asked.
+
+        Framework-neutral: the name, the arguments (parsed JSON) and the result
+        the agent sent back, as far as the wire shows them (see
+        :class:`harness.testing.RecordedToolCall`). Needs no ``HARNESS_TRACE_MODE``.
+        """
+        from harness.testing.http_exchanges import http_exchanges
+        from harness.testing.tool_calls import tool_calls_from_exchanges
+
+        return tool_calls_from_exchanges(http_exchanges(self.exchanges()))
 
     def environment(self) -> dict[str, str]:
         """The variables set during the test, for frameworks that build their own clients."""
@@ -280,6 +304,7 @@ def open_llm_cassette(
         CassetteError: as :func:`harness.recording.use_cassette`.
     """
     from harness.recording import use_cassette
+    from harness.testing.profile_hooks import profile_hooks
 
     config = cassette.config
     saved = {name: os.environ.get(name) for name in cassette.environment()}
@@ -291,6 +316,7 @@ def open_llm_cassette(
             ignore_body_fields=config.ignore_body_fields,
             ignore_query_params=config.ignore_query_params,
             ignore_hosts=config.ignore_hosts,
+            offline_hosts=config.offline_hosts,
             allow_unplayed=allow_unplayed,
             rerecord_hint=rerecord_hint,
             save_error_responses=save_error_responses,
@@ -298,7 +324,8 @@ def open_llm_cassette(
         ) as handle:
             cassette._handle = handle
             try:
-                yield cassette
+                with profile_hooks(config.profiles):
+                    yield cassette
             finally:
                 _flush_telemetry()
                 cassette.close_clients()

@@ -11,6 +11,12 @@ version-dependent, so a recording replays whatever the run:
   and neither when it points at the simulator or a proxy.
 - ``pydantic-ai``: pydantic-ai tags requests with ``metadata`` and ``user``
   fields from its model settings; neither picks the answer.
+
+A profile may also set the framework up for each test
+(``harness.testing.profile_hooks``: the Agents SDK's per-test client).
+``offline_hosts`` are ignored hosts that fail as a dead network does;
+``stream`` (marker only) twins one test into a plain and a streaming run
+(``harness.testing.stream_twins``).
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "openai-agents": ("prompt_cache_key", "store"),
     "pydantic-ai": ("metadata", "user"),
 }
-_LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts")
-_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model")
+_LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts", "offline_hosts")
+_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model", "stream")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +46,10 @@ class LLMCassetteConfig:
         ignore_body_fields: dotted body paths matching ignores, profiles' included.
         ignore_query_params: query parameters matching ignores.
         ignore_hosts: hosts the cassette neither plays nor records.
+        offline_hosts: ignored hosts that are offline: a request to one fails as on
+            a machine without network, with the HTTP library's own catchable
+            connection error (``httpx.ConnectError``, ``requests.ConnectionError``),
+            in every record mode.
         allow_unplayed: whether recorded interactions may go unused (None: not in
             ``eval`` tests, yes elsewhere).
     """
@@ -49,6 +59,7 @@ class LLMCassetteConfig:
     ignore_query_params: tuple[str, ...] = ()
     ignore_hosts: tuple[str, ...] = ()
     allow_unplayed: bool | None = None
+    offline_hosts: tuple[str, ...] = ()
 
 
 def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
@@ -72,6 +83,8 @@ def _checked(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
         )
     checked: dict[str, Any] = {}
     for field, value in settings.items():
+        if field == "stream":
+            continue  # read at collection, where it twins the test (see stream_twins)
         if field == "model":
             if not isinstance(value, str) or not value.strip():
                 raise ConfigurationError(
@@ -110,6 +123,11 @@ def resolve_config(
         raise ConfigurationError(
             f"the llm_cassette_config fixture must return a dict, got {type(fixture).__name__}"
         )
+    if fixture and "stream" in fixture:
+        raise ConfigurationError(
+            "llm_cassette stream cannot be set in the llm_cassette_config fixture (it picks "
+            "the test's runs at collection); use @pytest.mark.llm_cassette(stream=...)"
+        )
     if fixture and "model" in fixture:
         # The model picks the cassette's path, which mutants and reports find
         # without fixtures: only the marker and --harness-model may set it.
@@ -131,4 +149,5 @@ def resolve_config(
         ignore_query_params=tuple(dict.fromkeys(params)),
         ignore_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("ignore_hosts", ()))),
         allow_unplayed=merged.get("allow_unplayed"),
+        offline_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("offline_hosts", ()))),
     )

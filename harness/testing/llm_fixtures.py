@@ -33,7 +33,7 @@ _REPORTED_KEY = pytest.StashKey[bool]()
 def llm_cassette_config() -> dict[str, Any]:
     """Settings of every ``llm_cassette`` in scope; override it like pytest-recording's
     ``vcr_config`` (keys: profile, ignore_body_fields, ignore_query_params,
-    ignore_hosts, allow_unplayed)."""
+    ignore_hosts, offline_hosts, allow_unplayed)."""
     return {}
 
 
@@ -137,6 +137,7 @@ def _mutant_responder(
     from harness.evals.provenance import cassette_source
     from harness.testing.http_mutants import HttpMutantResponder, cassette_api
     from harness.testing.mutant_mode import STATE_KEY, MutantState
+    from harness.testing.tool_traffic import TOOL_REPLAY_KEY, ToolTrafficReplay, chain_responders
 
     mid = mutant_id(node)
     api = cassette_api(path)
@@ -151,7 +152,9 @@ def _mutant_responder(
         str(mid), mutant.operator, order, mutant.description, positional, source, "recorded"
     )
     run_log.source = source
-    return HttpMutantResponder(positional)
+    # Tool traffic (a tool's own HTTP) is answered loosely: a mutated argument is no miss.
+    tools = node.stash[TOOL_REPLAY_KEY] = ToolTrafficReplay(path)
+    return chain_responders(HttpMutantResponder(positional), tools)
 
 
 def _note_traffic(request: pytest.FixtureRequest, run_log: RunLog, cassette: Any) -> None:

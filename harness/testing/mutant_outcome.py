@@ -1,5 +1,9 @@
 """How a mutant item ended: killed, exhausted, survived or error (and the control).
 
+A run that failed after its tools sent traffic the cassette never recorded
+(``harness.testing.tool_traffic``) is ``exhausted``, not an error: the mutant
+moved the agent off the recording, however the failure surfaced.
+
 The phases of each mutant item are noted as they finish; at teardown they are
 classified and the ``MutantResult`` is attached to the report's
 ``user_properties``, which pytest-xdist ships to the controller.
@@ -140,9 +144,24 @@ def classify(item: pytest.Item) -> tuple[MutantOutcome, str]:
         )
     if kind == "exhausted" or (kind == "assertion" and exhausted):
         return MutantOutcome.EXHAUSTED, message
+    left = _left_tool_recording(item)
+    if left is not None:
+        # The mutant made the agent's tools call what was never recorded: the run left
+        # the recording (as an exhausted one does), however the failure surfaced.
+        return MutantOutcome.EXHAUSTED, f"{left}; the eval then failed: {message}"
     if kind == "assertion":
         return MutantOutcome.KILLED, message
     return MutantOutcome.ERROR, message
+
+
+def _left_tool_recording(item: pytest.Item) -> str | None:
+    """What tool traffic of the run had no recording (``harness.testing.tool_traffic``)."""
+    from harness.testing.tool_traffic import TOOL_REPLAY_KEY
+
+    replay = item.stash.get(TOOL_REPLAY_KEY, None)
+    if replay is None or not replay.missed:
+        return None
+    return f"tool traffic beyond the recording ({', '.join(dict.fromkeys(replay.missed))})"
 
 
 def _target(item: pytest.Item, options: HarnessOptions) -> tuple[str, str, Path] | None:

@@ -26,11 +26,36 @@ _ROUTING_PARAMS = frozenset({"provider_name", "harness_epoch", "harness_mutant",
 STREAM_PARAM = "harness_stream"
 
 
+def _routing_id(name: str, value: object) -> str:
+    """The id harness's own parametrization (or the provider's) gives a routing parameter."""
+    if name == "harness_epoch":
+        return f"epoch{value}"
+    if name == STREAM_PARAM:
+        return "stream" if value else "plain"
+    return str(value)
+
+
 def _scenario_params(node: pytest.Item) -> list[str]:
+    """The test's parametrize ids (``ids=`` when given, pytest's own else; pytest-repeat's
+    ``2-3`` too), without those of the routing parameters.
+
+    Ids, not values: a value may print differently every run (an object's
+    ``repr`` with its address), an id is what the test author named it.
+    """
     callspec = getattr(node, "callspec", None)
     if callspec is None:
         return []
-    return [str(v) for k, v in callspec.params.items() if k not in _ROUTING_PARAMS]
+    ids = getattr(callspec, "_idlist", None)
+    if ids is None:  # a pytest without the id list: the values, as before
+        return [str(v) for k, v in callspec.params.items() if k not in _ROUTING_PARAMS]
+    routing = [_routing_id(k, v) for k, v in callspec.params.items() if k in _ROUTING_PARAMS]
+    kept = []
+    for part in ids:
+        if part in routing:
+            routing.remove(part)  # each routing id once: a scenario id may equal one
+        else:
+            kept.append(str(part))
+    return kept
 
 
 def is_streaming(node: pytest.Item) -> bool:
@@ -40,7 +65,8 @@ def is_streaming(node: pytest.Item) -> bool:
 
 
 def test_name(node: pytest.Item) -> str:
-    """The test's name without routing parameters, e.g. ``test_approval_flow-approve``."""
+    """The test's name with its parametrize ids but no routing parameter, e.g.
+    ``test_approval_flow-approve``."""
     base = str(getattr(node, "originalname", node.name))
     return "-".join([base, *_scenario_params(node)])
 

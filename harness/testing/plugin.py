@@ -44,6 +44,7 @@ from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
 from harness.testing.sdk_order import group_rows_by_sdk
 from harness.testing.spend import LEDGER_KEY
+from harness.testing.stream_twins import stream_runs
 
 if TYPE_CHECKING:
     from harness.evals.prices import PriceTable
@@ -166,10 +167,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         # Numbered from 1, as the table, the page and the cassette names count them.
         epochs = range(1, options.epochs + 1)
         metafunc.parametrize("harness_epoch", epochs, ids=lambda n: f"epoch{n}")
-    recorded = {"provider_name", "llm_cassette"} & set(metafunc.fixturenames)
-    if options.stream != "off" and is_eval and recorded:
-        # Every recorded provider eval gets a streaming run (its own -stream cassette).
-        values = [True] if options.stream == "on" else [False, True]
+    # Every recorded provider eval gets a streaming run (its own -stream cassette), or
+    # the tests whose llm_cassette marker asks for one.
+    values = stream_runs(metafunc, options)
+    if values is not None:
         metafunc.fixturenames.append(STREAM_PARAM)
         metafunc.parametrize(
             STREAM_PARAM, values, ids=lambda stream: "stream" if stream else "plain"

@@ -1,0 +1,33 @@
+"""``tool_calls()``: each tool call of a recording in framework-neutral terms, on every wire,
+whatever ``HARNESS_TRACE_MODE`` the process runs with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.testing import RecordedToolCall
+from harness.testing.tool_calls import tool_calls_from_exchanges
+from harness.traffic import exchanges_from_cassette
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "cassettes" / "examples"
+RECORDINGS = sorted(EXAMPLES.glob("*/*/*.yaml"))
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
+def test_each_recipe_shows_its_one_read_file_call_with_arguments_and_result(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARNESS_TRACE_MODE", "metadata")  # no payloads in the process's traces
+    (call,) = tool_calls_from_exchanges(exchanges_from_cassette(path))
+    assert isinstance(call, RecordedToolCall)
+    assert (call.name, call.arguments) == ("read_file", {"path": "notes.txt"})
+    assert call.result is not None and "RELEASE-CODE-" in call.result
+    assert call.call_id
+
+
+def test_every_recipe_wire_is_covered() -> None:
+    names = " ".join(p.stem for p in RECORDINGS)
+    for wire in ("openai", "openai-responses", "anthropic", "gemini", "stream"):
+        assert wire in names
