@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
     from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
+    from harness.testing.trajectory import assert_trajectory
     from harness.tracing import OutlineNode
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "ShapeMismatch",
     "assert_trace_golden",
     "assert_trace_shape",
+    "assert_trajectory",
     "find_shape_mismatch",
     "load_trace",
     "normalize_trace",
@@ -63,6 +65,7 @@ _HOME = {
     "ShapeMismatch": "trace_query",
     "assert_trace_golden": "trace_assertions",
     "assert_trace_shape": "trace_assertions",
+    "assert_trajectory": "trajectory",
     "find_shape_mismatch": "trace_query",
     "load_trace": "trace_assertions",
     "normalize_trace": "trace_assertions",
