@@ -202,6 +202,7 @@ def test_cases(
         shown=shown,
     )
     failures = check_case(case, run, assert_shape=_subset_shape)
+    failures += _trajectory(case, seen.calls())
     for result in run.results:  # metadata traces hold none of the case's secrets
         tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
         seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt), tree=tree)
@@ -244,7 +245,31 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
             pytrace=False,
         )
     failures = answer_failures(case.checks, answer) + check_files(case.checks.files, workspace.root)
+    failures += _trajectory(case, llm_cassette)
     assert not failures, _failed(case, failures)
+
+
+def _trajectory(case: Case, source: Any) -> list[str]:
+    """The ``trajectory:`` check: the model's calls (harness's request log, or the
+    traffic of a target) against the listed ones, as ``assert_trajectory`` matches."""
+    spec = case.checks.trajectory
+    if spec is None:
+        return []
+    from harness.core.errors import ConfigurationError
+    from harness.testing.trajectory import trajectory_failure
+
+    try:
+        failure = trajectory_failure(
+            source,
+            [call.model_dump() for call in spec.calls],
+            match=spec.match,
+            args=spec.args,
+            per_tool=spec.per_tool,
+            include_output_tools=spec.include_output_tools,
+        )
+    except ConfigurationError as exc:
+        return [f"trajectory: {exc}"]
+    return [] if failure is None else [f"trajectory: {failure}"]
 
 
 def _subset_shape(tree: Any, outline: str) -> None:

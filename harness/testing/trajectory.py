@@ -43,7 +43,7 @@ from harness.testing.trajectory_match import (
 )
 from harness.tracing import TraceSpan, TraceTree
 
-__all__ = ["assert_trajectory", "expected_calls", "trajectory_calls"]
+__all__ = ["assert_trajectory", "expected_calls", "trajectory_calls", "trajectory_failure"]
 
 # A trace built here for its arguments keeps them whole: it is never written anywhere.
 _WHOLE = 1 << 30
@@ -80,16 +80,45 @@ def assert_trajectory(
         ConfigurationError: a bad mode or expected call, or arguments the trace
             does not keep.
     """
+    failure = trajectory_failure(
+        trace,
+        expected,
+        match=match,
+        args=args,
+        per_tool=per_tool,
+        include_output_tools=include_output_tools,
+    )
+    if failure is not None:
+        raise TraceAssertionError(failure)
+
+
+def trajectory_failure(
+    trace: TraceSource | Any,
+    expected: Iterable[Any],
+    *,
+    match: MatchMode = "strict",
+    args: ArgsMode = "exact",
+    per_tool: Mapping[str, ArgsRule] | None = None,
+    include_output_tools: bool = False,
+) -> str | None:
+    """``assert_trajectory``'s failure message, or None when the trajectory fits.
+
+    ``trace`` may also be a list of tool calls (objects with ``name`` and
+    ``arguments``, as the case runner's request log gives them).
+
+    Raises:
+        ConfigurationError: as ``assert_trajectory``.
+    """
     policy = Policy(args, dict(per_tool or {}))
     wanted = expected_calls(expected)
     actual = trajectory_calls(trace, include_output_tools=include_output_tools)
     try:
         if match_trajectory(wanted, actual, match, policy):
-            return
+            return None
         detail = explain_mismatch(wanted, actual, match, policy)
     except ArgumentsUnavailable as exc:
         raise ConfigurationError(_unavailable(exc)) from None
-    raise TraceAssertionError(
+    return (
         f"trajectory does not match (match={match!r}, args={args!r}): "
         f"{len(wanted)} call(s) expected, {len(actual)} made\n{detail}"
     )
@@ -158,6 +187,9 @@ def trajectory_calls(
     source: TraceSource | Any, *, include_output_tools: bool = False
 ) -> list[Call]:
     """The tool calls of ``source`` in the order they were made (see the module docstring)."""
+    if isinstance(source, list | tuple):  # tool calls already read (name, arguments)
+        found = [Call(c.name, dict(c.arguments), output=is_output_tool(c.name)) for c in source]
+        return [call for call in found if include_output_tools or not call.output]
     root = root_span(_with_arguments(source))
     calls: list[Call] = []
     _walk(root, calls, include_output_tools)
