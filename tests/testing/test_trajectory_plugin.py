@@ -144,6 +144,7 @@ def test_raw(llm_cassette, tmp_path, trace):
 """
 
 
+@pytest.mark.deep  # records against the simulator, then replays: seconds
 def test_assert_trajectory_on_llm_cassette_traffic(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -199,6 +200,7 @@ cases:
 """
 
 
+@pytest.mark.deep  # records against the simulator, then replays: seconds
 def test_a_case_file_trajectory_block_is_checked(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -296,6 +298,7 @@ def test_agent(llm_cassette, trace):
 """
 
 
+@pytest.mark.deep  # records against the simulator, then replays: seconds
 def test_a_pydantic_ai_output_type_is_the_answer_not_a_tool_call(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
