@@ -103,8 +103,8 @@ def trajectory_failure(
 ) -> str | None:
     """``assert_trajectory``'s failure message, or None when the trajectory fits.
 
-    ``trace`` may also be a list of tool calls (objects with ``name`` and
-    ``arguments``, as the case runner's request log gives them).
+    ``trace`` may also be a list of the calls made, in any form ``expected``
+    takes (the case runner passes the ``ToolCall`` values of its request log).
 
     Raises:
         ConfigurationError: as ``assert_trajectory``.
@@ -187,8 +187,9 @@ def trajectory_calls(
     source: TraceSource | Any, *, include_output_tools: bool = False
 ) -> list[Call]:
     """The tool calls of ``source`` in the order they were made (see the module docstring)."""
-    if isinstance(source, list | tuple):  # tool calls already read (name, arguments)
-        found = [Call(c.name, dict(c.arguments), output=is_output_tool(c.name)) for c in source]
+    if isinstance(source, list | tuple):  # calls already read, in any form ``expected`` takes
+        read = [_expected(number, item) for number, item in enumerate(source, 1)]
+        found = [Call(c.name, c.args or {}, output=is_output_tool(c.name)) for c in read]
         return [call for call in found if include_output_tools or not call.output]
     root = root_span(_with_arguments(source))
     calls: list[Call] = []

@@ -114,6 +114,14 @@ def test_spec_16_traffic_names() -> None:
     assert callable(AgentsTraceProcessor)
 
 
+def test_spec_18_trajectory_names() -> None:
+    import harness.testing
+    from harness.testing import assert_trajectory
+
+    assert callable(assert_trajectory)
+    assert "assert_trajectory" in harness.testing.__all__
+
+
 def test_error_tree() -> None:
     from harness.core import (
         ApprovalError,

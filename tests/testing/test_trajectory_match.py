@@ -279,3 +279,11 @@ def test_output_tools_are_left_out_unless_asked_for() -> None:
     tree = _tree([READS[0], ("final_result", {"answer": "42"})])
     assert_trajectory(tree, [READS[0]])
     assert_trajectory(tree, [READS[0], "final_result"], include_output_tools=True)
+
+
+def test_a_list_of_calls_made_is_a_trajectory_too() -> None:
+    from harness.core import ToolCall
+
+    made = [ToolCall(id="1", name="read", arguments={"path": "a.txt"}), ("final_answer", {"a": 1})]
+    assert [c.name for c in trajectory_calls(made)] == ["read"]
+    assert_trajectory(made, [{"name": "read", "args": {}}], args="superset")
