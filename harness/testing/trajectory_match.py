@@ -446,5 +446,6 @@ def _advice(problems: list[str], match: str) -> str:
             "per_tool={'name': 'ignore' | [keys] | fn} loosens one tool"
         )
     if any(p.startswith("out of order") for p in problems):
-        tips.append("use match='unordered' (or 'superset') when the order does not matter")
+        looser = "superset" if match == "in_order" else "unordered"
+        tips.append(f"use match={looser!r} when the order does not matter")
     return "; ".join(tips) or f"check the expected calls against the actual ones (match={match!r})"

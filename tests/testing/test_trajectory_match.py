@@ -16,6 +16,7 @@ from harness.testing.trajectory_match import (
     Call,
     Policy,
     arguments_hash,
+    explain_mismatch,
     match_trajectory,
 )
 from harness.tracing import Tracer, TraceTree
@@ -104,6 +105,21 @@ def _sub_dicts(args: Any) -> list[dict[str, Any]]:
 def test_an_exact_match_by_hash_agrees_with_one_by_value(calls: list[Call]) -> None:
     hashed = [Call(c.name, None, arguments_hash(c.args or {})) for c in calls]
     assert fits(calls, hashed, "strict")
+
+
+@FEW
+@given(
+    CALLS, CALLS, st.sampled_from(["strict", "unordered", "subset", "superset", "in_order"]), MODES
+)
+def test_every_failed_match_names_what_differs(
+    expected: list[Call], actual: list[Call], match: Any, args: Any
+) -> None:
+    if fits(expected, actual, match, args):
+        return
+    text = explain_mismatch(expected, actual, match, Policy(args))
+    first = text.splitlines()[0]
+    assert first.startswith("first difference: ") and "the trajectories differ" not in first
+    assert any(word in first for word in ("missing", "extra", "out of order", "arguments"))
 
 
 # -- argument rules ---------------------------------------------------------------
@@ -271,7 +287,7 @@ def test_an_order_change_is_named_and_unordered_allows_it() -> None:
             assert_trajectory(_tree(swapped), READS, match=match)  # type: ignore[arg-type]
         text = str(raised.value)
         assert "first difference: out of order: expected call 1 read(path='a.txt') came as" in text
-        assert "match='unordered'" in text
+        assert "when the order does not matter" in text
     assert_trajectory(_tree(swapped), READS, match="unordered")
 
 
