@@ -143,7 +143,8 @@ class TrajectoryCall(BaseModel):
     """One call of a ``trajectory:`` block: a name and, optionally, its arguments.
 
     ``"read"`` is any call of ``read``; ``"read a.txt"`` is ``read`` with
-    ``{path: a.txt}``; a mapping is ``{name: ..., args: {...}}``.
+    ``{path: a.txt}``; a mapping is ``{name: ..., args: {...}}`` (or ``arguments:``,
+    as in ``calls:``).
     """
 
     model_config = _STRICT
@@ -157,6 +158,9 @@ class TrajectoryCall(BaseModel):
         if isinstance(value, str):
             name, _, path = value.strip().partition(" ")
             return {"name": name, "args": {"path": path.strip()} if path.strip() else None}
+        if isinstance(value, dict) and "arguments" in value and "args" not in value:
+            # The spelling of ``calls:``; the rest of the value is checked as given.
+            value = {("args" if key == "arguments" else key): v for key, v in value.items()}
         return value
 
 

@@ -117,20 +117,35 @@ def trajectory_failure(
             return None
         detail = explain_mismatch(wanted, actual, match, policy)
     except ArgumentsUnavailable as exc:
-        raise ConfigurationError(_unavailable(exc)) from None
+        raise ConfigurationError(_unavailable(exc, _is_traffic(trace))) from None
     return (
         f"trajectory does not match (match={match!r}, args={args!r}): "
         f"{len(wanted)} call(s) expected, {len(actual)} made\n{detail}"
     )
 
 
-def _unavailable(exc: ArgumentsUnavailable) -> str:
+def _unavailable(exc: ArgumentsUnavailable, traffic: bool) -> str:
+    where = (
+        "pass the llm_cassette fixture instead of the trace (it reads the arguments from "
+        "the traffic)"
+        if traffic
+        else "build the app with trace_mode='replay' (make_harness_app(trace_mode='replay') "
+        "or HARNESS_TRACE_MODE=replay)"
+    )
     return (
         f"assert_trajectory: comparing {exc.call.name}'s arguments ({exc.rule}) needs their "
-        "values, and this trace keeps only their hash (a metadata trace): pass the "
-        "llm_cassette fixture instead of the trace, or run with trace_mode 'replay' "
-        "(HARNESS_TRACE_MODE=replay), or compare with args='exact' or 'ignore'"
+        f"values, and this trace keeps only their hash (a metadata trace): {where}, or "
+        "compare with args='exact' or 'ignore'"
     )
+
+
+def _is_traffic(source: Any) -> bool:
+    """Whether ``source`` is a traffic trace (rebuilt from HTTP), not harness's own run."""
+    if isinstance(source, list | tuple):
+        return False
+    if callable(getattr(source, "exchanges", None)):
+        return True  # the llm_cassette fixture
+    return root_span(source).attributes.get("source") == "traffic"
 
 
 # -- expected calls ------------------------------------------------------------------

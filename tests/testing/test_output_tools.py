@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from vcr.request import Request
 
+from harness.core import ConfigurationError
 from harness.core.output_tools import OUTPUT_TOOLS, is_output_tool, output_tool_framework
 from harness.evals import EvalReport, EvalRow, Status, Verdict, compare_reports
 from harness.testing import HttpExchange, assert_trajectory, normalize_trace, trace_from_exchanges
@@ -145,6 +146,13 @@ def test_a_sub_agent_never_nests_under_an_output_tool() -> None:
     tree = trace_from_exchanges(_exchanges(run))
     assert not tree.find_all("subagent.run") and not tree.find_all("tool.call")
     assert len(tree.find_all("agent.step")) == 2
+
+
+def test_a_metadata_traffic_trace_points_at_llm_cassette_for_argument_values() -> None:
+    tree = trace_from_exchanges(_exchanges(_run(OUTPUT_TOOL)), mode="metadata")
+    assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])  # by hash
+    with pytest.raises(ConfigurationError, match="pass the llm_cassette fixture"):
+        assert_trajectory(tree, [("read_file", {"path": "notes.txt"})], args="superset")
 
 
 def test_a_trajectory_leaves_output_tools_out_unless_asked() -> None:

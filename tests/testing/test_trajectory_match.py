@@ -243,7 +243,7 @@ def test_a_metadata_trace_decides_exact_arguments_by_their_hash() -> None:
     assert_trajectory(tree, READS)
     with pytest.raises(TraceAssertionError, match="argument hashes differ"):
         assert_trajectory(tree, [("read", {"path": "z.txt"}), *READS[1:]])
-    with pytest.raises(ConfigurationError, match="pass the llm_cassette fixture"):
+    with pytest.raises(ConfigurationError, match=r"make_harness_app\(trace_mode='replay'\)"):
         assert_trajectory(tree, READS, args="superset")
 
 

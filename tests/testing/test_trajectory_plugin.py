@@ -257,6 +257,9 @@ def test_a_target_case_may_check_its_trajectory(tmp_path: Path) -> None:
     ]
     assert misses.checks.trajectory is not None
     assert misses.checks.trajectory.calls[1].args is None  # a bare name: any arguments
+    path.write_text(CASES.replace("{name: read_file, args:", "{name: read_file, arguments:"))
+    spelled = load_case_file(path)[1].checks.trajectory
+    assert spelled is not None and spelled.calls[0].args == {"path": "other.txt"}
 
 
 PYDANTIC = """
