@@ -42,22 +42,22 @@ __all__ = [
     "ArgsRule",
     "ArgumentsUnavailable",
     "Call",
-    "MatchMode",
     "Policy",
+    "TrajectoryMode",
     "arguments_hash",
     "explain_mismatch",
     "match_trajectory",
 ]
 
-MatchMode = Literal["strict", "unordered", "subset", "superset", "in_order"]
+TrajectoryMode = Literal["strict", "unordered", "subset", "superset", "in_order"]
 ArgsMode = Literal["exact", "ignore", "subset", "superset"]
 ArgsRule = ArgsMode | Sequence[str] | Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
 
-MATCH_MODES: Final = get_args(MatchMode)
+MATCH_MODES: Final = get_args(TrajectoryMode)
 ARGS_MODES: Final = get_args(ArgsMode)
 _SHOWN_CHARS: Final = 60
 # The mode that ignores only the order: a failure it passes is an order problem.
-_LOOSER: Final[dict[str, MatchMode]] = {"strict": "unordered", "in_order": "superset"}
+_LOOSER: Final[dict[str, TrajectoryMode]] = {"strict": "unordered", "in_order": "superset"}
 
 
 class ArgumentsUnavailable(Exception):
@@ -186,7 +186,7 @@ Pairs = Callable[[int, int], bool]
 
 
 def match_trajectory(
-    expected: Sequence[Call], actual: Sequence[Call], match: MatchMode, policy: Policy
+    expected: Sequence[Call], actual: Sequence[Call], match: TrajectoryMode, policy: Policy
 ) -> bool:
     """Whether ``actual`` fits ``expected`` under ``match`` (see the module docstring).
 
@@ -267,7 +267,7 @@ class _Row:
 
 
 def explain_mismatch(
-    expected: Sequence[Call], actual: Sequence[Call], match: MatchMode, policy: Policy
+    expected: Sequence[Call], actual: Sequence[Call], match: TrajectoryMode, policy: Policy
 ) -> str:
     """The two trajectories aligned, what differs, and how to fix it (for a failed match)."""
     fits = _pairs(expected, actual, policy)
@@ -342,7 +342,7 @@ def _problems(
     rows: list[_Row],
     expected: Sequence[Call],
     actual: Sequence[Call],
-    match: MatchMode,
+    match: TrajectoryMode,
     policy: Policy,
 ) -> list[str]:
     found: list[str] = []
