@@ -4,6 +4,8 @@ the registry, the traffic trace, the row's tool count, ``compare`` and the traje
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +14,14 @@ from vcr.request import Request
 from harness.core import ConfigurationError
 from harness.core.output_tools import OUTPUT_TOOLS, is_output_tool, output_tool_framework
 from harness.evals import EvalReport, EvalRow, Status, Verdict, compare_reports
-from harness.testing import HttpExchange, assert_trajectory, normalize_trace, trace_from_exchanges
+from harness.recording import read_cassette
+from harness.testing import (
+    HttpExchange,
+    assert_trajectory,
+    normalize_trace,
+    trace_from_cassette,
+    trace_from_exchanges,
+)
 from harness.testing.traffic_rows import summarize_traffic
 from harness.tracing import text_digest
 
@@ -160,3 +169,47 @@ def test_a_trajectory_leaves_output_tools_out_unless_asked() -> None:
     assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])
     expected = [("read_file", {"path": "notes.txt"}), ("final_result", {"code": "RC-7"})]
     assert_trajectory(tree, expected, include_output_tools=True)
+
+
+# -- real recordings: the shared corpus (pydantic-ai's own cassettes among them) ---------
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = next(
+    (
+        base / "cassettes"
+        for base in (
+            Path(os.environ.get("HARNESS_CORPUS_DIR", ROOT / "missing")),
+            ROOT.parent / "shared" / "corpus",
+            ROOT.parent.parent / "shared" / "corpus",
+        )
+        if (base / "cassettes").is_dir()
+    ),
+    None,
+)
+
+
+class _Request:
+    def __init__(self, request: dict[str, Any]) -> None:
+        self.method, self.uri, self.body = request["method"], request["uri"], request["body"]
+
+
+@pytest.mark.deep  # reads every corpus cassette: seconds
+@pytest.mark.skipif(CORPUS is None, reason="needs the shared corpus (../shared/corpus)")
+def test_real_pydantic_ai_recordings_answer_through_final_result_in_row_and_trace() -> None:
+    assert CORPUS is not None
+    answered = []
+    for path in sorted(CORPUS.rglob("*.yaml")):
+        if "final_result" not in path.read_text("utf-8"):
+            continue
+        tree = trace_from_cassette(path)
+        llm_calls = tree.find_all("llm.call")
+        if not any(span.attributes.get("output_tool") for span in llm_calls):
+            continue
+        answered.append(path.name[:3])
+        stored = read_cassette(path)
+        summary = summarize_traffic([(_Request(q), r) for q, r in stored.interactions])
+        asked = sum(span.attributes["tool_call_count"] for span in llm_calls)
+        assert summary.tool_calls == asked, path.name
+        assert not any(is_output_tool(span.name) for span in tree.find_all("tool.call"))
+    # Google and Bedrock recordings of pydantic-ai's own tests, structured output among them.
+    assert len(answered) >= 5, answered
