@@ -49,6 +49,14 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
             agent.run
               agent.step
                 tool.call read
+          trajectory:                     # see assert_trajectory (also with a target)
+            calls:                        # "name", "name path" or {name, args}
+              - read label.txt            # (no args: any arguments)
+              - {name: edit, args: {path: app.py}}
+            match: superset               # strict | unordered | subset | superset | in_order
+            args: superset                # exact | ignore | subset | superset
+            per_tool: {edit: [path]}      # per tool: a mode or the keys that must be equal
+            include_output_tools: false   # output tools (final_result...) are the answer
           judge:                          # graded by an LLM through the cassette
             rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
 
@@ -77,6 +85,8 @@ __all__ = [
     "FileCheck",
     "JudgeSpec",
     "ObservationCheck",
+    "TrajectoryCall",
+    "TrajectorySpec",
     "case_sources",
     "load_case_file",
     "load_cases",
@@ -134,6 +144,46 @@ class CallSpec(BaseModel):
         return f"{self.name}({shown})"
 
 
+class TrajectoryCall(BaseModel):
+    """One call of a ``trajectory:`` block: a name and, optionally, its arguments.
+
+    ``"read"`` is any call of ``read``; ``"read a.txt"`` is ``read`` with
+    ``{path: a.txt}``; a mapping is ``{name: ..., args: {...}}`` (or ``arguments:``,
+    as in ``calls:``).
+    """
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1)
+    args: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name, _, path = value.strip().partition(" ")
+            return {"name": name, "args": {"path": path.strip()} if path.strip() else None}
+        if isinstance(value, dict) and "arguments" in value and "args" not in value:
+            # The spelling of ``calls:``; the rest of the value is checked as given.
+            value = {("args" if key == "arguments" else key): v for key, v in value.items()}
+        return value
+
+
+_ArgsMode = Literal["exact", "ignore", "subset", "superset"]
+
+
+class TrajectorySpec(BaseModel):
+    """The tool calls a run must make, matched as ``harness.testing.assert_trajectory`` does."""
+
+    model_config = _STRICT
+
+    calls: tuple[TrajectoryCall, ...]
+    match: Literal["strict", "unordered", "subset", "superset", "in_order"] = "strict"
+    args: _ArgsMode = "exact"
+    per_tool: dict[str, _ArgsMode | tuple[str, ...]] = Field(default_factory=dict)
+    include_output_tools: bool = False
+
+
 class ObservationCheck(BaseModel):
     """The result the model was shown for the first call to ``tool`` (on ``path``)."""
 
@@ -184,6 +234,7 @@ class CaseChecks(BaseModel):
     calls: tuple[CallSpec, ...] | None = None
     observations: tuple[ObservationCheck, ...] = ()
     trace_outline: str | None = None
+    trajectory: TrajectorySpec | None = None
     judge: JudgeSpec | None = None
 
     @field_validator("tools_called", "tools_failed")
@@ -206,6 +257,7 @@ class CaseChecks(BaseModel):
             self.calls,
             self.observations,
             self.trace_outline,
+            self.trajectory,
             self.judge,
             self.steps,
             self.stop_reason != "final",
@@ -213,7 +265,7 @@ class CaseChecks(BaseModel):
         if not any(behaviour):
             raise ValueError(
                 "a case needs a check that can fail: answer_contains, files, tools_called, "
-                "calls, observations, trace_outline, judge, steps or a stop_reason"
+                "calls, observations, trace_outline, trajectory, judge, steps or a stop_reason"
             )
         clash = set(self.tools_called) & set(self.tools_not_called)
         if clash:
@@ -273,7 +325,7 @@ class Case(BaseModel):
             if runtime:
                 raise ValueError(
                     f"{', '.join(sorted(runtime))} need(s) harness's own runtime; a case with a "
-                    "target can check answer_contains, answer_not_contains and files"
+                    "target can check answer_contains, answer_not_contains, files and trajectory"
                 )
         return self
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from harness.testing.trace_query import MatchMode, ShapeMismatch, find_shape_mismatch
     from harness.testing.traffic import HttpExchange, trace_from_cassette, trace_from_exchanges
+    from harness.testing.trajectory import assert_trajectory
     from harness.tracing import OutlineNode
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "assert_requests",
     "assert_trace_golden",
     "assert_trace_shape",
+    "assert_trajectory",
     "find_shape_mismatch",
     "load_trace",
     "normalize_trace",
@@ -84,6 +86,7 @@ _HOME = {
     "assert_requests": "request_checks",
     "assert_trace_golden": "trace_assertions",
     "assert_trace_shape": "trace_assertions",
+    "assert_trajectory": "trajectory",
     "find_shape_mismatch": "trace_query",
     "load_trace": "trace_assertions",
     "normalize_trace": "trace_assertions",

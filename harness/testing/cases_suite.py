@@ -206,6 +206,7 @@ def test_cases(
         from harness.testing.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, app)
+    failures += _trajectory(case, seen.calls())
     for result in run.results:  # metadata traces hold none of the case's secrets
         tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
         seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt), tree=tree)
@@ -252,7 +253,31 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
         from harness.testing.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, llm_cassette)
+    failures += _trajectory(case, llm_cassette)
     assert not failures, _failed(case, failures)
+
+
+def _trajectory(case: Case, source: Any) -> list[str]:
+    """The ``trajectory:`` check: the model's calls (harness's request log, or the
+    traffic of a target) against the listed ones, as ``assert_trajectory`` matches."""
+    spec = case.checks.trajectory
+    if spec is None:
+        return []
+    from harness.core.errors import ConfigurationError
+    from harness.testing.trajectory import trajectory_failure
+
+    try:
+        failure = trajectory_failure(
+            source,
+            [call.model_dump() for call in spec.calls],
+            match=spec.match,
+            args=spec.args,
+            per_tool=spec.per_tool,
+            include_output_tools=spec.include_output_tools,
+        )
+    except ConfigurationError as exc:
+        return [f"trajectory: {exc}"]
+    return [] if failure is None else [f"trajectory: {failure}"]
 
 
 def _subset_shape(tree: Any, outline: str) -> None:

@@ -2,7 +2,9 @@
 
 Each model call's response is decoded by harness's own adapters (the same path
 mutants and replays take), so usage is normalised across providers exactly as
-for harness's runs: input tokens include cache reads and writes.
+for harness's runs: input tokens include cache reads and writes. An output tool's
+call (pydantic-ai's ``final_result``, smolagents' ``final_answer``: see
+``harness.core.output_tools``) is the answer, not a tool call, as in the traffic trace.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
+from harness.core.output_tools import is_output_tool
 from harness.core.wires import Capability, ready_wires, runtime_wires, wire, wire_for_path
 
 __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
@@ -124,7 +127,7 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
                 decoded = decode_recorded_response(api, response)
         usage = Usage()
         if isinstance(decoded, LLMResponse):
-            tools += len(decoded.tool_calls)
+            tools += sum(1 for call in decoded.tool_calls if not is_output_tool(call.name))
             usage = decoded.usage
         by_model[model] = by_model.get(model, Usage()) + usage
     return TrafficSummary(
@@ -170,4 +173,5 @@ def _read_only_call(traffic: str, request: Any, response: dict[str, Any]) -> tup
         cache_write_input_tokens=answer.usage.cache_write_input,
         reasoning_tokens=answer.usage.reasoning or 0,
     )
-    return model or "unknown", usage, len(answer.asks)
+    asked = sum(1 for ask in answer.asks if not is_output_tool(ask.name))
+    return model or "unknown", usage, asked

@@ -14,6 +14,12 @@ Times are not measured (a cassette stores none): every model call is drawn
 order and the nesting; the root says ``timing: "synthetic"``. Payload text
 (messages, answers, arguments, results) is kept only in ``replay`` mode,
 redacted and truncated as the Tracer does.
+
+An output tool (``harness.core.output_tools``: pydantic-ai's ``final_result``,
+smolagents' ``final_answer``) is the answer, not a tool call: its ``llm.call``
+names it (``output_tool``) and marks it ``output`` among its ``tool_calls``, it
+counts in no ``tool_call_count`` or ``tool_calls`` total and gets no
+``tool.call`` span, and its arguments are the run's answer.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from harness.core.output_tools import is_output_tool
 from harness.tracing import TraceMode, TraceSpan, TraceTree, redact_text, text_digest
 from harness.traffic.attributes import (
     arguments_value,
@@ -85,7 +92,7 @@ class _Builder:
             if isinstance(item, Step):
                 step_number += 1
                 bounds.append(self.step(item, span, step_number, steps))
-            else:
+            elif not is_output_tool(item.ask.name):  # an earlier answer, carried over
                 at = item.answered_by * SLOT_MS if item.answered_by is not None else 0.0
                 bounds.append(self.tool(item, span, at, at))
         if not bounds:
@@ -110,8 +117,8 @@ class _Builder:
         end = start + 1.0
         span.children.append(self.llm(call, span, start, end))
         for tool in step.tools:
-            if tool.result is None and not tool.runs:
-                continue  # asked, never answered: counted on the llm.call only
+            if (tool.result is None and not tool.runs) or is_output_tool(tool.ask.name):
+                continue  # asked, never answered, or the answer: on the llm.call only
             finish = tool.answered_by * SLOT_MS if tool.answered_by is not None else end
             end = max(end, self.tool(tool, span, start + 1.0, finish)[1])
         if own_span:
@@ -122,6 +129,11 @@ class _Builder:
 
     def llm(self, call: Call, parent: TraceSpan, start: float, end: float) -> TraceSpan:
         request, response = call.request, call.response
+        listed = asked_calls(response.asks, limit=self.limit if self.replay else None)
+        outputs = [ask for ask in response.asks if is_output_tool(ask.name)]
+        for entry in listed:
+            if is_output_tool(entry["name"]):
+                entry["output"] = True
         attributes: dict[str, Any] = {
             "provider": request.wire,
             "model": request.model or response.model,
@@ -132,14 +144,16 @@ class _Builder:
             "tool_choice": request.tool_choice,
             "visible_tools": list(request.tools),
             **usage_attributes(response.usage),
-            "tool_call_count": len(response.asks),
-            "tool_calls": asked_calls(response.asks, limit=self.limit if self.replay else None),
+            "tool_call_count": len(response.asks) - len(outputs),
+            "tool_calls": listed,
             "text_chars": len(response.text),
             "stop_reason": response.stop_reason,
             "exchange_index": call.index,
         }
         if response.server_tool_calls:
             attributes["server_tool_calls"] = response.server_tool_calls
+        if outputs:
+            attributes["output_tool"] = outputs[0].name
         span = self.span("llm.call", None, parent.span_id, attributes)
         if response.failed:
             span.status = "error"
@@ -150,6 +164,8 @@ class _Builder:
         self.payload(span, "messages", list(request.messages))
         if response.text:
             self.payload(span, "response_text", response.text)
+        if outputs:
+            self.payload(span, "output", arguments_value(outputs[0].arguments))
         self.close(span, start, end)
         return span
 
@@ -255,15 +271,18 @@ def _tool_count(run: Run, *, nested: bool) -> int:
     for item in run.items:
         tools = item.tools if isinstance(item, Step) else [item]
         for tool in tools:
-            total += tool.result is not None
+            total += tool.result is not None and not is_output_tool(tool.ask.name)
             if nested:
                 total += sum(_tool_count(child, nested=True) for child in tool.runs)
     return total
 
 
 def _last_answer(run: Run) -> str | None:
+    """The last answer: an output tool's arguments (as sent), else the response text."""
     steps = [item for item in run.items if isinstance(item, Step)]
     for step in reversed(steps):
-        if not step.call.response.failed:
-            return step.call.response.text
+        response = step.call.response
+        if not response.failed:
+            output = next((a for a in response.asks if is_output_tool(a.name)), None)
+            return output.arguments if output is not None else response.text
     return None

@@ -16,9 +16,11 @@ request repeats and answers:
   other instructions or tools than that one (another agent), is that tool's
   sub-agent (as harness's ``explore`` runs a ``subagent.run`` inside its
   ``tool.call``, or an Agents SDK agent used as a tool): its steps nest under
-  the first waiting call that has none yet (else the last waiting one). Any
-  other new conversation is another run of the same test (the same agent with
-  a new prompt), and its steps follow at the top level.
+  the first waiting call that has none yet (else the last waiting one). An
+  output tool (``harness.core.output_tools``: pydantic-ai's ``final_result``,
+  smolagents' ``final_answer``) never waits for one: its call ended its agent's
+  run. Any other new conversation is another run of the same test (the same
+  agent with a new prompt), and its steps follow at the top level.
 - A result whose call no recorded response asked for (a history the test
   wrote by hand, a cassette that starts mid-run) is a tool call of its own,
   just before the step of the request that carried it.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.core.output_tools import is_output_tool
 from harness.traffic.wire import ModelRequest, ModelResponse, ToolAsk, ToolResult
 
 __all__ = ["UNKNOWN_TOOL", "Call", "Run", "Step", "Tool", "place_calls"]
@@ -141,7 +144,11 @@ class _Placer:
             step = thread.last_step
             if step is None or step.call.request.agent == agent:
                 continue
-            waiting = [tool for tool in step.tools if tool.ask.call_id in thread.pending]
+            waiting = [
+                tool
+                for tool in step.tools
+                if tool.ask.call_id in thread.pending and not is_output_tool(tool.ask.name)
+            ]
             if waiting:
                 return next((tool for tool in waiting if not tool.runs), waiting[-1])
         return None

@@ -136,6 +136,14 @@ def test_request_check_names() -> None:
     assert {"model", "system", "messages", "tools", "temperature", "effort"} <= fields
 
 
+def test_spec_18_trajectory_names() -> None:
+    import harness.testing
+    from harness.testing import assert_trajectory
+
+    assert callable(assert_trajectory)
+    assert "assert_trajectory" in harness.testing.__all__
+
+
 def test_error_tree() -> None:
     from harness.core import (
         ApprovalError,

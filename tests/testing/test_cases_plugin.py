@@ -94,6 +94,9 @@ ALL_CHECKS = f"""
       tools_failed: {{read: 1}}
       tools_not_called: [edit]
       calls: [read note.txt, read missing.txt, {{name: write, arguments: {{path: out.txt}}}}]
+      trajectory:
+        calls: [read note.txt, read missing.txt, {{name: write, args: {{path: out.txt}}}}]
+        args: superset
       observations:
         - {{tool: read, path: note.txt, contains: [{MARKER}]}}
       trace_outline: |
@@ -121,6 +124,10 @@ BROKEN: dict[str, tuple[str, str]] = {
     "failed": ("tools_called: {write: 1}", "tools_failed: read failed 1 time(s), expected 0"),
     "not-called": ("tools_not_called: [write]", "tools_not_called: write ran 1 time(s)"),
     "calls": ("calls: [read note.txt, write out.txt]", "calls: the model called"),
+    "trajectory": (
+        "trajectory: {calls: [read note.txt, write out.txt]}",
+        "trajectory: trajectory does not match (match='strict', args='exact')",
+    ),
     "observation": (
         "observations: [{tool: read, path: missing.txt, contains: [SENTINEL-NOTE-4A1B]}]",
         "observations: the result of read missing.txt lacks",
