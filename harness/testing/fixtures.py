@@ -319,7 +319,11 @@ def make_harness_app(
     request.getfixturevalue("monkeypatch").setenv("XDG_STATE_HOME", str(state_home))
 
     def make(
-        *, provider: LLMProvider | None = None, tools: Any = (), **overrides: Any
+        *,
+        provider: LLMProvider | None = None,
+        tools: Any = (),
+        mcp_servers: Any = None,
+        **overrides: Any,
     ) -> Application:
         chosen = provider if provider is not None else request.getfixturevalue("provider")
         if provider is not None:  # the test brought its own: only fakes are known to be scripted
@@ -328,7 +332,8 @@ def make_harness_app(
         if not isinstance(chosen, ScriptedProvider):
             chosen = RequestLoggingProvider(chosen)  # so tests can see what was sent
         settings = Settings(**{**harness_settings, **overrides})
-        app = build_application(settings, provider=chosen, tools=tools)
+        servers = _mcp_servers(request, mcp_servers or settings.mcp_servers, harness_run_log)
+        app = build_application(settings, provider=chosen, tools=tools, mcp_servers=servers)
         app.observers.append(harness_run_log.observe)
         built.append(app)
         return app
@@ -336,6 +341,26 @@ def make_harness_app(
     yield make
     for app in built:
         app.close()
+    for app in built:
+        if app.mcp is not None:
+            app.mcp.check_misses()  # a replayed MCP request no cassette answers fails the test
+
+
+def _mcp_servers(request: pytest.FixtureRequest, value: Any, log: RunLog) -> Any:
+    """``value`` bound to the test's next MCP cassette (None when it names no server)."""
+    if value is None:
+        return None
+    from harness.testing.mcp_recording import mcp_cassette_for, recorded_mcp_servers
+
+    node = request.node
+    index = node.stash.get(_MCP_COUNT_KEY, 0) + 1
+    node.stash[_MCP_COUNT_KEY] = index
+    options = request.getfixturevalue("harness_options")
+    cassette = mcp_cassette_for(node, options, log.cassette_path, index)
+    return recorded_mcp_servers(value, cassette, options)
+
+
+_MCP_COUNT_KEY = pytest.StashKey[int]()
 
 
 def _private_state_home(factory: pytest.TempPathFactory) -> Path:

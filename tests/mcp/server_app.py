@@ -1,6 +1,7 @@
 """A small MCP server for the tests (MCPServer, the SDK's FastMCP), over stdio or HTTP.
 
-Run: ``python server_app.py stdio`` or ``python server_app.py http PORT``.
+Run: ``python server_app.py stdio [TAG]`` or ``python server_app.py http PORT [TAG]``
+(TAG only marks the process, so a test can look for it afterwards).
 Its tools: ``add`` (read-only hint), ``echo``, ``secret`` (returns a key-like
 string), ``crash`` (the process exits mid-call), ``hang`` (never answers),
 ``fail`` (an error result).
@@ -13,6 +14,7 @@ import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 server = MCPServer("tests")
@@ -52,7 +54,7 @@ def hang() -> str:
 @server.tool()
 def fail() -> str:
     """An error result."""
-    raise ValueError("the widget is broken")
+    raise ToolError("the widget is broken")
 
 
 if __name__ == "__main__":
