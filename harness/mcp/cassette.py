@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,7 +60,7 @@ __all__ = [
     "save_cassette",
 ]
 
-CASSETTE_FORMAT = "harness-mcp-cassette"
+CASSETTE_FORMAT: Final = "harness-mcp-cassette"
 # The JSON-RPC error code of a replayed request no recording answers.
 MISS_CODE = -32099
 # Compared by method alone: the parameters name the client, not the question.

@@ -25,8 +25,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TextIO, TypeVar, cast
 
 from harness.core.errors import CassetteError, ToolError
 from harness.mcp.cassette import (
@@ -81,7 +80,7 @@ class _Connection:
     session_id: str | None = None
     recorder: TapeRecorder | None = None
     player: TapePlayer | None = None
-    errlog: IO[str] | None = None
+    errlog: TextIO | None = None
     closing: asyncio.Event | None = None
     held: concurrent.futures.Future[None] | None = None
 
@@ -112,9 +111,7 @@ class McpServers:
         if not self._connections:
             return
         loop = self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=loop.run_forever, name="harness-mcp", daemon=True
-        )
+        self._thread = threading.Thread(target=loop.run_forever, name="harness-mcp", daemon=True)
         self._thread.start()
         readies: list[tuple[_Connection, concurrent.futures.Future[None]]] = []
         for connection in self._connections.values():
@@ -345,7 +342,9 @@ class McpServers:
 
         if connection.player is not None:
             return replayed(connection.player)
-        connection.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        # Closed in ``close``; the server's stderr, for the line that says why it failed.
+        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        connection.errlog = cast(TextIO, errlog)
 
         def seen(session_id: str) -> None:
             connection.session_id = session_id
@@ -417,7 +416,7 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _tail(errlog: IO[str] | None, limit: int = 200) -> str:
+def _tail(errlog: TextIO | None, limit: int = 200) -> str:
     """The last line the server wrote to stderr, for a failure message."""
     if errlog is None or errlog.closed:
         return ""
@@ -431,4 +430,3 @@ def _tail(errlog: IO[str] | None, limit: int = 200) -> str:
         return ""
     last = lines[-1]
     return last if len(last) <= limit else last[: limit - 1] + "…"
-

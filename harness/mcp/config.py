@@ -168,9 +168,7 @@ def _server(name: str, entry: Any, where: str) -> McpServerConfig:
             if error["type"] == "extra_forbidden":
                 message = "is not a key harness knows; check the spelling"
             problems.append(f"{field} {message}" if error["loc"] else message)
-        raise ConfigurationError(
-            f"{where}: MCP server {name!r}: " + "; ".join(problems)
-        ) from None
+        raise ConfigurationError(f"{where}: MCP server {name!r}: " + "; ".join(problems)) from None
 
 
 def expand_env(text: str, environ: Mapping[str, str] | None = None) -> str:

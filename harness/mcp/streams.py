@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -39,7 +39,7 @@ def as_dict(message: SessionMessage) -> dict[str, Any]:
 async def live_streams(
     config: McpServerConfig,
     *,
-    errlog: IO[str],
+    errlog: TextIO,
     on_session_id: Callable[[str], None] | None = None,
 ) -> AsyncIterator[Streams]:
     """Start the server (stdio) or open its endpoint (HTTP)."""
@@ -65,8 +65,9 @@ async def live_streams(
         timeout=httpx2.Timeout(30.0, read=300.0),
         event_hooks={"response": [seen]},
     )
-    async with client, streamable_http_client(expand_env(config.url or ""), http_client=client) as s:
-        yield s
+    url = expand_env(config.url or "")
+    async with client, streamable_http_client(url, http_client=client) as streams:
+        yield streams
 
 
 @asynccontextmanager

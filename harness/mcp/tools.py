@@ -49,7 +49,9 @@ def needs_approval(servers: McpServers, info: McpToolInfo) -> bool:
 class McpTool:
     """One tool of an MCP server, called through the application's ``McpServers``."""
 
-    def __init__(self, servers: McpServers, info: McpToolInfo, tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, servers: McpServers, info: McpToolInfo, tracer: Tracer | None = None
+    ) -> None:
         self._servers = servers
         self.info = info
         self._name = mcp_tool_name(info.server, info.name)
@@ -74,7 +76,8 @@ class McpTool:
 
     def run(self, tool_input: ToolInput) -> ToolOutput:
         info = self.info
-        self._annotate({"gen_ai.tool.name": info.name, **self._servers.trace_attributes(info.server)})
+        attributes = self._servers.trace_attributes(info.server)
+        self._annotate({"gen_ai.tool.name": info.name, **attributes})
         result = self._servers.call_tool(info.server, info.name, dict(tool_input.arguments))
         text = result_text(result)
         metadata: dict[str, Any] = {"mcp_server": info.server, "mcp_tool": info.name}

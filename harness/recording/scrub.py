@@ -10,12 +10,13 @@ replaced where it stands by :data:`SCRUBBED`, which the check reads as a placeho
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 from harness.recording._redact import redact_json
-from harness.recording._secrets import text_secrets
+from harness.recording._secrets import Finding, scan_data, scan_text, text_secrets
 
-__all__ = ["SCRUBBED", "scrub_json"]
+__all__ = ["SCRUBBED", "scrub_json", "secret_findings"]
 
 SCRUBBED: Final = "<scrubbed>"
 
@@ -47,3 +48,11 @@ def _scrub(value: Any, found: list[str] | None) -> Any:
         listed = [_scrub(item, found) for item in value]
         return value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
     return value
+
+
+def secret_findings(path: Path, text: str, data: Any) -> list[Finding]:
+    """What ``harness cassettes check`` finds in a stored document of another format
+    (``data`` parsed from ``text``): its strings first, then its raw text."""
+    found = scan_data(path, data)
+    known = {(finding.kind, finding.excerpt) for finding in found}
+    return found + [f for f in scan_text(path, text) if (f.kind, f.excerpt) not in known]
