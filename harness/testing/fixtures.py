@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from harness.providers.scripted import ScriptedProvider
     from harness.recording import CassetteHandle
     from harness.simulator import SimulatorServer
+    from harness.testing.mcp_cassette import McpCassetteFixture
 
 __all__ = [
     "assert_trace_golden",
@@ -43,6 +44,7 @@ __all__ = [
     "harness_run_log",
     "harness_settings",
     "make_harness_app",
+    "mcp_cassette",
     "provider",
     "provider_name",
     "scripted_provider",
@@ -378,6 +380,23 @@ def _private_state_home(factory: pytest.TempPathFactory) -> Path:
     shared = factory.getbasetemp() / "harness-xdg-state"
     shared.mkdir(mode=0o700, exist_ok=True)
     return shared / f"xdg-state-{secrets.token_hex(8)}"
+
+
+@pytest.fixture
+def mcp_cassette(
+    request: pytest.FixtureRequest, harness_options: HarnessOptions
+) -> Iterator[McpCassetteFixture]:
+    """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
+    from harness.testing.llm_cassette import llm_cassette_path
+    from harness.testing.mcp_cassette import McpCassetteFixture
+
+    node = request.node
+    relative = test_file(Path(str(node.path)), harness_options.rootdir)
+    beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
+    path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
+    fixture = McpCassetteFixture(path, harness_options.record_mode)
+    yield fixture
+    fixture.close()
 
 
 @pytest.fixture
