@@ -134,7 +134,15 @@ def load_mcp_config(value: Any, *, source: str | None = None) -> McpConfig | Non
                 f"MCP servers file {str(path)!r} (HARNESS_MCP_SERVERS) cannot be read: "
                 f"{exc.strerror or exc}; point it at a JSON file of mcpServers"
             ) from None
-        return load_mcp_config(load_json(text, source=str(path)), source=str(path))
+        try:
+            data = load_json(text, source=str(path))
+        except ValueError as exc:
+            problem = str(exc).strip().splitlines()[0] if str(exc).strip() else "not JSON"
+            raise ConfigurationError(
+                f"MCP servers file {str(path)!r} (HARNESS_MCP_SERVERS) is not valid JSON: "
+                f"{problem}; fix it or point HARNESS_MCP_SERVERS elsewhere"
+            ) from None
+        return load_mcp_config(data, source=str(path))
     where = source or "mcp_servers"
     if not isinstance(value, Mapping):
         raise ConfigurationError(

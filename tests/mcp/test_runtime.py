@@ -123,12 +123,17 @@ def test_the_denylist_and_approval_apply_to_mcp_tools(tmp_path: Path) -> None:
 
 @pytest.mark.deep
 def test_a_trusted_read_only_hint_runs_without_approval(tmp_path: Path) -> None:
-    provider = ScriptedProvider([tool_call("t__add", a=1, b=2), tool_call("t__echo", text="z")])
+    provider = ScriptedProvider(
+        [tool_call("t__add", a=1, b=2), tool_call("t__echo", text="z"), "approved and done"]
+    )
     config = stdio_config(new_tag(), trustReadOnlyHints=True)
     with _app(tmp_path, provider, config) as app:
         paused = app.run("add then echo")
-    assert _observations(provider) == ["3"]
-    assert paused.approval_id is not None  # echo has no hint: it waits
+        assert _observations(provider) == ["3"]
+        assert paused.approval_id is not None  # echo has no hint: it waits
+        resumed = app.resume_approval(paused.approval_id, "approve")
+    assert resumed.text == "approved and done"
+    assert _observations(provider) == ["3", "echo: z"]
 
 
 @pytest.mark.deep
@@ -202,3 +207,35 @@ def test_bad_configs_are_one_line_errors(tmp_path: Path) -> None:
     missing = tmp_path / "absent.json"
     with pytest.raises(ConfigurationError, match=r"HARNESS_MCP_SERVERS.*cannot be read"):
         _app(tmp_path, ScriptedProvider(), None, mcp_servers=missing)
+
+
+@pytest.mark.deep
+def test_the_otel_mirror_exports_mcp_attributes_under_their_convention_names(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from harness.tracing import FileTraceRecorder, MultiTraceRecorder, Tracer
+    from harness.tracing.otel import OTelTraceRecorder
+
+    memory = InMemorySpanExporter()
+    otel = TracerProvider(shutdown_on_exit=False)
+    otel.add_span_processor(SimpleSpanProcessor(memory))
+    recorder = MultiTraceRecorder(FileTraceRecorder(tmp_path / ".state"), OTelTraceRecorder(otel))
+    settings = Settings(workdir=tmp_path, state_dir=tmp_path / ".state")
+    provider = ScriptedProvider([tool_call("t__add", a=4, b=4), "ok"])
+    config = stdio_config(new_tag(), approval="never")
+    with build_application(
+        settings, provider=provider, mcp_servers=config, tracer=Tracer(recorder)
+    ) as app:
+        app.run("add")
+    (span,) = [s for s in memory.get_finished_spans() if s.name.startswith("execute_tool")]
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.tool.name"] == "add"
+    assert attributes["gen_ai.operation.name"] == "execute_tool"
+    assert attributes["mcp.method.name"] == "tools/call"
+    assert attributes["network.transport"] == "pipe"
+    assert attributes["harness.span.name"] == "t.add"
