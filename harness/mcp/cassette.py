@@ -3,7 +3,7 @@
 One JSON file per test, beside the model's cassette (``<test>.mcp.json``)::
 
     {"format": "harness-mcp-cassette", "version": 1, "recorded_at": "2026-...Z",
-     "servers": {"files": {"transport": "stdio", "target": "python -m srv",
+     "servers": {"files": {"transport": "stdio", "target": "python",
        "exchanges": [
          {"method": "initialize", "params": {...}, "result": {...}, "server_messages": []},
          {"method": "notifications/initialized", "notification": true},
@@ -12,10 +12,12 @@ One JSON file per test, beside the model's cassette (``<test>.mcp.json``)::
           "result": {"content": [...], "isError": false},
           "server_messages": [{"jsonrpc": "2.0", "method": "notifications/progress", ...}]}]}}}
 
-An exchange is one message the client sent (a request, or a notification that
-gets no answer), the answer (``result`` or a JSON-RPC ``error``) and whatever the
-server sent while it was pending (notifications, its own requests). Request ids
-are not stored: a replay answers with the id the client used.
+``target`` is the server's program (or its URL without query): never its
+arguments, which may hold a key. An exchange is one message the client sent (a
+request, or a notification that gets no answer), the answer (``result`` or a
+JSON-RPC ``error``) and whatever the server sent while it was pending
+(notifications, its own requests). Request ids are not stored: a replay answers
+with the id the client used.
 
 A replayed request is matched to the first unused recorded one with the same
 method and parameters (``_meta`` aside; ``initialize`` by method alone, since
@@ -230,6 +232,8 @@ class TapePlayer:
     misses: list[McpMiss] = field(default_factory=list)
     _used: set[int] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Each recorded exchange's match key, made once (scrubbing a request is the cost).
+    _keys: list[str] | None = None
 
     def answer(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         """The messages the server sends back for the client's ``message``, in order."""
@@ -257,11 +261,11 @@ class TapePlayer:
 
     def _match(self, method: str, params: Any, *, notification: bool) -> int | None:
         key = _key(method, params)
+        if self._keys is None:
+            self._keys = [_key(e.method, e.params) for e in self.tape.exchanges]
         reused: int | None = None
         for index, exchange in enumerate(self.tape.exchanges):
-            if exchange.notification != notification or exchange.method != method:
-                continue
-            if _key(exchange.method, exchange.params) != key:
+            if exchange.notification != notification or self._keys[index] != key:
                 continue
             if index not in self._used:
                 return index

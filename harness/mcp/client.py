@@ -140,7 +140,7 @@ class McpServers:
             self._cassette = McpCassette(recorded_at=now_stamp())
             for connection in self._connections.values():
                 server = connection.config
-                connection.recorder = TapeRecorder(server.transport, server.target)
+                connection.recorder = TapeRecorder(server.transport, server.program)
             return
         if mode == "none" and not path.exists():
             raise CassetteError(

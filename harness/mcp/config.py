@@ -80,6 +80,14 @@ class McpServerConfig(BaseModel):
         return "stdio" if self.command is not None else "http"
 
     @property
+    def program(self) -> str:
+        """What a cassette names the server by: its program or its URL without query
+        (arguments and query strings may hold a key)."""
+        if self.command is not None:
+            return Path(self.command).name
+        return shown_url(self.url or "").partition("?")[0]
+
+    @property
     def target(self) -> str:
         """What the server is, for messages: its command line or its URL (no login)."""
         if self.command is not None:

@@ -91,7 +91,7 @@ def replay_stdio(
 def record_stdio(
     cassette: Path, server: str, command: Sequence[str], stdin: IO[bytes], stdout: IO[bytes]
 ) -> int:
-    recorder = TapeRecorder("stdio", " ".join(command))
+    recorder = TapeRecorder("stdio", Path(command[0]).name)  # arguments may hold a key
     lock = threading.Lock()
 
     def save() -> None:

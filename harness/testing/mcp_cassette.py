@@ -89,7 +89,10 @@ class McpCassetteFixture:
 
         self._claim(server)
         if self.recording:
-            recorder = self._recorders[server] = TapeRecorder("http", url)
+            from harness.core.urls import shown_url
+
+            shown = shown_url(url).partition("?")[0]  # a login or a query may hold a key
+            recorder = self._recorders[server] = TapeRecorder("http", shown)
             stand_in = McpHttpStandIn(recorder=recorder, upstream=url)
         else:
             player = TapePlayer(server, self._tape(server), cassette=self.path)
