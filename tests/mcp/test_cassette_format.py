@@ -103,6 +103,18 @@ def test_save_scrubs_secrets_writes_atomically_and_loads_back(tmp_path: Path) ->
     assert check_mcp_cassette(path) == []
 
 
+def test_a_request_holding_a_secret_is_stored_scrubbed_and_still_matches(tmp_path: Path) -> None:
+    key = "sk-proj-" + "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876"
+    path = tmp_path / "t.mcp.json"
+    recorder = _recorded([({"note": f"use {key}"}, "done")])
+    save_cassette(McpCassette(servers={"srv": recorder.tape}), path)
+    assert key not in path.read_text()
+    player = TapePlayer("srv", load_cassette(path).servers["srv"])
+    params = {"name": "tool", "arguments": {"note": f"use {key}"}}
+    replies = player.answer({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params})
+    assert replies[-1]["result"] == {"content": "done"} and player.misses == []
+
+
 def test_the_check_finds_a_secret_written_by_hand_and_an_unreadable_file(tmp_path: Path) -> None:
     key = "sk-proj-" + "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876"
     path = tmp_path / "t.mcp.json"
