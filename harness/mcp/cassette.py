@@ -232,6 +232,8 @@ class TapePlayer:
     misses: list[McpMiss] = field(default_factory=list)
     _used: set[int] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # ``tools/call`` requests answered from the tape (misses aside), for the eval row.
+    calls: int = 0
     # Each recorded exchange's match key, made once (scrubbing a request is the cost).
     _keys: list[str] | None = None
 
@@ -251,6 +253,7 @@ class TapePlayer:
                 self.misses.append(miss)
                 return [_error(request_id, MISS_CODE, str(miss))]
             self._used.add(index)
+            self.calls += method == "tools/call"
         exchange = self.tape.exchanges[index]
         sent = [dict(m) for m in exchange.server_messages]
         if request_id is None:

@@ -57,7 +57,12 @@ def miss_record(miss: McpMiss) -> dict[str, Any]:
 
 
 def replay_stdio(
-    cassette: Path, server: str, misses: Path | None, stdin: IO[bytes], stdout: IO[bytes]
+    cassette: Path,
+    server: str,
+    misses: Path | None,
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    calls: Path | None = None,
 ) -> int:
     recorded = load_cassette(cassette)
     tape = recorded.servers.get(server)
@@ -77,10 +82,13 @@ def replay_stdio(
             continue
         if not isinstance(message, dict):
             continue
-        before = len(player.misses)
+        before, answered = len(player.misses), player.calls
         for reply in player.answer(message):
             stdout.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
         stdout.flush()
+        if calls is not None and player.calls > answered:
+            with calls.open("a", encoding="utf-8") as file:
+                file.write(server + "\n")
         if misses is not None and len(player.misses) > before:
             with misses.open("a", encoding="utf-8") as file:
                 for miss in player.misses[before:]:
@@ -147,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("cassette", type=Path)
     parser.add_argument("--server", required=True, help="the server's name in the cassette")
     parser.add_argument("--misses", type=Path, help="append replay misses here (JSON lines)")
+    parser.add_argument("--calls", type=Path, help="append NAME here per tools/call answered")
     parser.add_argument("--record", action="store_true", help="relay to COMMAND and record")
     given = list(sys.argv[1:] if argv is None else argv)
     # Everything after ``--`` is the real server's command, options and all.
@@ -163,7 +172,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return replay_stdio(
-            args.cassette, args.server, args.misses, sys.stdin.buffer, sys.stdout.buffer
+            args.cassette,
+            args.server,
+            args.misses,
+            sys.stdin.buffer,
+            sys.stdout.buffer,
+            calls=args.calls,
         )
     except CassetteError as exc:
         print(str(exc), file=sys.stderr)

@@ -384,7 +384,7 @@ def _private_state_home(factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def mcp_cassette(
-    request: pytest.FixtureRequest, harness_options: HarnessOptions
+    request: pytest.FixtureRequest, harness_options: HarnessOptions, harness_run_log: RunLog
 ) -> Iterator[McpCassetteFixture]:
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
     from harness.testing.llm_cassette import llm_cassette_path
@@ -396,7 +396,11 @@ def mcp_cassette(
     path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
     fixture = McpCassetteFixture(path, harness_options.record_mode)
     yield fixture
-    fixture.close()
+    try:
+        fixture.close()
+    finally:
+        for server, count in fixture.calls.items():  # the row's calls by server
+            harness_run_log.mcp_calls[server] = harness_run_log.mcp_calls.get(server, 0) + count
 
 
 @pytest.fixture

@@ -59,12 +59,15 @@ class McpCassetteFixture:
         )
         self._work = Path(tempfile.mkdtemp(prefix="harness-mcp-"))
         self._misses = self._work / "misses.jsonl"
+        self._calls = self._work / "calls.txt"
         self._parts: dict[str, Path] = {}
         self._stand_ins: list[Any] = []
         self._recorders: dict[str, Any] = {}
         self._players: list[Any] = []
         self._names: set[str] = set()
         self._cassette: Any = None
+        self._cassette_written: Any = None
+        self.calls: dict[str, int] = {}
 
     # -- what the agent is given ---------------------------------------------------
 
@@ -75,7 +78,10 @@ class McpCassetteFixture:
             part = self._parts[server] = self._work / f"{server}.mcp.json"
             return _replay_module(str(part), "--server", server, "--record", "--", command, *args)
         self._tape(server)  # fails now, in the test, when there is nothing to replay
-        return _replay_module(str(self.path), "--server", server, "--misses", str(self._misses))
+        return _replay_module(
+            str(self.path),
+            *("--server", server, "--misses", str(self._misses), "--calls", str(self._calls)),
+        )
 
     def stdio(self, server: str, params: Any) -> Any:
         """An SDK ``StdioServerParameters`` with its command replaced."""
@@ -125,6 +131,7 @@ class McpCassetteFixture:
         self._stand_ins.clear()
         if self.recording:
             self._save()
+        self.calls = self._counted_calls()
         misses = self._collected_misses()
         import shutil
 
@@ -133,6 +140,26 @@ class McpCassetteFixture:
             from harness.mcp.cassette import McpCassetteMiss
 
             raise McpCassetteMiss(misses)
+
+    def _counted_calls(self) -> dict[str, int]:
+        """``tools/call`` requests answered, by server: recorded ones, or replayed ones."""
+        counts: dict[str, int] = {}
+        if self.recording:
+            tapes = [(s, r.tape) for s, r in self._recorders.items()]
+            if self._cassette_written is not None:
+                tapes += list(self._cassette_written.servers.items())
+            for server, tape in tapes:
+                answered = [
+                    e for e in tape.exchanges if e.method == "tools/call" and e.error is None
+                ]
+                counts[server] = counts.get(server, 0) + len(answered)
+            return counts
+        for player in self._players:
+            counts[player.server] = counts.get(player.server, 0) + player.calls
+        if self._calls.exists():
+            for line in self._calls.read_text("utf-8").split():
+                counts[line] = counts.get(line, 0) + 1
+        return counts
 
     def _save(self) -> None:
         from harness.mcp.cassette import McpCassette, load_cassette, now_stamp, save_cassette
@@ -143,6 +170,7 @@ class McpCassetteFixture:
         for part in self._parts.values():
             if part.exists():
                 cassette.servers.update(load_cassette(part).servers)
+        self._cassette_written = cassette.model_copy(deep=True)  # the parts, for the count
         for server, recorder in self._recorders.items():
             cassette.servers[server] = recorder.tape
         save_cassette(cassette, self.path)

@@ -22,11 +22,14 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.providers.scripted import ScriptedProvider, tool_call
 
 SERVER = Path(__file__).with_name("server_app.py")
 
 
+@pytest.mark.eval
 def test_agent(make_harness_app):
     b = int(os.environ.get("ADD_B", "3"))
     provider = ScriptedProvider([tool_call("t__add", a=2, b=b), tool_call("t__secret"), "ok"])
@@ -74,8 +77,10 @@ def test_record_once_then_replay_with_the_server_gone_and_live_calls_blocked(
     assert "sk-proj-" not in text, "the secret in a tool result is scrubbed"
     assert "token <scrubbed>" in text
     (pytester.path / "server_app.py").unlink()  # the server is gone
-    replay = _run(pytester, "--harness-block-live")
+    replay = _run(pytester, "--harness-block-live", "--harness-report", "report.json")
     replay.assert_outcomes(passed=1)
+    (row,) = json.loads((pytester.path / "report.json").read_text())["rows"]
+    assert row["mcp_calls"] == {"t": 2}, "the row counts MCP calls by server"
     replay.stdout.fnmatch_lines(["*OBSERVED 5 scrubbed*"])
     assert processes_with(tag) == []
     check = pytester.run("harness", "cassettes", "check", str(cassette.parent))

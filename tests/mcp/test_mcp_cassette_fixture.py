@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -35,6 +36,7 @@ async def _add(streams):
         return result.content[0].text
 
 
+@pytest.mark.eval
 def test_stdio(mcp_cassette):
     real = StdioServerParameters(
         command=sys.executable, args=[str(SERVER), "stdio", os.environ["TAG"]]
@@ -48,6 +50,7 @@ def test_stdio(mcp_cassette):
     assert anyio.run(main) == str(2 + B)
 
 
+@pytest.mark.eval
 def test_http(mcp_cassette):
     url = mcp_cassette.url("calc", os.environ["MCP_URL"])
 
@@ -87,7 +90,9 @@ def test_record_then_replay_stdio_and_http_with_no_server(
         assert methods[0] == "initialize" and methods[-1] == "tools/call", methods
         assert tape["exchanges"][-1]["result"]["content"][0]["text"] == "5"
     (pytester.path / "server_app.py").unlink()
-    _run(pytester, "--harness-block-live").assert_outcomes(passed=2)
+    _run(pytester, "--harness-block-live", "--harness-report", "r.json").assert_outcomes(passed=2)
+    rows = json.loads((pytester.path / "r.json").read_text())["rows"]
+    assert [row["mcp_calls"] for row in rows] == [{"calc": 1}, {"calc": 1}]
     assert processes_with(tag) == []
 
 
