@@ -396,6 +396,10 @@ def mcp_cassette(
     path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
     fixture = McpCassetteFixture(path, harness_options.record_mode)
     yield fixture
+    if harness_run_log.traffic_trace is not None:  # an llm_cassette test: mark its MCP calls
+        from harness.testing.mcp_traffic import with_mcp_calls
+
+        harness_run_log.traffic_trace = with_mcp_calls(harness_run_log.traffic_trace, fixture.tapes)
     try:
         fixture.close()
     finally:

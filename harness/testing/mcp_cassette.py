@@ -141,6 +141,18 @@ class McpCassetteFixture:
 
             raise McpCassetteMiss(misses)
 
+    def tapes(self) -> list[tuple[str, Any]]:
+        """Each server's tape this test recorded or replayed, by name."""
+        from harness.mcp.cassette import load_cassette
+
+        if self.recording:
+            if not self.path.exists():
+                return []
+            return list(load_cassette(self.path).servers.items())
+        if self._cassette is None:
+            return []
+        return [(name, self._cassette.servers[name]) for name in sorted(self._names)]
+
     def _counted_calls(self) -> dict[str, int]:
         """``tools/call`` requests answered, by server: recorded ones, or replayed ones."""
         counts: dict[str, int] = {}
