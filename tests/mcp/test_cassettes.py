@@ -113,7 +113,8 @@ def test_replaying_with_no_cassette_says_how_to_record(
     tag = new_tag()
     monkeypatch.setenv("TAG", tag)
     _project(pytester)
-    result = _run(pytester, "--harness-block-live")
+    # In process: the run fails before the SDK is imported, so nothing is loaded twice.
+    result = pytester.runpytest("-p", "no:randomly", "--harness-block-live")
     result.assert_outcomes(errors=0, failed=1)
     result.stdout.fnmatch_lines(["*no MCP cassette at *test_agent.mcp.json; record it once*"])
     assert processes_with(tag) == [], "a replay never starts the server"
