@@ -292,6 +292,15 @@ class McpServers:
             )
             logger.warning("%s", line.splitlines()[0])
             return McpCallError(line, error_type="mcp_error")
+        if not isinstance(exc, MCPError) and not _connection_lost(exc):
+            # An answer the SDK refused (a result that breaks the tool's output schema):
+            # the server is still there, the call failed.
+            line = (
+                f"MCP server {connection.name!r} answered {tool!r} with a result that "
+                f"cannot be used: {_reason(exc)}"
+            )
+            logger.warning("%s", line)
+            return McpCallError(line, error_type="mcp_bad_result")
         gone = self._failed(connection, f"the connection closed during {tool!r} ({_reason(exc)})")
         connection.problem = gone
         logger.warning("%s", gone)
@@ -395,6 +404,13 @@ def _info(server: str, tool: Any) -> McpToolInfo:
         input_schema=dict(tool.input_schema or {"type": "object"}),
         read_only_hint=None if annotations is None else annotations.read_only_hint,
     )
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    import anyio
+
+    lost = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
+    return isinstance(_leaf(exc), lost)
 
 
 def _leaf(exc: BaseException) -> BaseException:
