@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.approval.keyfile import approval_key_folder, default_key_path, load_approval_key
 from harness.approval.ledger import DecisionLedger
@@ -36,6 +36,9 @@ from harness.tracing import (
     Tracer,
     TraceRecorder,
 )
+
+if TYPE_CHECKING:
+    from harness.mcp.client import McpServers
 
 __all__ = [
     "Application",
@@ -72,6 +75,7 @@ class Application:
             registry, tracer=tracer, max_parallel_tools=settings.max_parallel_tools
         )
         self.observers: list[Callable[[RunResult], None]] = []
+        self.mcp: McpServers | None = None  # started by build_application, stopped by close
         signer = _approval_signer(settings, self.workdir, self.state_dir)
         self._sign = signer.digest
         self._needs_owner_mark = check_state_dir_owner(self.state_dir, self.workdir, self._sign)
@@ -166,6 +170,14 @@ class Application:
 
     def close(self) -> None:
         self.executor.close()
+        if self.mcp is not None:
+            self.mcp.close()
+
+    def __enter__(self) -> Application:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def _mode(mode: RunMode | str) -> RunMode:
@@ -268,6 +280,7 @@ def build_application(
     provider: LLMProvider | None = None,
     tools: Sequence[Tool] = (),
     tracer: Tracer | None = None,
+    mcp_servers: Any = None,
 ) -> Application:
     """Wire an ``Application``.
 
@@ -276,15 +289,39 @@ def build_application(
         provider: a provider object (a fake in tests); else built from settings.
         tools: extra user tools, registered and visible like builtins.
         tracer: a tracer to use instead of the one the settings describe.
+        mcp_servers: MCP servers whose tools the model may call: the ``mcpServers``
+            JSON shape as a mapping or a file path (default: HARNESS_MCP_SERVERS).
+            They start now and stop with ``Application.close``.
     """
+    from harness.mcp.runtime import start_mcp_servers
+
     settings = settings or Settings.from_env()
     check_folders(settings)
+    mcp = start_mcp_servers(mcp_servers, settings.mcp_servers)
+    try:
+        return _build_application(settings, provider, tools, tracer, mcp)
+    except BaseException:
+        if mcp is not None:
+            mcp.close()
+        raise
+
+
+def _build_application(
+    settings: Settings,
+    provider: LLMProvider | None,
+    tools: Sequence[Tool],
+    tracer: Tracer | None,
+    mcp: McpServers | None,
+) -> Application:
+    from harness.mcp.runtime import approval_required, tools_of
+
+    tracer = tracer or build_tracer(settings)
+    tools = [*tools, *tools_of(mcp, tracer)]
     user_names = [tool.name for tool in tools]
     known = [*BUILTIN_TOOL_NAMES, *user_names]
     check_tool_names(settings.enabled_tools, known, "HARNESS_ENABLED_TOOLS")
     check_tool_names(settings.tool_allowlist, known, "HARNESS_TOOL_ALLOWLIST")
     check_tool_names(settings.tool_denylist, known, "HARNESS_TOOL_DENYLIST")
-    tracer = tracer or build_tracer(settings)
     tracked = UsageTrackingProvider(provider or build_provider(settings), tracer)
     registry = ToolRegistry()
     enabled = tuple(dict.fromkeys([*settings.enabled_tools, *user_names]))
@@ -295,6 +332,7 @@ def build_application(
         enabled_tools=enabled,
         tracer=tracer,
     )
+    app.mcp = mcp
     for name in dict.fromkeys(settings.enabled_tools):
         if name not in user_names:
             registry.register(_builtin_tool(name, settings, app))
@@ -302,7 +340,7 @@ def build_application(
         registry.register(tool)
     registry.use(ToolPolicyMiddleware(settings.tool_allowlist, settings.tool_denylist))
     if settings.approval_provider != "off":
-        registry.use(_approval_middleware(settings, app))
+        registry.use(_approval_middleware(settings, app, approval_required(mcp)))
     return app
 
 
@@ -337,14 +375,16 @@ def check_folders(settings: Settings) -> None:
         ) from None
 
 
-def _approval_middleware(settings: Settings, app: Application) -> HumanApprovalMiddleware:
+def _approval_middleware(
+    settings: Settings, app: Application, mcp_required: tuple[str, ...] = ()
+) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
     from harness.effects.codepaths import CodePaths
     from harness.effects.journal_budget import ApplyBudget
 
     sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(
-        required_tools=settings.approval_required_tools,
+        required_tools=(*settings.approval_required_tools, *mcp_required),
         state_dir=app.state_dir,
         sandboxed=sandboxed,
         overlay=overlay,

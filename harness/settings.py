@@ -63,6 +63,7 @@ _ENV: dict[str, tuple[str, str]] = {
     "HARNESS_JUDGE_MODEL": ("judge_model", "str"),
     "HARNESS_UNDO_BUDGET": ("undo_budget", "int"),
     "HARNESS_APPLY_BUDGET": ("apply_budget", "int"),
+    "HARNESS_MCP_SERVERS": ("mcp_servers", "path"),
 }
 _FIELD_TO_ENV = {field: env for env, (field, _) in _ENV.items()}
 
@@ -131,6 +132,8 @@ class Settings(BaseModel):
     # new bytes it may write; a change over either pauses for a human.
     undo_budget: int = Field(default=64 * 1024 * 1024, ge=0)
     apply_budget: int = Field(default=256 * 1024 * 1024, ge=0)
+    # A JSON file in the ``mcpServers`` shape: those servers' tools join the builtins.
+    mcp_servers: Path | None = None
 
     @field_validator("provider")
     @classmethod
@@ -189,7 +192,9 @@ class Settings(BaseModel):
             values[field] = _parse(variable, raw, kind)
         values.update(overrides)
         for field in ("enabled_tools", "tool_allowlist", "tool_denylist"):
-            check_tool_names(values.get(field, ()), BUILTIN_TOOL_NAMES, _FIELD_TO_ENV[field])
+            # ``server__tool`` names an MCP tool: build_application checks it once listed.
+            names = [name for name in values.get(field, ()) if "__" not in name]
+            check_tool_names(names, BUILTIN_TOOL_NAMES, _FIELD_TO_ENV[field])
         return cls.build(**values)
 
     @classmethod

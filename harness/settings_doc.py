@@ -104,6 +104,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "256 MiB",
         "new bytes one change may write; more (or a sparse file) pauses it",
     ),
+    "mcp_servers": (
+        "none",
+        "a JSON file in the `mcpServers` shape; those servers' tools join the builtins as "
+        "`<server>__<tool>` (extra `mcp`)",
+    ),
     "otel": (
         None,
         "`off`, `console` (stderr), `otlp` (OTLP/HTTP; standard `OTEL_*` variables); extra `otel`",

@@ -45,7 +45,11 @@ def check(
     if empty:
         # A check that read nothing must not pass as "no secrets found".
         raise ConfigurationError(f"no cassette files ({suffixes}) under {', '.join(empty)}")
-    findings = check_cassettes(targets)
+    from harness.mcp.check import check_mcp_cassette, split_cassette_files
+
+    mcp_files, others = split_cassette_files(targets, CASSETTE_SUFFIXES)
+    findings = check_cassettes(others) if others else []
+    findings += [finding for file in mcp_files for finding in check_mcp_cassette(file)]
     for finding in findings:
         typer.echo(str(finding), err=True)
     if findings:

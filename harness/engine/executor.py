@@ -153,7 +153,10 @@ class ToolExecutor:
             "argument_chars": len(encoded),
             **(together or {}),
         }
-        span = tracer.begin_span("tool.call", call.name, attributes=attributes)
+        # A tool may name its span apart from the name the model uses (MCP: server.tool).
+        named = getattr(self.registry.get(call.name), "trace_name", None)
+        name = named if isinstance(named, str) else call.name
+        span = tracer.begin_span("tool.call", name, attributes=attributes)
         if tracer.capture_payloads:
             tracer.set_payload(span, "arguments", call.arguments)
         return span

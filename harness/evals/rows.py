@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from harness.evals.judge import JudgeResult
 from harness.evals.provenance import Source
@@ -71,6 +71,8 @@ class EvalRow(BaseModel):
     # The trace files the runs of this test wrote (absolute paths; they live in the
     # run's temporary state dir, so they may be gone when the report is read).
     traces: tuple[str, ...] = ()
+    # Calls of MCP servers' tools, by server name (harness's runs and ``mcp_cassette``).
+    mcp_calls: dict[str, int] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod

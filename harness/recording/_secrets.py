@@ -41,7 +41,7 @@ from harness.recording._redact import (
     words,
 )
 
-__all__ = ["Finding", "brief", "high_entropy", "scan_data", "scan_text"]
+__all__ = ["Finding", "brief", "high_entropy", "scan_data", "scan_text", "text_secrets"]
 
 # A name (a JSON key, an env variable, a form field, a YAML key) and the value
 # assigned to it. The name is taken whole (possessive), so "idempotency_key" is
@@ -263,3 +263,8 @@ def scan_text(path: Path, text: str) -> list[Finding]:
         line = text.count("\n", 0, max(text.find(secret), 0)) + 1
         findings.append(Finding(path, None, f"line {line}", kind, _redact(secret)))
     return findings
+
+
+def text_secrets(text: str) -> list[tuple[str, str]]:
+    """``(kind, secret)`` for every secret the check would find in one string."""
+    return list(_text_secrets(text, _env_values()))

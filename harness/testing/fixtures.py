@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from harness.providers.scripted import ScriptedProvider
     from harness.recording import CassetteHandle
     from harness.simulator import SimulatorServer
+    from harness.testing.mcp_cassette import McpCassetteFixture
 
 __all__ = [
     "assert_trace_golden",
@@ -43,6 +44,7 @@ __all__ = [
     "harness_run_log",
     "harness_settings",
     "make_harness_app",
+    "mcp_cassette",
     "provider",
     "provider_name",
     "scripted_provider",
@@ -319,7 +321,11 @@ def make_harness_app(
     request.getfixturevalue("monkeypatch").setenv("XDG_STATE_HOME", str(state_home))
 
     def make(
-        *, provider: LLMProvider | None = None, tools: Any = (), **overrides: Any
+        *,
+        provider: LLMProvider | None = None,
+        tools: Any = (),
+        mcp_servers: Any = None,
+        **overrides: Any,
     ) -> Application:
         chosen = provider if provider is not None else request.getfixturevalue("provider")
         if provider is not None:  # the test brought its own: only fakes are known to be scripted
@@ -328,7 +334,8 @@ def make_harness_app(
         if not isinstance(chosen, ScriptedProvider):
             chosen = RequestLoggingProvider(chosen)  # so tests can see what was sent
         settings = Settings(**{**harness_settings, **overrides})
-        app = build_application(settings, provider=chosen, tools=tools)
+        servers = _mcp_servers(request, mcp_servers or settings.mcp_servers, harness_run_log)
+        app = build_application(settings, provider=chosen, tools=tools, mcp_servers=servers)
         app.observers.append(harness_run_log.observe)
         built.append(app)
         return app
@@ -336,6 +343,26 @@ def make_harness_app(
     yield make
     for app in built:
         app.close()
+    for app in built:
+        if app.mcp is not None:
+            app.mcp.check_misses()  # a replayed MCP request no cassette answers fails the test
+
+
+def _mcp_servers(request: pytest.FixtureRequest, value: Any, log: RunLog) -> Any:
+    """``value`` bound to the test's next MCP cassette (None when it names no server)."""
+    if value is None:
+        return None
+    from harness.testing.mcp_recording import mcp_cassette_for, recorded_mcp_servers
+
+    node = request.node
+    index = node.stash.get(_MCP_COUNT_KEY, 0) + 1
+    node.stash[_MCP_COUNT_KEY] = index
+    options = request.getfixturevalue("harness_options")
+    cassette = mcp_cassette_for(node, options, log.cassette_path, index)
+    return recorded_mcp_servers(value, cassette, options)
+
+
+_MCP_COUNT_KEY = pytest.StashKey[int]()
 
 
 def _private_state_home(factory: pytest.TempPathFactory) -> Path:
@@ -353,6 +380,31 @@ def _private_state_home(factory: pytest.TempPathFactory) -> Path:
     shared = factory.getbasetemp() / "harness-xdg-state"
     shared.mkdir(mode=0o700, exist_ok=True)
     return shared / f"xdg-state-{secrets.token_hex(8)}"
+
+
+@pytest.fixture
+def mcp_cassette(
+    request: pytest.FixtureRequest, harness_options: HarnessOptions, harness_run_log: RunLog
+) -> Iterator[McpCassetteFixture]:
+    """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
+    from harness.testing.llm_cassette import llm_cassette_path
+    from harness.testing.mcp_cassette import McpCassetteFixture
+
+    node = request.node
+    relative = test_file(Path(str(node.path)), harness_options.rootdir)
+    beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
+    path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
+    fixture = McpCassetteFixture(path, harness_options.record_mode)
+    yield fixture
+    if harness_run_log.traffic_trace is not None:  # an llm_cassette test: mark its MCP calls
+        from harness.testing.mcp_traffic import with_mcp_calls
+
+        harness_run_log.traffic_trace = with_mcp_calls(harness_run_log.traffic_trace, fixture.tapes)
+    try:
+        fixture.close()
+    finally:
+        for server, count in fixture.calls.items():  # the row's calls by server
+            harness_run_log.mcp_calls[server] = harness_run_log.mcp_calls.get(server, 0) + count
 
 
 @pytest.fixture

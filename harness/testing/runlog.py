@@ -52,6 +52,8 @@ class RunLog:
     # traffic trace (for an agent harness did not run, there is no RunResult).
     traffic: dict[str, Any] | None = None
     traffic_trace: Callable[[], TraceTree] | None = None
+    # MCP tool calls by server that no harness trace shows (``mcp_cassette``'s stand-ins).
+    mcp_calls: dict[str, int] = field(default_factory=dict)
     _trees: dict[Path, tuple[tuple[int, int, int], TraceTree]] = field(
         default_factory=dict, repr=False
     )
@@ -151,7 +153,19 @@ class RunLog:
             "model": self.model,
             "source": self.source or ("scripted" if self.provider == "scripted" else "unknown"),
             "judge": self.judge,
+            "mcp_calls": self._mcp_calls(trees),
         }
+
+    def _mcp_calls(self, trees: list[TraceTree]) -> dict[str, int]:
+        """MCP tool calls by server: the runs' ``tool.call`` spans that reached a server,
+        plus what the ``mcp_cassette`` stand-ins served."""
+        counts = dict(self.mcp_calls)
+        for tree in trees:
+            for span in tree.walk():
+                server = span.attributes.get("mcp_server") if span.kind == "tool.call" else None
+                if isinstance(server, str):
+                    counts[server] = counts.get(server, 0) + 1
+        return dict(sorted(counts.items()))
 
     def _traffic_summary(self) -> dict[str, Any]:
         shape = None
@@ -171,6 +185,7 @@ class RunLog:
             "shape_ok": self.shape_ok,
             "source": self.source or "unknown",
             "judge": self.judge,
+            "mcp_calls": dict(sorted(self.mcp_calls.items())),
         }
 
     def _durations(self) -> dict[str, float]:

@@ -18,7 +18,9 @@ anything else                      (none)                  the harness kind
 plus ``gen_ai.provider.name``, ``gen_ai.request.model``, ``gen_ai.response.model``,
 ``gen_ai.usage.input_tokens`` / ``output_tokens``, ``gen_ai.tool.name``,
 ``gen_ai.tool.call.id`` and ``gen_ai.conversation.id`` (the session key). The
-other harness attributes follow as ``harness.<key>``. Content (prompts,
+other harness attributes follow as ``harness.<key>``, but for those a tool set
+under a convention's own name (an MCP tool's ``mcp.method.name``,
+``mcp.session.id``, ``gen_ai.tool.name``), which go out as they are. Content (prompts,
 messages, arguments, observations) goes out only when the trace was captured
 in ``replay`` mode, already redacted and truncated by the Tracer.
 
@@ -59,6 +61,9 @@ logger = logging.getLogger("harness.tracing.otel")
 
 _AGENT_KINDS: Final = {"agent.run": "harness"}
 _SUBAGENT_KINDS: Final = {"subagent.run": "explorer"}
+# Span attributes a tool already named by the OpenTelemetry semantic conventions
+# (an MCP tool's ``mcp.method.name``, ``mcp.session.id``...): exported as they are.
+_SEMCONV_PREFIXES: Final = ("gen_ai.", "mcp.", "network.", "error.", "jsonrpc.", "server.")
 # Payload keys with a GenAI attribute of their own; others become harness.payload.<key>.
 _CONTENT_ATTRIBUTES: Final = {
     ("llm.call", "messages"): "gen_ai.input.messages",
@@ -203,7 +208,9 @@ def _attributes(tree: TraceTree, span: TraceSpan, content: bool) -> dict[str, An
     if tree.session_key is not None:
         result["gen_ai.conversation.id"] = tree.session_key
     for key, value in source.items():
-        if key != "payload":
+        if key.startswith(_SEMCONV_PREFIXES):
+            result.update(_flat(key, value))  # already named by the conventions (MCP tools)
+        elif key != "payload":
             result.update(_flat(f"harness.{key}", value))
     result.update(_gen_ai(span))
     if "error_type" in source:
@@ -231,7 +238,9 @@ def _gen_ai(span: TraceSpan) -> dict[str, Any]:
             values["gen_ai.response.finish_reasons"] = [str(source["stop_reason"])]
     elif span.kind == "tool.call":
         values["gen_ai.operation.name"] = "execute_tool"
-        values["gen_ai.tool.name"] = source.get("tool_name") or span.name
+        values["gen_ai.tool.name"] = (
+            source.get("gen_ai.tool.name") or source.get("tool_name") or span.name
+        )
         values["gen_ai.tool.call.id"] = source.get("tool_call_id")
     if span.kind in _AGENT_KINDS or span.kind in _SUBAGENT_KINDS or span.kind == "llm.call":
         values["gen_ai.usage.input_tokens"] = source.get("input_tokens")

@@ -17,6 +17,7 @@ PACKAGES = [
     "harness.evals",
     "harness.integrations",
     "harness.integrations.feishu",
+    "harness.mcp",
     "harness.providers",
     "harness.recording",
     "harness.session",

@@ -1,0 +1,48 @@
+"""How ``make_harness_app(mcp_servers=...)`` records and replays its MCP servers.
+
+The cassette sits beside the test's model cassette (``<test>.mcp.json``), or,
+with no model cassette (a scripted provider), under
+``<cassette dir>/mcp/<test file>/<test>.mcp.json``; a test's second application
+with MCP servers gets ``<test>-2.mcp.json``. The record mode is the plugin's
+(``none`` replays, ``once`` records what is missing, ``new_episodes``/``all``/
+``rewrite`` record the servers' whole sessions again: a server is stateful, so
+half a session replayed and half run live would not be the session it was).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.testing.naming import test_file, test_name
+from harness.testing.options import HarnessOptions
+
+__all__ = ["mcp_cassette_for", "recorded_mcp_servers"]
+
+
+def mcp_cassette_for(
+    node: Any, options: HarnessOptions, model_cassette: Path | None, index: int
+) -> Path:
+    """The MCP cassette of the ``index``-th (from 1) application of test ``node``."""
+    from harness.mcp.cassette import mcp_cassette_path
+
+    if model_cassette is not None:
+        path = mcp_cassette_path(model_cassette)
+    else:
+        relative = Path(test_file(Path(str(node.path)), options.rootdir)).with_suffix("")
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in test_name(node))
+        path = options.cassette_dir / "mcp" / relative / f"{safe}.mcp.json"
+    if index > 1:
+        path = path.with_name(path.name.removesuffix(".mcp.json") + f"-{index}.mcp.json")
+    return path
+
+
+def recorded_mcp_servers(value: Any, cassette: Path, options: HarnessOptions) -> Any:
+    """``value`` (a mapping, a path) bound to ``cassette`` in the plugin's record mode."""
+    from harness.mcp.config import McpRecording, load_mcp_config
+
+    config = load_mcp_config(value)
+    if config is None:
+        return None
+    recording = McpRecording(cassette, options.record_mode, options.block_live)
+    return config.with_recording(recording)
