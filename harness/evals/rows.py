@@ -71,6 +71,9 @@ class EvalRow(BaseModel):
     # The trace files the runs of this test wrote (absolute paths; they live in the
     # run's temporary state dir, so they may be gone when the report is read).
     traces: tuple[str, ...] = ()
+    # This epoch did not run: sequential stopping (``--sequential``) found the case's
+    # verdict certain before it (``harness.evals.sequential``); a skip, its message why.
+    stopped: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -1,0 +1,234 @@
+"""``--harness-sequential``: skip a case's remaining epochs once its verdict is certain.
+
+The rule is :mod:`harness.evals.sequential`'s; this module is its pytest glue.
+Each finished epoch of an eval leaves one small file, ``<epoch>.json`` in its
+case's folder of a per-run folder under pytest's basetemp (the xdist controller
+makes it and hands its path to the workers, so they see each other's
+outcomes). Before an epoch runs, the files of its case are read and, when the
+rule says the rest cannot change the verdict, the epoch is skipped before its
+fixtures run; its row is a skip marked ``stopped``, in the case's row group
+(same scenario, provider and model role), so that every report, compare and
+table counts only the epochs that ran. A case is its test's node with the
+epoch parameter cut (``test_x[openai-epoch3]`` -> ``test_x[openai-epoch*]``).
+
+In sequential mode the epochs of a case are ordered one after another (the
+first epoch's place in the collection keeps the group), so a case's later
+epochs can see its earlier ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.evals.aggregate import CaseKey, aggregate_rows, identity_of
+from harness.evals.sequential import EpochTally, stop_reason
+from harness.files import atomic_write_text
+from harness.testing.naming import epoch_of
+
+__all__ = ["SEQUENTIAL_KEY", "Sequential", "add_options", "order_epochs"]
+
+SEQUENTIAL_KEY = pytest.StashKey["Sequential"]()
+_OUTCOME_KEY = pytest.StashKey[str]()  # the epoch's verdict so far: pass, fail, error, skip
+_STOP_ROW_KEY = pytest.StashKey[dict[str, Any]]()
+_FOLDER_INPUT = "harness_sequential_folder"
+# The row fields a stopped epoch copies from a finished one: what groups it with its case.
+_GROUP_FIELDS = ("scenario", "provider", "model", "model_role", "source")
+_ROW_PROPERTY = "harness_eval"  # harness.testing.collector.ROW_PROPERTY
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harness")
+    group.addoption(
+        "--harness-sequential",
+        action="store_true",
+        help="With --harness-epochs N: skip a case's remaining epochs once they cannot change "
+        "its verdict (a failure decides pass/fail; with --harness-sequential-baseline the "
+        "compare status must be certain too).",
+    )
+    group.addoption(
+        "--harness-sequential-baseline",
+        default=None,
+        metavar="REPORT",
+        help="The baseline report whose compare status must also be certain before stopping.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Sequential:
+    """The run's stopping rule: where outcomes are shared, how many epochs, which baseline."""
+
+    folder: Path
+    planned: int
+    # The baseline's (passes, runs) per case; None when no baseline was given.
+    baseline: dict[CaseKey, tuple[int, int]] | None
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, epochs: int) -> Sequential | None:
+        """The rule when ``--harness-sequential`` is on, else None (usage errors raised)."""
+        if not config.getoption("harness_sequential", default=False):
+            if config.getoption("harness_sequential_baseline", default=None):
+                raise pytest.UsageError(
+                    "--harness-sequential-baseline applies to --harness-sequential; add it"
+                )
+            return None
+        if epochs < 2:
+            raise pytest.UsageError(
+                "--harness-sequential stops repeated epochs early; give --harness-epochs N "
+                "with N >= 2"
+            )
+        return cls(_shared_folder(config), epochs, _baseline(config))
+
+    def check(self, item: pytest.Item) -> None:
+        """Skip ``item`` (with a ``stopped`` row) when its case's verdict is already certain."""
+        epoch = epoch_of(item)
+        if epoch is None:
+            return
+        outcomes = self._outcomes(item)
+        rows = [row for _, row in outcomes if row is not None]
+        tally = EpochTally(
+            passes=sum(verdict == "pass" for verdict, _ in outcomes),
+            failures=sum(verdict in ("fail", "error") for verdict, _ in outcomes),
+            skips=sum(verdict not in ("pass", "fail", "error") for verdict, _ in outcomes),
+            planned=self.planned,
+        )
+        keys = {_case_key(row) for row in rows}
+        if len(keys) != 1:
+            return  # no finished row to group with, or a case that is not one case
+        (key,) = keys
+        old = None if self.baseline is None else self.baseline.get(key)
+        reason = stop_reason(tally, old, baseline=self.baseline is not None)
+        if reason is None:
+            return
+        fields = {name: rows[0][name] for name in _GROUP_FIELDS if name in rows[0]}
+        item.stash[_STOP_ROW_KEY] = {**fields, "epoch": epoch - 1, "stopped": True}
+        pytest.skip(f"sequential stopping: {reason}")
+
+    def note(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        """Track the epoch's verdict as the collector would; at teardown, share it."""
+        if epoch_of(item) is None:
+            return
+        current = item.stash.get(_OUTCOME_KEY, None)
+        if current in (None, "pass"):
+            if report.skipped:
+                item.stash[_OUTCOME_KEY] = "skip"
+            elif report.failed:
+                item.stash[_OUTCOME_KEY] = "fail" if report.when == "call" else "error"
+            elif report.when == "call":
+                item.stash[_OUTCOME_KEY] = "pass"
+        if report.when != "teardown":
+            return
+        verdict = item.stash.get(_OUTCOME_KEY, "error")  # no call phase: an error
+        if _STOP_ROW_KEY in item.stash:
+            verdict = "stopped"
+        row = _row_of(report)
+        folder = self.folder / _case_folder(item)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = {"verdict": verdict, "row": row}
+        atomic_write_text(folder / f"{epoch_of(item)}.json", json.dumps(data))
+
+    def _outcomes(self, item: pytest.Item) -> list[tuple[str, dict[str, Any] | None]]:
+        found: list[tuple[str, dict[str, Any] | None]] = []
+        folder = self.folder / _case_folder(item)
+        for path in folder.glob("*.json"):
+            try:
+                data = json.loads(path.read_text("utf-8"))
+            except (OSError, ValueError):
+                continue  # unreadable: no evidence, so the epoch counts as remaining
+            row = data.get("row")
+            found.append((str(data.get("verdict")), row if isinstance(row, dict) else None))
+        return found
+
+
+def stop_row(item: pytest.Item) -> dict[str, Any] | None:
+    """The row of an epoch sequential stopping skipped (None: it was not stopped)."""
+    return item.stash.get(_STOP_ROW_KEY, None)
+
+
+class NodeSetup:
+    """On the xdist controller: hands every worker the run's outcome folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_FOLDER_INPUT] = str(self.folder)
+
+
+def order_epochs(items: list[pytest.Item]) -> None:
+    """Put each case's epochs one after another, in epoch order, where its first one was.
+
+    Deterministic, so every xdist worker's collection stays the same.
+    """
+    place: dict[str, int] = {}
+    for index, item in enumerate(items):
+        place.setdefault(_case_folder(item), index)
+    items.sort(key=lambda item: (place[_case_folder(item)], epoch_of(item) or 0))
+
+
+def _shared_folder(config: pytest.Config) -> Path:
+    given = getattr(config, "workerinput", {}).get(_FOLDER_INPUT)
+    if given:
+        return Path(given)
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is not None:
+        folder = Path(factory.mktemp("harness-sequential", numbered=True))
+    else:  # pytest without its tmp_path plugin: a folder of the run's own
+        folder = Path(tempfile.mkdtemp(prefix="harness-sequential-"))
+    if hasattr(config.hook, "pytest_configure_node"):  # an xdist controller
+        config.pluginmanager.register(NodeSetup(folder), "harness-sequential-nodes")
+    return folder
+
+
+def _baseline(config: pytest.Config) -> dict[CaseKey, tuple[int, int]] | None:
+    given = config.getoption("harness_sequential_baseline", default=None)
+    if not given:
+        return None
+    from harness.core.errors import ConfigurationError
+    from harness.evals.report import load_gate_report
+
+    path = Path(config.invocation_params.dir) / str(given)
+    try:
+        report = load_gate_report(path)
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return {key: (runs.passes, runs.runs) for key, runs in aggregate_rows(report.rows).items()}
+
+
+def _case_key(row: dict[str, Any]) -> CaseKey:
+    from harness.evals.rows import AGENT_ROLE
+
+    return (
+        str(row.get("scenario")),
+        str(row.get("provider", "scripted")),
+        str(row.get("model_role") or AGENT_ROLE),
+        identity_of(str(row.get("nodeid", ""))),
+    )
+
+
+def _row_of(report: pytest.TestReport) -> dict[str, Any] | None:
+    for name, value in report.user_properties:
+        if name == _ROW_PROPERTY:
+            with contextlib.suppress(ValueError, TypeError):
+                data = json.loads(value) if isinstance(value, str) else value
+                if isinstance(data, dict):
+                    return {**data, "nodeid": report.nodeid}
+    return None
+
+
+def _case_folder(item: pytest.Item) -> str:
+    """The case's folder name: a digest of the node id with its epoch cut."""
+    epoch = epoch_of(item)
+    nodeid = item.nodeid
+    if epoch is not None:
+        nodeid = re.sub(rf"(?<=[\[-])epoch{epoch}(?=[\]-])", "epoch*", nodeid)
+    return hashlib.sha256(nodeid.encode()).hexdigest()[:20]
