@@ -1,10 +1,11 @@
 """``--harness-sequential``: skip a case's remaining epochs once its verdict is certain.
 
 The rule is :mod:`harness.evals.sequential`'s; this module is its pytest glue.
-Each finished epoch of an eval leaves one small file, ``<epoch>.json`` in its
-case's folder of a per-run folder under pytest's basetemp (the xdist controller
-makes it and hands its path to the workers, so they see each other's
-outcomes). Before an epoch runs, the files of its case are read and, when the
+Each process keeps the outcomes of the epochs it finished; under xdist each
+finished epoch also leaves one small file, ``<epoch>.json`` in its case's
+folder of a per-run folder under pytest's basetemp (the controller makes it
+and hands its path to the workers), so workers see each other's outcomes.
+Before an epoch runs, the outcomes of its case are read and, when the
 rule says the rest cannot change the verdict, the epoch is skipped before its
 fixtures run; its row is a skip marked ``stopped``, in the case's row group
 (same scenario, provider and model role), so that every report, compare and
@@ -23,7 +24,7 @@ import hashlib
 import json
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,12 @@ class Sequential:
     planned: int
     # The baseline's (passes, runs) per case; None when no baseline was given.
     baseline: dict[CaseKey, tuple[int, int]] | None
+    # Other processes run epochs too (xdist): outcomes go through ``folder`` as well.
+    shared: bool = False
+    # This process's finished epochs: case folder name -> epoch -> (verdict, row).
+    _seen: dict[str, dict[int, tuple[str, dict[str, Any] | None]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def from_config(cls, config: pytest.Config, epochs: int) -> Sequential | None:
@@ -85,7 +92,8 @@ class Sequential:
                 "--harness-sequential stops repeated epochs early; give --harness-epochs N "
                 "with N >= 2"
             )
-        return cls(_shared_folder(config), epochs, _baseline(config))
+        shared = hasattr(config, "workerinput")  # an xdist worker: others run epochs too
+        return cls(_shared_folder(config), epochs, _baseline(config), shared)
 
     def check(self, item: pytest.Item) -> None:
         """Skip ``item`` (with a ``stopped`` row) when its case's verdict is already certain."""
@@ -130,22 +138,31 @@ class Sequential:
         if _STOP_ROW_KEY in item.stash:
             verdict = "stopped"
         row = _row_of(report)
-        folder = self.folder / _case_folder(item)
-        folder.mkdir(parents=True, exist_ok=True)
-        data = {"verdict": verdict, "row": row}
-        atomic_write_text(folder / f"{epoch_of(item)}.json", json.dumps(data))
+        case, epoch = _case_folder(item), int(epoch_of(item) or 0)
+        self._seen.setdefault(case, {})[epoch] = (verdict, row)
+        if self.shared:
+            # Not durable: the files live as long as the run, and an fsync per epoch
+            # cost more than the epochs sequential stopping saved.
+            data = json.dumps({"verdict": verdict, "row": row})
+            atomic_write_text(self.folder / case / f"{epoch}.json", data, durable=False)
 
     def _outcomes(self, item: pytest.Item) -> list[tuple[str, dict[str, Any] | None]]:
-        found: list[tuple[str, dict[str, Any] | None]] = []
-        folder = self.folder / _case_folder(item)
-        for path in folder.glob("*.json"):
-            try:
-                data = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError):
-                continue  # unreadable: no evidence, so the epoch counts as remaining
-            row = data.get("row")
-            found.append((str(data.get("verdict")), row if isinstance(row, dict) else None))
-        return found
+        case = _case_folder(item)
+        found = dict(self._seen.get(case, {}))
+        if self.shared:
+            for path in (self.folder / case).glob("*.json"):
+                if not path.stem.isdigit() or int(path.stem) in found:
+                    continue
+                try:
+                    data = json.loads(path.read_text("utf-8"))
+                except (OSError, ValueError):
+                    continue  # unreadable: no evidence, so the epoch counts as remaining
+                row = data.get("row")
+                found[int(path.stem)] = (
+                    str(data.get("verdict")),
+                    row if isinstance(row, dict) else None,
+                )
+        return list(found.values())
 
 
 def stop_row(item: pytest.Item) -> dict[str, Any] | None:
