@@ -50,7 +50,7 @@ from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
 from harness.testing.sdk_order import group_rows_by_sdk
-from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, order_epochs, stop_row
+from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, stop_row
 from harness.testing.spend import LEDGER_KEY
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def _start_sequential(config: pytest.Config, options: HarnessOptions) -> None:
             "once: run them separately"
         )
     config.stash[SEQUENTIAL_KEY] = rule
-    config.pluginmanager.register(_EpochOrder(), "harness-epoch-order")
+    config.pluginmanager.register(_EpochOrder(rule), "harness-epoch-order")
 
 
 def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
@@ -418,9 +418,12 @@ def _has_row(report: pytest.TestReport) -> bool:
 class _EpochOrder:
     """With ``--harness-sequential``: each case's epochs one after another, in order."""
 
+    def __init__(self, rule: Sequential) -> None:
+        self.rule = rule
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        order_epochs(items)
+        self.rule.order(items)
 
 
 class _RowOrder:

@@ -33,9 +33,9 @@ import pytest
 from harness.evals.aggregate import CaseKey, aggregate_rows, identity_of
 from harness.evals.sequential import EpochTally, stop_reason
 from harness.files import atomic_write_text
-from harness.testing.naming import epoch_of
+from harness.testing.naming import epoch_of, scenario_name
 
-__all__ = ["SEQUENTIAL_KEY", "Sequential", "add_options", "order_epochs"]
+__all__ = ["SEQUENTIAL_KEY", "NodeSetup", "Sequential", "add_options", "stop_row"]
 
 SEQUENTIAL_KEY = pytest.StashKey["Sequential"]()
 _OUTCOME_KEY = pytest.StashKey[str]()  # the epoch's verdict so far: pass, fail, error, skip
@@ -77,6 +77,9 @@ class Sequential:
     _seen: dict[str, dict[int, tuple[str, dict[str, Any] | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # Cases (folder names) whose scenario and test another case shares: compare would
+    # pool their runs, so no one case's epochs can make the pooled status certain.
+    _pooled: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @classmethod
     def from_config(cls, config: pytest.Config, epochs: int) -> Sequential | None:
@@ -112,6 +115,13 @@ class Sequential:
         if len(keys) != 1:
             return  # no finished row to group with, or a case that is not one case
         (key,) = keys
+        asked = _provider_param(item)
+        if self.baseline is not None and (
+            _case_folder(item) in self._pooled
+            or key[0] != scenario_name(item)
+            or (asked is not None and key[1] != asked)
+        ):
+            return  # compare would judge more runs than this case's: never certain here
         old = None if self.baseline is None else self.baseline.get(key)
         reason = stop_reason(tally, old, baseline=self.baseline is not None)
         if reason is None:
@@ -146,6 +156,28 @@ class Sequential:
             data = json.dumps({"verdict": verdict, "row": row})
             atomic_write_text(self.folder / case / f"{epoch}.json", data, durable=False)
 
+    def order(self, items: list[pytest.Item]) -> None:
+        """Put each case's epochs one after another, in epoch order, where its first was;
+        note the cases whose runs compare would pool with another case's.
+
+        Deterministic, so every xdist worker's collection stays the same.
+        """
+        place: dict[str, int] = {}
+        owners: dict[tuple[str, str], dict[str, str | None]] = {}
+        for index, item in enumerate(items):
+            case = _case_folder(item)
+            place.setdefault(case, index)
+            # Rows pool by (scenario, provider, role, test): cases of one scenario and
+            # test share a key unless their provider parameters tell them apart.
+            key = (scenario_name(item), identity_of(item.nodeid))
+            owners.setdefault(key, {})[case] = _provider_param(item)
+        for cases in owners.values():
+            for case, provider in cases.items():
+                others = [p for c, p in cases.items() if c != case]
+                if any(p is None or provider is None or p == provider for p in others):
+                    self._pooled.add(case)
+        items.sort(key=lambda item: (place[_case_folder(item)], epoch_of(item) or 0))
+
     def _outcomes(self, item: pytest.Item) -> list[tuple[str, dict[str, Any] | None]]:
         case = _case_folder(item)
         found = dict(self._seen.get(case, {}))
@@ -179,17 +211,6 @@ class NodeSetup:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[_FOLDER_INPUT] = str(self.folder)
-
-
-def order_epochs(items: list[pytest.Item]) -> None:
-    """Put each case's epochs one after another, in epoch order, where its first one was.
-
-    Deterministic, so every xdist worker's collection stays the same.
-    """
-    place: dict[str, int] = {}
-    for index, item in enumerate(items):
-        place.setdefault(_case_folder(item), index)
-    items.sort(key=lambda item: (place[_case_folder(item)], epoch_of(item) or 0))
 
 
 def _shared_folder(config: pytest.Config) -> Path:
@@ -240,6 +261,11 @@ def _row_of(report: pytest.TestReport) -> dict[str, Any] | None:
                 if isinstance(data, dict):
                     return {**data, "nodeid": report.nodeid}
     return None
+
+
+def _provider_param(item: pytest.Item) -> str | None:
+    value = getattr(getattr(item, "callspec", None), "params", {}).get("provider_name")
+    return value if isinstance(value, str) else None
 
 
 def _case_folder(item: pytest.Item) -> str:

@@ -143,3 +143,45 @@ def test_workers_see_each_others_epochs(
     assert passes == 0 and ran + stopped == 8
     assert 1 <= ran <= 2 and stopped >= 6  # at most one epoch in flight on the other worker
     assert _runs(report)["steady"] == (8, 8, 0)
+
+
+POOLED = """
+import os
+import pytest
+
+# Two cases compare pools into one (same scenario "same[1]", same test): one
+# case's epochs alone can never make the pooled status certain.
+@pytest.mark.eval("same")
+@pytest.mark.parametrize("x", [1, "1"], ids=["int", "str"])
+def test_pooled(x):
+    assert not (os.environ.get("BREAK_IT") and isinstance(x, int))
+"""
+
+
+def test_cases_that_compare_pools_never_stop_against_a_baseline(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_pooled=POOLED)
+    old, full, new = (pytester.path / f"{name}.json" for name in ("old", "full", "new"))
+    epochs = ("-m", "eval", "--harness-epochs", "4")
+    pytester.runpytest(*epochs, "--harness-report", str(old))
+    monkeypatch.setenv("BREAK_IT", "1")
+    pytester.runpytest(*epochs, "--harness-report", str(full))
+    pytester.runpytest(
+        *epochs,
+        "--harness-sequential",
+        "--harness-sequential-baseline",
+        str(old),
+        "--harness-report",
+        str(new),
+    )
+    statuses = [
+        {
+            c.scenario: c.status
+            for c in compare_reports(load_report(old), load_report(report)).changes
+        }
+        for report in (full, new)
+    ]
+    # Alone, the failing half would have stopped after two failures (0/2 against 8/8
+    # pooled); pooled with the passing half that read 4/6, not the full run's 4/8.
+    assert statuses[0] == statuses[1] == {"same[1]": Status.REGRESSION}
