@@ -33,22 +33,16 @@ def _drop(value: float | None) -> str:
     return "none" if value is None else f"{value:.0%}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--power", type=float, default=0.8)
-    parser.add_argument("--epochs", default="1,3,5,10", help="comma-separated epoch counts")
-    args = parser.parse_args()
-    epochs = [int(k) for k in args.epochs.split(",")]
-    alpha, power = args.alpha, args.power
-    print(
+def power_table(alpha: float, power: float, epochs: list[int]) -> list[str]:
+    """The table's lines: one block per committed baseline, a row per epoch count."""
+    lines = [
         f"drop in pass rate detectable at {power:.0%} power, one-sided Fisher exact at "
         f"alpha {alpha:g}, from 100% (every old run passed); k runs a side"
-    )
+    ]
     for path in sorted(_BASELINES.glob("*.json")):
         cases = len(aggregate_rows(load_report(path).rows))
-        print(f"\n{path.name}: {cases} case(s)")
-        print(
+        lines.append(f"\n{path.name}: {cases} case(s)")
+        lines.append(
             f"  {'k':>3}  {'per case':>8}  {'needs for 1-in-k':>16}  {'suite (pooled)':>14}  method"
         )
         for k in epochs:
@@ -58,11 +52,24 @@ def main() -> None:
             suite = detectable_drop(1.0, pooled, pooled, alpha, power)
             method = "exact" if pooled <= EXACT_MAX_RUNS else "normal approx."
             needs_text = "-" if needs is None else f"{needs} runs"
-            print(f"  {k:>3}  {_drop(case):>8}  {needs_text:>16}  {_drop(suite):>14}  {method}")
-    print(
+            lines.append(
+                f"  {k:>3}  {_drop(case):>8}  {needs_text:>16}  {_drop(suite):>14}  {method}"
+            )
+    lines.append(
         "\nper case: a case's own fall that k runs a side catch; 1-in-k: runs a side to "
         "catch one failure in k; suite: a fall of the pooled rate of every case"
     )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--power", type=float, default=0.8)
+    parser.add_argument("--epochs", default="1,3,5,10", help="comma-separated epoch counts")
+    args = parser.parse_args()
+    epochs = [int(k) for k in args.epochs.split(",")]
+    print("\n".join(power_table(args.alpha, args.power, epochs)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Run: ``python bench/eval_scale.py`` (sizes 50, 200, 500 cases) or
 ``python bench/eval_scale.py --quick`` (50 cases, one run each, a few minutes
 here); ``--cases 100,334`` picks the sizes. Each case is one row per provider
-(openai, openai-responses, anthropic; ``--providers`` narrows it), a one-tool,
+(openai, openai-responses, anthropic, gemini: every runtime provider;
+``--providers`` narrows it), a one-tool,
 two-call task: read ``note.txt``, report the sentinel it holds.
 
 For each size, in a temp project (loopback only):
@@ -68,7 +69,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PROVIDERS = ("openai", "openai-responses", "anthropic")
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
 TARGETS = {"auto_1000": 15.0, "serial_1000": 25.0, "overhead_ms": 5.0, "view_mb": 2.0}
 SCRIPT = """version: 1
 rules:
@@ -290,7 +291,25 @@ def _bare_runs(project: Path, name: str, cases: list[Any], freezer: Any) -> tupl
 
         http = httpx2.Client(transport=httpx2.MockTransport(answer))
         provider: Any
-        if name == "anthropic":
+        if name == "gemini":
+            # google-genai sends through httpx (the 1.x line), not the twin the others use.
+            import httpx
+            from google import genai
+            from google.genai import types
+
+            from harness.wires.gemini.provider import GeminiProvider
+
+            def answer_1x(request: httpx.Request, queue: list[bytes] = queue) -> httpx.Response:
+                return httpx.Response(
+                    200, content=queue.pop(0), headers={"content-type": "application/json"}
+                )
+
+            http.close()
+            http = httpx.Client(transport=httpx.MockTransport(answer_1x))
+            options = types.HttpOptions(api_version="v1beta", httpx_client=http)
+            sdk = genai.Client(api_key="x", http_options=options)
+            provider = GeminiProvider(folder.name, client=sdk)
+        elif name == "anthropic":
             import anthropic
 
             sdk: Any = anthropic.Anthropic(api_key="x", max_retries=0, http_client=http)

@@ -38,6 +38,10 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     interval); epochs count from 1: replay serves epoch k >= 2 its own
     <test>[epochk].yaml cassette when one was recorded, else the single
     recording; recording records each epoch.
+    --sequential (with --epochs N): skip a case's remaining epochs once they
+    cannot change its verdict: a failure decides its pass/fail, and with
+    --baseline its compare status must be the same whatever the rest do.
+    Exact, no statistics; stopped epochs are skipped rows marked stopped.
     --max-cost USD: when recording, skip the remaining evals once the estimated
     spend (token usage x price table) reaches USD.
 harness eval compare OLD NEW [--fail-on regression (default)|weaker|change|slower|never]
@@ -165,6 +169,14 @@ def eval_command(
             min=0.0,
         ),
     ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="With --epochs N: stop a case's epochs once the rest cannot change its "
+            "verdict (its pass/fail; with --baseline also its compare status).",
+        ),
+    ] = False,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         defaults = {param.name: param.default for param in ctx.command.params}
@@ -184,6 +196,10 @@ def eval_command(
         )
     if min_kill_rate is not None and not mutants:
         fail("--min-kill-rate applies to --mutants; add --mutants")
+    if sequential and mutants:
+        fail("--sequential stops repeated epochs; run --mutants without it")
+    if sequential and epochs < 2:
+        fail("--sequential stops repeated epochs early; give --epochs N with N >= 2")
     if report is not None:
         _check_report_target(report)
     _run(
@@ -196,6 +212,7 @@ def eval_command(
         fail_on=fail_on or FailOnMutants.WEAK,
         min_kill_rate=DEFAULT_MIN_KILL_RATE if min_kill_rate is None else min_kill_rate,
         max_cost=max_cost,
+        sequential=sequential,
     )
 
 
@@ -219,6 +236,7 @@ def _run(
     fail_on: FailOnMutants,
     min_kill_rate: float,
     max_cost: float | None,
+    sequential: bool = False,
 ) -> None:
     from harness.evals.runner import run_evals
 
@@ -239,6 +257,8 @@ def _run(
             epochs=epochs,
             mutants=mutants,
             meanwhile=_import_what_follows,
+            sequential=sequential,
+            baseline=baseline,
         )
     except EvalInterrupted as exc:
         fail(str(exc), code=_EXIT_INTERRUPTED)
@@ -261,6 +281,10 @@ def _run(
         typer.echo(render_table(run.report))
         if epochs > 1:
             typer.echo(render_pass_rates(run.report))
+        if sequential:
+            from harness.evals.sequential import render_stops
+
+            typer.echo(render_stops(run.report.rows))
     elif run.exit_code in (0, _PYTEST_NO_TESTS):
         fail(
             f"no eval ran under {evals_dir}: nothing there is marked @pytest.mark.eval, or "

@@ -90,6 +90,11 @@ class CaseRuns:
         return len(self.counted)
 
     @property
+    def stopped(self) -> int:
+        """Epochs sequential stopping skipped (``--sequential``): planned, never run."""
+        return sum(1 for row in self.rows if row.stopped)
+
+    @property
     def rate(self) -> float | None:
         return self.passes / self.runs if self.runs else None
 

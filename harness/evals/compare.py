@@ -525,9 +525,16 @@ def _change(
     if old_cost is not None and new_cost is not None and old_cost != new_cost:
         notes.append(f"cost per run: ${old_cost:.4f} -> ${new_cost:.4f}")
     for side, runs in (("old", old), ("new", new)):
-        if 0 < runs.recordings < len(runs.rows):
+        if runs.stopped:
             notes.append(
-                f"{side}: {len(runs.rows)} runs replayed {runs.recordings} recording(s); "
+                f"{side}: stopped early after {runs.runs} run(s) of {runs.runs + runs.stopped} "
+                "epochs (--sequential: the rest could not change its verdict); rates are of "
+                "the runs that ran"
+            )
+        replayed = len(runs.rows) - runs.stopped
+        if 0 < runs.recordings < replayed:
+            notes.append(
+                f"{side}: {replayed} runs replayed {runs.recordings} recording(s); "
                 "replays are not independent samples of the model"
             )
     # Two replays of the same bytes time harness and the machine, not the model.
@@ -551,8 +558,8 @@ def _change(
 
 def _same_recordings(old: CaseRuns, new: CaseRuns) -> bool:
     """Both sides replayed recordings with the same digests (rows of older reports have none)."""
-    before = {row.cassette_sha256 for row in old.rows}
-    after = {row.cassette_sha256 for row in new.rows}
+    before = {row.cassette_sha256 for row in old.rows if not row.stopped}
+    after = {row.cassette_sha256 for row in new.rows if not row.stopped}
     return None not in before and before == after
 
 

@@ -73,6 +73,10 @@ class EvalRow(BaseModel):
     traces: tuple[str, ...] = ()
     # Calls of MCP servers' tools, by server name (harness's runs and ``mcp_cassette``).
     mcp_calls: dict[str, int] = Field(default_factory=dict)
+    # This epoch did not run: sequential stopping (``--sequential``) found the case's
+    # verdict certain before it (``harness.evals.sequential``); a skip, its message why.
+    # Its provider, model, role and source are its case's, so that it groups with it.
+    stopped: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -59,6 +59,8 @@ def run_evals(
     cwd: Path | None = None,
     mutants: bool = False,
     meanwhile: Callable[[], object] | None = None,
+    sequential: bool = False,
+    baseline: Path | None = None,
 ) -> EvalRun:
     """Run ``pytest <evals_dir> -m eval`` in a subprocess, streaming its progress.
 
@@ -69,10 +71,17 @@ def run_evals(
     With ``mutants`` every recorded eval runs against mutants of its cassette
     instead (``--harness-mutants``); the report's ``mutants`` section holds them.
     ``meanwhile`` is called once pytest has started (to import what comes after).
+    With ``sequential`` a case's remaining epochs are skipped once they cannot
+    change its verdict (``harness.evals.sequential``): its pass/fail, and with
+    ``baseline`` its compare status against that report too.
     """
     root = cwd or Path.cwd()
     if epochs < 1:
         raise ConfigurationError(f"epochs must be at least 1, got {epochs}")
+    if sequential and epochs < 2:
+        raise ConfigurationError(
+            "sequential stopping skips repeated epochs; give --epochs N with N >= 2"
+        )
     if not (root / evals_dir).is_dir():
         what = "is not a folder" if (root / evals_dir).exists() else "does not exist"
         raise ConfigurationError(
@@ -99,6 +108,7 @@ def run_evals(
             "--harness-epochs",
             str(epochs),
             *(["--harness-mutants"] if mutants else []),
+            *_sequential_args(sequential, baseline, root),
             *basetemp,
             *pytest_args,
             *_default_dist(pytest_args),
@@ -256,6 +266,19 @@ def _zero_workers(pytest_args: list[str]) -> bool:
         if value.strip() == "0":
             return True
     return False
+
+
+def _sequential_args(sequential: bool, baseline: Path | None, root: Path) -> list[str]:
+    if not sequential:
+        return []
+    if baseline is None:
+        return ["--harness-sequential"]
+    # Absolute: pytest reads it relative to where it runs, which is ``root``.
+    return [
+        "--harness-sequential",
+        "--harness-sequential-baseline",
+        str((root / baseline).resolve()),
+    ]
 
 
 def _has_basetemp(pytest_args: list[str]) -> bool:

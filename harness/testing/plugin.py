@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.testing import folders, idle_hypothesis, misses, mutant_mode, mutant_outcome
+from harness.testing import (
+    folders,
+    idle_hypothesis,
+    misses,
+    mutant_mode,
+    mutant_outcome,
+    sequential,
+)
 from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
@@ -44,6 +51,7 @@ from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
 from harness.testing.sdk_order import group_rows_by_sdk
+from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, stop_row
 from harness.testing.spend import LEDGER_KEY
 from harness.testing.stream_twins import stream_runs
 
@@ -76,6 +84,7 @@ FREEZER_KEY = pytest.StashKey[ImportFreezer]()
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     add_options(parser, pluginmanager)
+    sequential.add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -115,6 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "drop --harness-stream (or set harness_stream = off) for a mutant run"
         )
     config.stash[OPTIONS_KEY] = options
+    _start_sequential(config, options)
     if hasattr(config, "workerinput"):  # only xdist workers gain from it (see sdk_order)
         config.pluginmanager.register(_RowOrder(), "harness-row-order")
     elif hasattr(config.hook, "pytest_xdist_make_scheduler"):  # xdist's controller
@@ -126,6 +136,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if wanted:  # an eval run, on the controller and on every worker
         freezer = config.stash[FREEZER_KEY] = ImportFreezer()
         freezer.start()
+
+
+def _start_sequential(config: pytest.Config, options: HarnessOptions) -> None:
+    rule = Sequential.from_config(config, options.epochs)
+    if rule is None:
+        return
+    if options.mutants:
+        raise pytest.UsageError(
+            "--harness-sequential stops repeated epochs; --harness-mutants runs each mutant "
+            "once: run them separately"
+        )
+    config.stash[SEQUENTIAL_KEY] = rule
+    config.pluginmanager.register(_EpochOrder(rule), "harness-epoch-order")
 
 
 def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
@@ -225,6 +248,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     not_mutated = item.stash.get(mutant_mode.SKIP_KEY, None)
     if not_mutated is not None:
         pytest.skip(f"not mutated: {not_mutated}")
+    rule = item.config.stash.get(SEQUENTIAL_KEY, None)
+    if rule is not None:
+        rule.check(item)  # skips the epoch when its case's verdict is already certain
     ledger = item.config.stash.get(LEDGER_KEY, None)
     if ledger is not None and _may_record(item):
         over = ledger.exceeded()
@@ -316,7 +342,11 @@ def pytest_runtest_makereport(
         report = yield
     folders.note_outcome(item, report)
     try:
-        return _finish_report(item, call, report)
+        finished = _finish_report(item, call, report)
+        rule = item.config.stash.get(SEQUENTIAL_KEY, None)
+        if rule is not None:
+            rule.note(item, finished)  # its outcome, for the later epochs of its case
+        return finished
     finally:
         if report.when == "teardown":
             misses.forget_cassette(item)
@@ -345,6 +375,10 @@ def _finish_report(
     # An eval that used no harness fixture (or was skipped before its fixtures
     # ran) still gets a row, so the report lists every eval.
     is_eval = item.get_closest_marker("eval") is not None
+    stopped = stop_row(item)
+    if report.when == "teardown" and is_eval and stopped is not None and not _has_row(report):
+        # An epoch sequential stopping skipped: a row of its case, marked stopped.
+        report.user_properties.append((ROW_PROPERTY, json.dumps(stopped)))
     if report.when == "teardown" and is_eval and not _has_row(report):
         epoch = epoch_of(item)
         # No provider is known to have run: the row names what the test asked for,
@@ -382,6 +416,17 @@ def _asked_for(item: pytest.Item) -> tuple[str, str]:
 
 def _has_row(report: pytest.TestReport) -> bool:
     return any(name == ROW_PROPERTY for name, _ in report.user_properties)
+
+
+class _EpochOrder:
+    """With ``--harness-sequential``: each case's epochs one after another, in order."""
+
+    def __init__(self, rule: Sequential) -> None:
+        self.rule = rule
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.rule.order(items)
 
 
 class _RowOrder:
