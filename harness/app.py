@@ -193,7 +193,7 @@ def build_provider(settings: Settings) -> LLMProvider:
             )
         return scripted_provider_from_file(settings.script)
     if name == "openai":
-        from harness.providers.openai_chat import OpenAIProvider
+        from harness.wires.openai.provider import OpenAIProvider
 
         return OpenAIProvider(
             settings.model or "gpt-4o-mini",
@@ -203,7 +203,7 @@ def build_provider(settings: Settings) -> LLMProvider:
             stream=settings.stream,
         )
     if name == "openai-responses":
-        from harness.providers.openai_responses import OpenAIResponsesProvider
+        from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
         return OpenAIResponsesProvider(
             settings.model or "gpt-4o-mini",
@@ -213,7 +213,7 @@ def build_provider(settings: Settings) -> LLMProvider:
             stream=settings.stream,
         )
     if name == "anthropic":
-        from harness.providers.anthropic_messages import AnthropicProvider
+        from harness.wires.anthropic.provider import AnthropicProvider
 
         return AnthropicProvider(
             settings.model or "claude-sonnet-4-6",

@@ -162,15 +162,21 @@ class Variant:
     env_prefixes: tuple[str, ...] = ()
 
 
-_OPENAI_PARTS = WireParts(
-    provider="harness.providers.openai_chat:OpenAIProvider",
-    traffic="harness.traffic.chat",
-    simulator="harness.simulator._openai",
-    # Mutants decode recorded answers with the provider and render them with the simulator.
-    mutations="harness.evals.recorded_responses:decode_recorded_response",
-    transcript="harness.view.transcript:transcript",
-)
+def _parts(home: str, provider: str | None) -> WireParts:
+    """The parts of a wire whose package ``home`` holds them all, under the usual names."""
+    return WireParts(
+        provider=f"{home}.provider:{provider}" if provider else None,
+        traffic=f"{home}.traffic",
+        simulator=f"{home}.simulator" if provider else None,
+        mutations=f"{home}.mutations" if provider else None,
+        transcript=f"{home}.transcript",
+    )
+
+
 _ALL = frozenset(Capability)
+_OPENAI_HOME = "harness.wires.openai"
+_RESPONSES_HOME = "harness.wires.openai_responses"
+_ANTHROPIC_HOME = "harness.wires.anthropic"
 _GEMINI_HOME = "harness.wires.gemini"
 _BEDROCK_HOME = "harness.wires.bedrock"
 
@@ -194,7 +200,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("openai",),
         price_key="openai",
         capabilities=_ALL,
-        parts=_OPENAI_PARTS,
+        parts=_parts(_OPENAI_HOME, "OpenAIProvider"),
+        home=_OPENAI_HOME,
     ),
     Wire(
         name="openai-responses",
@@ -214,13 +221,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("openai",),
         price_key="openai",
         capabilities=_ALL,
-        parts=WireParts(
-            provider="harness.providers.openai_responses:OpenAIResponsesProvider",
-            traffic="harness.traffic.responses",
-            simulator="harness.simulator._responses",
-            mutations="harness.evals.wire_mutations:responses_body_mutants",
-            transcript="harness.view.transcript:transcript",
-        ),
+        parts=_parts(_RESPONSES_HOME, "OpenAIResponsesProvider"),
+        home=_RESPONSES_HOME,
     ),
     Wire(
         name="anthropic",
@@ -240,13 +242,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("anthropic",),
         price_key="anthropic",
         capabilities=_ALL,
-        parts=WireParts(
-            provider="harness.providers.anthropic_messages:AnthropicProvider",
-            traffic="harness.traffic.messages",
-            simulator="harness.simulator._anthropic",
-            mutations="harness.evals.recorded_responses:decode_recorded_response",
-            transcript="harness.view.transcript:transcript",
-        ),
+        parts=_parts(_ANTHROPIC_HOME, "AnthropicProvider"),
+        home=_ANTHROPIC_HOME,
     ),
     Wire(
         name="gemini",
@@ -278,13 +275,7 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("google-genai", "google.genai"),
         price_key="google",
         capabilities=_ALL,
-        parts=WireParts(
-            provider=f"{_GEMINI_HOME}.provider",
-            traffic=f"{_GEMINI_HOME}.traffic",
-            simulator=f"{_GEMINI_HOME}.simulator",
-            mutations=f"{_GEMINI_HOME}.mutations",
-            transcript=f"{_GEMINI_HOME}.transcript",
-        ),
+        parts=_parts(_GEMINI_HOME, "GeminiProvider"),
         home=_GEMINI_HOME,
     ),
     Wire(
@@ -310,13 +301,7 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("boto3", "botocore"),
         price_key="aws",
         capabilities=frozenset({Capability.TRAFFIC}),
-        parts=WireParts(
-            provider=None,
-            traffic=f"{_BEDROCK_HOME}.traffic",
-            simulator=None,
-            mutations=None,
-            transcript=f"{_BEDROCK_HOME}.transcript",
-        ),
+        parts=_parts(_BEDROCK_HOME, None),  # traffic-only: no provider, simulator or codec
         home=_BEDROCK_HOME,
     ),
 )

@@ -177,8 +177,8 @@ def _build(
     name: str, model: str, key: str, base_url: str | None, *, retries: int, stream: bool = False
 ) -> LLMProvider:
     if name in ("openai", "openai-responses"):
-        from harness.providers.openai_chat import OpenAIProvider
-        from harness.providers.openai_responses import OpenAIResponsesProvider
+        from harness.wires.openai.provider import OpenAIProvider
+        from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
         if base_url and not base_url.rstrip("/").endswith("/v1"):
             base_url = base_url.rstrip("/") + "/v1"
@@ -190,7 +190,7 @@ def _build(
         return GeminiProvider(
             model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
         )
-    from harness.providers.anthropic_messages import AnthropicProvider
+    from harness.wires.anthropic.provider import AnthropicProvider
 
     return AnthropicProvider(
         model, api_key=key, base_url=base_url, max_retries=retries, stream=stream

@@ -7,6 +7,10 @@ about a wire (hosts, paths, env vars, secret headers) lives in the registry;
 rooms below this one reach a wire's parts by dotted path, so the arrows of the
 import graph still point down.
 
+- ``openai``: OpenAI Chat Completions (and its variants: Azure OpenAI,
+  OpenAI-compatible servers);
+- ``openai_responses``: the OpenAI Responses API;
+- ``anthropic``: Anthropic Messages;
 - ``gemini``: Google's ``generateContent`` / ``streamGenerateContent`` (the
   google-genai SDK; Gemini API and Vertex AI).
 - ``bedrock``: Amazon Bedrock's Converse / ConverseStream, read only (traffic

@@ -41,7 +41,14 @@ ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _home_dirs(name: str) -> tuple[Path, ...]:
-    return (ROOT / "wires" / name,)
+    """The package(s) a wire's facts may be spelled in: its own, and for a wire that
+    shares its SDK with another (Responses on the openai client), that one's too."""
+    homes = [w.home for w in WIRES if w.home and (w.name == name or _shares_sdk(w, name))]
+    return tuple(ROOT.joinpath(*home.split(".")[1:]) for home in homes)
+
+
+def _shares_sdk(entry: Wire, name: str) -> bool:
+    return entry.sdk_packages == wires.wire(name).sdk_packages
 
 
 def _package_present(entry: Wire) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.wires.gemini.parts import field
 
-__all__ = ["content_line", "is_gemini_content"]
+__all__ = ["content_line", "is_gemini_content", "reads"]
 
 
 def is_gemini_content(message: Any) -> bool:
@@ -46,3 +46,8 @@ def content_line(content: Mapping[str, Any]) -> tuple[str, str] | None:
         return None  # only tool results: the tool.call spans show them
     texts = [text for part in shown if (text := _part_text(part)) is not None]
     return role, "".join(texts)
+
+
+def reads(message: Any) -> bool:
+    """Whether this wire reads ``message`` (a Gemini ``contents`` entry)."""
+    return is_gemini_content(message)

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from harness.core.errors import ProviderError
 from harness.core.wires import wire
-from harness.providers._sdk_call import SdkProvider
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
 from harness.providers.sdk_import import preload_sdk
+from harness.providers.skeleton import SdkProvider
 from harness.providers.tls import close_with, http_client_options
 
 if TYPE_CHECKING:
