@@ -44,6 +44,7 @@ __all__ = [
     "env_prefixes",
     "host_matches",
     "is_live_api_host",
+    "is_proto_json_call",
     "live_host_patterns",
     "local_server",
     "path_matches",
@@ -114,6 +115,13 @@ class Wire:
     home: str | None = None
     # Hosts of known gateways that forward this wire to the provider (live, patterns).
     proxy_hosts: tuple[str, ...] = ()
+    # The model the runtime provider runs when none is named (HARNESS_MODEL unset).
+    default_model: str | None = None
+    # The model harness's recorded provider records and replays by default.
+    recorded_model: str | None = None
+    # Request bodies are proto-JSON: a key may be sent in snake_case or lowerCamelCase
+    # alike (SDK versions differ), so recordings match on one spelling.
+    proto_json: bool = False
     # Its parts are not in this tree yet (a wire in flight on its own branch): its
     # facts already count (live hosts, secrets, scrubbed variables) but no room
     # offers it (provider choices, llm_cassette clients, canonical hosts). Set to
@@ -132,6 +140,13 @@ class Wire:
                     f"wire {self.name!r} is {capability} but has no {part} part: name the "
                     f"module that implements it, or drop {capability} from its capabilities"
                 )
+        if Capability.RUNTIME in self.capabilities and not (
+            self.default_model and self.recorded_model
+        ):
+            raise ConfigurationError(
+                f"wire {self.name!r} is {Capability.RUNTIME} but names no default_model and "
+                "recorded_model: give the models its provider runs and records by default"
+            )
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -202,6 +217,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         capabilities=_ALL,
         parts=_parts(_OPENAI_HOME, "OpenAIProvider"),
         home=_OPENAI_HOME,
+        default_model="gpt-4o-mini",
+        recorded_model="gpt-4.1-mini",
     ),
     Wire(
         name="openai-responses",
@@ -223,6 +240,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         capabilities=_ALL,
         parts=_parts(_RESPONSES_HOME, "OpenAIResponsesProvider"),
         home=_RESPONSES_HOME,
+        default_model="gpt-4o-mini",
+        recorded_model="gpt-4.1-mini",
     ),
     Wire(
         name="anthropic",
@@ -244,6 +263,8 @@ WIRES: Final[tuple[Wire, ...]] = (
         capabilities=_ALL,
         parts=_parts(_ANTHROPIC_HOME, "AnthropicProvider"),
         home=_ANTHROPIC_HOME,
+        default_model="claude-sonnet-4-6",
+        recorded_model="claude-sonnet-4-6",
     ),
     Wire(
         name="gemini",
@@ -277,6 +298,9 @@ WIRES: Final[tuple[Wire, ...]] = (
         capabilities=_ALL,
         parts=_parts(_GEMINI_HOME, "GeminiProvider"),
         home=_GEMINI_HOME,
+        default_model="gemini-2.5-flash",
+        recorded_model="gemini-2.5-flash",
+        proto_json=True,
     ),
     Wire(
         name="bedrock",
@@ -495,3 +519,14 @@ def secret_header_names() -> frozenset[str]:
 def secret_query_params() -> frozenset[str]:
     """Lower-case names of every query parameter that carries a provider credential."""
     return frozenset(p.lower() for w in WIRES for p in w.secret_params)
+
+
+def is_proto_json_call(path: str) -> bool:
+    """Whether ``path`` is a model call of a wire whose bodies are proto-JSON (any case)."""
+    lowered = path.lower()
+    return any(
+        lowered.endswith(suffix.lower())
+        for w in WIRES
+        if w.proto_json
+        for suffix in w.path_suffixes
+    )

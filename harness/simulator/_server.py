@@ -56,7 +56,7 @@ def _names_the_model(entry: Wire) -> bool:
 
 _SERVED = tuple(w for w in ready_wires() if w.parts.simulator is not None)
 # A wire on fixed paths is served on exactly those; one whose paths name the model
-# (Gemini's ``models/{model}:generateContent``) on any path of its, by its ending.
+# (``.../models/{model}:...``) on any path of its, told by its ending.
 _ROUTES: dict[str, Wire] = {
     path: entry for entry in _SERVED if not _names_the_model(entry) for path in _served_paths(entry)
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError
+from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires, wire
 from harness.providers.protocol import LLMProvider
 from harness.providers.tls import offline_clients
@@ -27,12 +28,7 @@ __all__ = [
 
 # The model each runtime wire of the registry records and replays by default
 # (tests/testing/test_recorded_providers.py: one for every runtime wire).
-DEFAULT_MODELS = {
-    "openai": "gpt-4.1-mini",
-    "openai-responses": "gpt-4.1-mini",
-    "anthropic": "claude-sonnet-4-6",
-    "gemini": "gemini-2.5-flash",
-}
+DEFAULT_MODELS = {w.name: str(w.recorded_model) for w in runtime_wires()}
 # Every provider the committed evals and cases run on: the registry's runtime wires.
 RECORDED_PROVIDERS = tuple(w.name for w in runtime_wires())
 _KEY_VARIABLES = {name: wire(name).key_env for name in DEFAULT_MODELS}
@@ -88,7 +84,7 @@ def recorded_provider(
     """Yield a provider of a runtime wire whose HTTP goes through ``cassette``.
 
     In mode ``none`` nothing leaves the process. Recording needs either a key
-    (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``) or ``base_url`` pointing at the
+    (the wire's key variable, e.g. ``OPENAI_API_KEY``) or ``base_url`` pointing at the
     simulator. ``stream`` makes the provider stream (SSE); 4xx/5xx answers are
     saved only with ``save_error_responses``.
     """
@@ -176,22 +172,11 @@ def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
 def _build(
     name: str, model: str, key: str, base_url: str | None, *, retries: int, stream: bool = False
 ) -> LLMProvider:
-    if name in ("openai", "openai-responses"):
-        from harness.wires.openai.provider import OpenAIProvider
-        from harness.wires.openai_responses.provider import OpenAIResponsesProvider
-
-        if base_url and not base_url.rstrip("/").endswith("/v1"):
-            base_url = base_url.rstrip("/") + "/v1"
-        adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
-        return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)
-    if name == "gemini":
-        from harness.wires.gemini.provider import GeminiProvider
-
-        return GeminiProvider(
-            model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
-        )
-    from harness.wires.anthropic.provider import AnthropicProvider
-
-    return AnthropicProvider(
-        model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
-    )
+    entry = wire(name)
+    # A simulator root gets the path the SDK's base URL carries (the openai client's /v1).
+    prefix = entry.simulator_base_path
+    if base_url and prefix and not base_url.rstrip("/").endswith(prefix):
+        base_url = base_url.rstrip("/") + prefix
+    # The wire's SDK adapter, from its package by the registry's dotted path.
+    adapter: Callable[..., LLMProvider] = load_part(entry, "provider")
+    return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)

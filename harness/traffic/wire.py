@@ -12,10 +12,10 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from harness.core.wires import wire_for_path
+from harness.core.wires import ready_wires, wire_for_path
 from harness.traffic.sse import SseEvent
 
 __all__ = [
@@ -36,7 +36,8 @@ __all__ = [
     "wire_for",
 ]
 
-Wire = Literal["openai", "anthropic", "openai-responses", "gemini", "bedrock"]
+# A wire's name in the registry (``harness.core.wires``): openai, anthropic, ...
+Wire = str
 
 # The tool.call hashes harness's own executor writes: 16 hex digits of BLAKE2b
 # over the arguments as sorted, non-ASCII-escaped JSON, so a traffic trace and a
@@ -148,8 +149,9 @@ Readers = tuple[
     Callable[[int, list[SseEvent]], ModelResponse],
 ]
 
-# The wires this room reads; the registry tells them by their path endings.
-_READ: Final[frozenset[str]] = frozenset(get_args(Wire))
+# The wires this room reads (each by its package's traffic part); the registry tells
+# them by their path endings.
+_READ: Final[frozenset[str]] = frozenset(w.name for w in ready_wires())
 
 
 def wire_for(method: str, url: str) -> Wire | None:
@@ -157,7 +159,7 @@ def wire_for(method: str, url: str) -> Wire | None:
     if method.upper() != "POST":
         return None
     entry = wire_for_path(urlsplit(url).path)
-    return cast(Wire, entry.name) if entry is not None and entry.name in _READ else None
+    return entry.name if entry is not None and entry.name in _READ else None
 
 
 def json_object(body: bytes) -> dict[str, Any] | None:

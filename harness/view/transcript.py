@@ -229,8 +229,8 @@ def _message(message: Any) -> tuple[str, str] | None:
 
 @functools.cache
 def _wire_readers() -> tuple[Any, ...]:
-    """Each wire's transcript part: it claims the messages of its own shape (Gemini's
-    ``contents``, Converse blocks, Responses items, tool results); the rest is the
+    """Each wire's transcript part: it claims the messages of its own shape (``parts``
+    contents, kind-keyed blocks, Responses items, tool results); the rest is the
     ``role``/``content`` shape harness's own messages share, read here."""
     return tuple(load_part(entry, "transcript") for entry in ready_wires())
 

@@ -3,14 +3,16 @@
 Two checks keep ``harness.core.wires`` the one home of the wire facts:
 
 - completeness: each part a wire names (SDK adapter, traffic reader, simulator
-  renderer, mutation codec, transcript renderer) imports, and a part is left
-  out only where the wire lacks the capability that needs it (Bedrock is
-  traffic-only). A wire whose own package (``harness/wires/<name>``) is not
-  there yet is skipped with the reason, so a wire in flight is visible, not
-  hidden;
+  renderer, mutation codec, transcript renderer) imports, lives in the wire's
+  home package (``Wire.home``, under ``harness/wires/``) and provides its
+  contract (``harness.wires.protocols``: the functions and their parameters),
+  and a part is left out only where the wire lacks the capability that needs
+  it (Bedrock is traffic-only). A wire whose own package is not there yet is
+  skipped with the reason, so a wire in flight is visible, not hidden;
 - one home: no string constant in ``harness/`` (docstrings and comments aside,
   which document) spells a wire's host or environment variable outside
-  ``harness/core/wires.py`` and the wire's own package. A room that needs the
+  ``harness/core/wires.py`` and the wire's own package (a wire on another's SDK,
+  Responses on the openai client, shares that one's). A room that needs the
   fact asks the registry.
 """
 
@@ -18,9 +20,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -66,8 +69,75 @@ def _load(dotted: str) -> object:
 # -- completeness -------------------------------------------------------------------------
 
 
+def _signature_gaps(part: object, protocol: type) -> list[str]:
+    """What ``part`` lacks of ``protocol``: a member, or a parameter of a member's signature."""
+    gaps = []
+    for name, declared in vars(protocol).items():
+        if name.startswith("_") or not callable(declared):
+            continue
+        found = getattr(part, name, None)
+        if not callable(found):
+            gaps.append(f"no {name}()")
+            continue
+        wanted = [p for p in inspect.signature(declared).parameters if p != "self"]
+        have = inspect.signature(found).parameters
+        if not set(wanted) <= set(have):
+            gaps.append(f"{name}() takes {list(have)}, the contract {wanted}")
+    for name in getattr(protocol, "__annotations__", {}):
+        if not hasattr(part, name):
+            gaps.append(f"no {name}")
+    return gaps
+
+
+def _sample_path(entry: Wire) -> str:
+    return re.sub(r"\{[^}]*\}", "m", entry.paths[0])
+
+
+def part_problems(entry: Wire) -> list[str]:
+    """Why ``entry``'s parts are not what the registry says, or an empty list.
+
+    Each part must load, live in the wire's home package (``Wire.home``, under
+    ``harness.wires``) and provide its contract (``harness.wires.protocols``).
+    """
+    from harness.wires.protocols import PART_PROTOCOLS, ProviderPart, SimulatorApi
+
+    if entry.home is None or not entry.home.startswith("harness.wires."):
+        return [f"its home is {entry.home!r}, not a package under harness.wires"]
+    problems = []
+    for part in fields(WireParts):
+        dotted = getattr(entry.parts, part.name)
+        if dotted is None:
+            continue
+        module_name = dotted.partition(":")[0]
+        if module_name != entry.home and not module_name.startswith(entry.home + "."):
+            problems.append(f"its {part.name} part {dotted} is outside its home {entry.home}")
+            continue
+        try:
+            loaded = _load(dotted)
+        except (ImportError, AttributeError) as exc:
+            problems.append(f"its {part.name} part {dotted} does not load: {exc}")
+            continue
+        protocol = PART_PROTOCOLS[part.name]
+        if protocol is ProviderPart:
+            init = getattr(loaded, "__init__", None)
+            wanted = {"model", "api_key", "base_url", "max_retries", "stream"}
+            have = set(inspect.signature(init).parameters) if init else set()
+            gaps = [] if wanted <= have else [f"its constructor lacks {sorted(wanted - have)}"]
+        else:
+            gaps = _signature_gaps(loaded, protocol)
+        if part.name == "simulator" and not gaps:
+            api = loaded.route(_sample_path(entry))
+            gaps = (
+                [f"route({_sample_path(entry)!r}) gives no API"]
+                if api is None
+                else _signature_gaps(api, SimulatorApi)
+            )
+        problems += [f"its {part.name} part {dotted}: {gap}" for gap in gaps]
+    return problems
+
+
 @pytest.mark.parametrize("entry", WIRES, ids=[w.name for w in WIRES])
-def test_every_part_of_a_wire_imports(entry: Wire) -> None:
+def test_every_part_of_a_wire_is_in_its_home_and_keeps_its_contract(entry: Wire) -> None:
     present = _package_present(entry)
     if entry.pending and not present:
         pytest.skip(
@@ -75,18 +145,67 @@ def test_every_part_of_a_wire_imports(entry: Wire) -> None:
             "yet (it lands with the wire's own branch)"
         )
     assert present, f"wire {entry.name!r} is not pending but its package {entry.home} is missing"
-    for part in fields(WireParts):
-        dotted = getattr(entry.parts, part.name)
-        if dotted is None:
-            continue
-        try:
-            _load(dotted)
-        except (ImportError, AttributeError) as exc:
-            pytest.fail(f"wire {entry.name!r}: its {part.name} part {dotted} does not load: {exc}")
+    problems = part_problems(entry)
+    assert not problems, f"wire {entry.name!r}: " + "; ".join(problems)
     assert not entry.pending, (
         f"wire {entry.name!r} has all its parts now: set pending=False in harness/core/wires.py "
         "so the rooms offer it"
     )
+
+
+def _planted(home: str | None, **parts: str | None) -> Wire:
+    openai = wires.wire("openai")
+    values = {f.name: getattr(openai.parts, f.name) for f in fields(WireParts)}
+    return replace(openai, name="planted", home=home, parts=WireParts(**{**values, **parts}))
+
+
+@pytest.mark.parametrize(
+    ("home", "parts", "problem"),
+    [
+        (None, {}, "its home is None, not a package under harness.wires"),
+        (
+            "harness.wires.planted",
+            {},
+            "its provider part harness.wires.openai.provider:OpenAIProvider is outside its home",
+        ),
+        (
+            "harness.wires.openai",
+            {"transcript": "harness.wires.openai.missing"},
+            "its transcript part harness.wires.openai.missing does not load",
+        ),
+        (
+            "harness.wires.openai",
+            {"transcript": "harness.wires.openai.sdk"},
+            "its transcript part harness.wires.openai.sdk: no reads()",
+        ),
+        (
+            "harness.wires.openai",
+            {"simulator": "harness.wires.openai.traffic"},
+            "its simulator part harness.wires.openai.traffic: no route()",
+        ),
+        (
+            "harness.wires.openai",
+            {"provider": "harness.wires.openai.sdk:OpenAISdkProvider"},
+            "its provider part harness.wires.openai.sdk:OpenAISdkProvider: its constructor lacks",
+        ),
+    ],
+    ids=["no-home", "outside-home", "does-not-load", "lacks-a-function", "wrong-part", "ctor"],
+)
+def test_the_completeness_check_names_a_missing_or_misplaced_part(
+    home: str | None, parts: dict[str, str | None], problem: str
+) -> None:
+    found = part_problems(_planted(home, **parts))
+    assert any(p.startswith(problem) for p in found), found
+
+
+def test_a_wire_home_holds_its_facts_and_a_wire_on_the_same_sdk_shares_them() -> None:
+    wires_dir = ROOT / "wires"
+    assert _home_dirs("anthropic") == (wires_dir / "anthropic",)
+    assert set(_home_dirs("openai-responses")) == {
+        wires_dir / "openai",
+        wires_dir / "openai_responses",
+    }
+    assert wires_dir / "openai" not in _home_dirs("gemini")
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,8 @@
 Harness's own runtime is mutated on decoded ``LLMResponse`` sequences
 (``harness.evals.mutations``), read from a cassette by :func:`recorded_decoder`.
 An agent on another framework is served those mutants rendered by the
-simulator; operators on the recorded body itself, as the Responses API and
-Gemini have, are not written for this wire yet, so :func:`body_mutants` gives none.
+simulator; operators on the recorded body itself, as other wires' codecs have,
+are not written for this wire yet, so :func:`body_mutants` gives none.
 """
 
 from __future__ import annotations

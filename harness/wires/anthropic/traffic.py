@@ -34,6 +34,7 @@ from harness.traffic.wire import (
 
 __all__ = [
     "is_call",
+    "model_in_path",
     "read_messages_request",
     "read_messages_response",
     "read_messages_stream",
@@ -213,3 +214,8 @@ def is_call(method: str, url: str) -> bool:
 def readers(url: str) -> Readers:
     """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
     return read_messages_request, read_messages_response, read_messages_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None

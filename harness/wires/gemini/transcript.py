@@ -35,12 +35,12 @@ def _part_text(part: Mapping[str, Any]) -> str | None:
     return None
 
 
-def content_line(content: Mapping[str, Any]) -> tuple[str, str] | None:
+def content_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
     """``(role, text)`` of a sent ``contents`` entry, or None where the spans show it."""
-    role = str(content.get("role") or "user")
+    role = str(message.get("role") or "user")
     if role == "model":
         return None
-    parts = [p for p in content.get("parts") or () if isinstance(p, Mapping)]
+    parts = [p for p in message.get("parts") or () if isinstance(p, Mapping)]
     shown = [p for p in parts if field(p, "functionResponse") is None]
     if parts and not shown:
         return None  # only tool results: the tool.call spans show them

@@ -30,7 +30,14 @@ from harness.traffic.wire import (
     thread_key,
 )
 
-__all__ = ["is_call", "read_chat_request", "read_chat_response", "read_chat_stream", "readers"]
+__all__ = [
+    "is_call",
+    "model_in_path",
+    "read_chat_request",
+    "read_chat_response",
+    "read_chat_stream",
+    "readers",
+]
 
 _PATHS = wire("openai").path_suffixes
 
@@ -216,3 +223,8 @@ def is_call(method: str, url: str) -> bool:
 def readers(url: str) -> Readers:
     """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
     return read_chat_request, read_chat_response, read_chat_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None

@@ -40,6 +40,7 @@ from harness.traffic.wire import (
 
 __all__ = [
     "is_call",
+    "model_in_path",
     "read_responses_request",
     "read_responses_response",
     "read_responses_stream",
@@ -211,3 +212,8 @@ def is_call(method: str, url: str) -> bool:
 def readers(url: str) -> Readers:
     """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
     return read_responses_request, read_responses_response, read_responses_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None
