@@ -251,6 +251,77 @@ def _without(parts: WireParts, part: str) -> WireParts:
     return WireParts(**{**values, part: None})
 
 
+def test_a_runtime_wire_without_its_default_models_is_refused() -> None:
+    openai = wires.wire("openai")
+    with pytest.raises(ConfigurationError, match="names no default_model and recorded_model"):
+        replace(openai, recorded_model=None)
+    with pytest.raises(ConfigurationError, match="names no default_model"):
+        replace(openai, default_model=None)
+    assert replace(wires.wire("bedrock"), default_model=None).default_model is None
+
+
+def test_a_part_is_loaded_by_the_registry_s_dotted_path() -> None:
+    from harness.core.wire_parts import load_part
+    from harness.wires.anthropic import simulator
+    from harness.wires.openai.provider import OpenAIProvider
+
+    assert load_part("openai", "provider") is OpenAIProvider
+    assert load_part(wires.wire("anthropic"), "simulator") is simulator
+    with pytest.raises(LookupError, match="wire 'bedrock' has no provider part"):
+        load_part("bedrock", "provider")
+    with pytest.raises(KeyError, match="no wire 'nope'"):
+        load_part("nope", "traffic")
+
+
+@pytest.mark.parametrize(
+    ("path", "proto"),
+    [
+        ("/v1beta/models/gemini-2.5-flash:generateContent", True),
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", True),
+        ("/v1/projects/p/locations/l/publishers/google/models/m:GenerateContent", True),
+        ("/v1/chat/completions", False),
+        ("/model/m/converse", False),
+        ("/v1beta/models/m:countTokens", False),
+    ],
+)
+def test_proto_json_calls_are_the_registry_s(path: str, proto: bool) -> None:
+    assert wires.is_proto_json_call(path) is proto
+
+
+# One message of each shape a run sends, and the wire whose transcript part claims it
+# (None: the role/content shape harness's own messages share, read by the viewer).
+SENT = [
+    ({"role": "user", "content": "hi"}, None),
+    ({"role": "assistant", "content": "ok", "tool_calls": []}, None),
+    ({"role": "tool", "tool_call_id": "c1", "content": "42"}, "openai"),
+    (
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        "openai-responses",
+    ),
+    ({"type": "function_call_output", "call_id": "c1", "output": "42"}, "openai-responses"),
+    ({"type": "message", "role": "user", "content": "hi"}, None),
+    (
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "4"}]},
+        "anthropic",
+    ),
+    ({"role": "user", "content": [{"type": "text", "text": "hi"}]}, None),
+    ({"role": "user", "parts": [{"text": "hi"}]}, "gemini"),
+    ({"role": "function", "parts": [{"functionResponse": {"name": "f"}}]}, "gemini"),
+    ({"role": "user", "content": [{"text": "hi"}]}, "bedrock"),
+    ({"role": "user", "content": [{"toolResult": {"toolUseId": "t"}}]}, "bedrock"),
+]
+
+
+@pytest.mark.parametrize(("message", "owner"), SENT)
+def test_at_most_one_wire_claims_a_sent_message(
+    message: dict[str, object], owner: str | None
+) -> None:
+    from harness.core.wire_parts import load_part
+
+    claims = [w.name for w in wires.ready_wires() if load_part(w, "transcript").reads(message)]
+    assert claims == ([owner] if owner else [])
+
+
 def test_a_traffic_only_wire_needs_no_runtime_or_simulator_part() -> None:
     bedrock = wires.wire("bedrock")
     assert bedrock.capabilities == {Capability.TRAFFIC}
@@ -512,3 +583,16 @@ def test_a_call_is_told_by_its_path_ending_whatever_the_prefix(
     path = "".join(f"/{p}" for p in prefix) + "/models/m" + suffix + ("/" if slash else "")
     found = wires.wire_for_path(path)
     assert found is not None and found.name == name
+
+
+@given(
+    st.sampled_from([(s, w.proto_json) for w in WIRES for s in w.path_suffixes]),
+    st.lists(label, max_size=3),
+    st.booleans(),
+)
+def test_a_proto_json_call_is_told_by_its_ending_in_any_case(
+    suffix_proto: tuple[str, bool], prefix: list[str], upper: bool
+) -> None:
+    suffix, proto = suffix_proto
+    path = "".join(f"/{p}" for p in prefix) + "/models/m" + suffix
+    assert wires.is_proto_json_call(path.upper() if upper else path) is proto
