@@ -129,29 +129,10 @@ def recorded_provider(
 
 @functools.cache  # the SDK's classes do not change within a process
 def _sdk_http_library(name: str) -> tuple[str, ...] | None:
-    """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on.
-
-    None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one,
-    or when it picks its library at run time (google-genai: httpx2, httpx or aiohttp).
-    """
-    from harness.providers.sdk_import import preload_sdk
-
-    if name not in ("openai", "openai-responses", "anthropic"):
-        return None
-    preload_sdk("anthropic" if name == "anthropic" else "openai")
-    if name == "anthropic":
-        import anthropic
-
-        client: type = anthropic.DefaultHttpxClient
-    else:
-        import openai
-
-        client = openai.DefaultHttpxClient
-    for base in client.__mro__:
-        library = base.__module__.partition(".")[0]
-        if library in ("httpx", "httpx2"):
-            return (library,)
-    return None
+    """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on,
+    as the wire's adapter (its provider part) says; None patches everything."""
+    library: tuple[str, ...] | None = load_part(name, "provider").http_library()
+    return library
 
 
 def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:

@@ -60,6 +60,11 @@ class ProviderPart(Protocol):
         stream: bool = ...,
     ) -> LLMProvider: ...
 
+    def http_library(self) -> tuple[str, ...] | None:
+        """The vcrpy patcher of the HTTP library its SDK's client is built on (a
+        classmethod), None when the SDK picks one at run time."""
+        ...
+
 
 @runtime_checkable
 class TrafficPart(Protocol):

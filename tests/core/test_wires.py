@@ -123,6 +123,8 @@ def part_problems(entry: Wire) -> list[str]:
             wanted = {"model", "api_key", "base_url", "max_retries", "stream"}
             have = set(inspect.signature(init).parameters) if init else set()
             gaps = [] if wanted <= have else [f"its constructor lacks {sorted(wanted - have)}"]
+            if not callable(getattr(loaded, "http_library", None)):
+                gaps.append("no http_library()")
         else:
             gaps = _signature_gaps(loaded, protocol)
         if part.name == "simulator" and not gaps:

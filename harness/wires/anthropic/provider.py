@@ -127,6 +127,14 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
             client, api_key=api_key, key_env=_ANTHROPIC.key_env[0], base_url=url, build=build
         )
 
+    @classmethod
+    def http_library(cls) -> tuple[str, ...] | None:
+        """The library the ``anthropic`` SDK's default HTTP client is built on."""
+        preload_sdk("anthropic")
+        import anthropic
+
+        return cls._httpx_library(anthropic.DefaultHttpxClient)
+
     def _client_types(self) -> tuple[type[anthropic.Anthropic], type[anthropic.AsyncAnthropic]]:
         import anthropic
 

@@ -77,6 +77,14 @@ class OpenAISdkProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
             build=lambda key: openai_client(key, base_url, max_retries, timeout),
         )
 
+    @classmethod
+    def http_library(cls) -> tuple[str, ...] | None:
+        """The library the ``openai`` SDK's default HTTP client is built on."""
+        preload_sdk("openai")
+        import openai
+
+        return cls._httpx_library(openai.DefaultHttpxClient)
+
     def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
         import openai
 
