@@ -521,12 +521,11 @@ def secret_query_params() -> frozenset[str]:
     return frozenset(p.lower() for w in WIRES for p in w.secret_params)
 
 
+@functools.cache
+def _proto_json_suffixes() -> tuple[str, ...]:
+    return tuple(s.lower() for w in WIRES if w.proto_json for s in w.path_suffixes)
+
+
 def is_proto_json_call(path: str) -> bool:
     """Whether ``path`` is a model call of a wire whose bodies are proto-JSON (any case)."""
-    lowered = path.lower()
-    return any(
-        lowered.endswith(suffix.lower())
-        for w in WIRES
-        if w.proto_json
-        for suffix in w.path_suffixes
-    )
+    return path.lower().endswith(_proto_json_suffixes())
