@@ -13,6 +13,8 @@ from harness.approval.middleware import HumanApprovalMiddleware
 from harness.approval.signing import ApprovalSigner
 from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ConfigurationError
+from harness.core.wire_parts import load_part
+from harness.core.wires import runtime_wires
 from harness.engine.approval_resume import ApprovalResumeRunner
 from harness.engine.context import DEFAULT_SYSTEM_PROMPT, ContextBuilder, ContextCompactor
 from harness.engine.executor import ToolExecutor
@@ -204,41 +206,12 @@ def build_provider(settings: Settings) -> LLMProvider:
                 "file of turns"
             )
         return scripted_provider_from_file(settings.script)
-    if name == "openai":
-        from harness.providers.openai_chat import OpenAIProvider
-
-        return OpenAIProvider(
-            settings.model or "gpt-4o-mini",
-            api_key=_placeholder_key(settings, name),
-            base_url=settings.base_url,
-            max_retries=settings.max_retries,
-            stream=settings.stream,
-        )
-    if name == "openai-responses":
-        from harness.providers.openai_responses import OpenAIResponsesProvider
-
-        return OpenAIResponsesProvider(
-            settings.model or "gpt-4o-mini",
-            api_key=_placeholder_key(settings, name),
-            base_url=settings.base_url,
-            max_retries=settings.max_retries,
-            stream=settings.stream,
-        )
-    if name == "anthropic":
-        from harness.providers.anthropic_messages import AnthropicProvider
-
-        return AnthropicProvider(
-            settings.model or "claude-sonnet-4-6",
-            api_key=_placeholder_key(settings, name),
-            base_url=settings.base_url,
-            max_retries=settings.max_retries,
-            stream=settings.stream,
-        )
-    if name == "gemini":
-        from harness.wires.gemini.provider import GeminiProvider
-
-        return GeminiProvider(
-            settings.model or "gemini-2.5-flash",
+    entry = next((w for w in runtime_wires() if w.name == name), None)
+    if entry is not None:
+        # The wire's SDK adapter, from its package by the registry's dotted path.
+        adapter: Callable[..., LLMProvider] = load_part(entry, "provider")
+        return adapter(
+            settings.model or entry.default_model,
             api_key=_placeholder_key(settings, name),
             base_url=settings.base_url,
             max_retries=settings.max_retries,

@@ -44,6 +44,7 @@ __all__ = [
     "env_prefixes",
     "host_matches",
     "is_live_api_host",
+    "is_proto_json_call",
     "live_host_patterns",
     "local_server",
     "path_matches",
@@ -114,6 +115,13 @@ class Wire:
     home: str | None = None
     # Hosts of known gateways that forward this wire to the provider (live, patterns).
     proxy_hosts: tuple[str, ...] = ()
+    # The model the runtime provider runs when none is named (HARNESS_MODEL unset).
+    default_model: str | None = None
+    # The model harness's recorded provider records and replays by default.
+    recorded_model: str | None = None
+    # Request bodies are proto-JSON: a key may be sent in snake_case or lowerCamelCase
+    # alike (SDK versions differ), so recordings match on one spelling.
+    proto_json: bool = False
     # Its parts are not in this tree yet (a wire in flight on its own branch): its
     # facts already count (live hosts, secrets, scrubbed variables) but no room
     # offers it (provider choices, llm_cassette clients, canonical hosts). Set to
@@ -132,6 +140,13 @@ class Wire:
                     f"wire {self.name!r} is {capability} but has no {part} part: name the "
                     f"module that implements it, or drop {capability} from its capabilities"
                 )
+        if Capability.RUNTIME in self.capabilities and not (
+            self.default_model and self.recorded_model
+        ):
+            raise ConfigurationError(
+                f"wire {self.name!r} is {Capability.RUNTIME} but names no default_model and "
+                "recorded_model: give the models its provider runs and records by default"
+            )
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -162,15 +177,21 @@ class Variant:
     env_prefixes: tuple[str, ...] = ()
 
 
-_OPENAI_PARTS = WireParts(
-    provider="harness.providers.openai_chat:OpenAIProvider",
-    traffic="harness.traffic.chat",
-    simulator="harness.simulator._openai",
-    # Mutants decode recorded answers with the provider and render them with the simulator.
-    mutations="harness.evals.recorded_responses:decode_recorded_response",
-    transcript="harness.view.transcript:transcript",
-)
+def _parts(home: str, provider: str | None) -> WireParts:
+    """The parts of a wire whose package ``home`` holds them all, under the usual names."""
+    return WireParts(
+        provider=f"{home}.provider:{provider}" if provider else None,
+        traffic=f"{home}.traffic",
+        simulator=f"{home}.simulator" if provider else None,
+        mutations=f"{home}.mutations" if provider else None,
+        transcript=f"{home}.transcript",
+    )
+
+
 _ALL = frozenset(Capability)
+_OPENAI_HOME = "harness.wires.openai"
+_RESPONSES_HOME = "harness.wires.openai_responses"
+_ANTHROPIC_HOME = "harness.wires.anthropic"
 _GEMINI_HOME = "harness.wires.gemini"
 _BEDROCK_HOME = "harness.wires.bedrock"
 
@@ -194,7 +215,10 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("openai",),
         price_key="openai",
         capabilities=_ALL,
-        parts=_OPENAI_PARTS,
+        parts=_parts(_OPENAI_HOME, "OpenAIProvider"),
+        home=_OPENAI_HOME,
+        default_model="gpt-4o-mini",
+        recorded_model="gpt-4.1-mini",
     ),
     Wire(
         name="openai-responses",
@@ -214,13 +238,10 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("openai",),
         price_key="openai",
         capabilities=_ALL,
-        parts=WireParts(
-            provider="harness.providers.openai_responses:OpenAIResponsesProvider",
-            traffic="harness.traffic.responses",
-            simulator="harness.simulator._responses",
-            mutations="harness.evals.wire_mutations:responses_body_mutants",
-            transcript="harness.view.transcript:transcript",
-        ),
+        parts=_parts(_RESPONSES_HOME, "OpenAIResponsesProvider"),
+        home=_RESPONSES_HOME,
+        default_model="gpt-4o-mini",
+        recorded_model="gpt-4.1-mini",
     ),
     Wire(
         name="anthropic",
@@ -240,13 +261,10 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("anthropic",),
         price_key="anthropic",
         capabilities=_ALL,
-        parts=WireParts(
-            provider="harness.providers.anthropic_messages:AnthropicProvider",
-            traffic="harness.traffic.messages",
-            simulator="harness.simulator._anthropic",
-            mutations="harness.evals.recorded_responses:decode_recorded_response",
-            transcript="harness.view.transcript:transcript",
-        ),
+        parts=_parts(_ANTHROPIC_HOME, "AnthropicProvider"),
+        home=_ANTHROPIC_HOME,
+        default_model="claude-sonnet-4-6",
+        recorded_model="claude-sonnet-4-6",
     ),
     Wire(
         name="gemini",
@@ -278,14 +296,11 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("google-genai", "google.genai"),
         price_key="google",
         capabilities=_ALL,
-        parts=WireParts(
-            provider=f"{_GEMINI_HOME}.provider",
-            traffic=f"{_GEMINI_HOME}.traffic",
-            simulator=f"{_GEMINI_HOME}.simulator",
-            mutations=f"{_GEMINI_HOME}.mutations",
-            transcript=f"{_GEMINI_HOME}.transcript",
-        ),
+        parts=_parts(_GEMINI_HOME, "GeminiProvider"),
         home=_GEMINI_HOME,
+        default_model="gemini-2.5-flash",
+        recorded_model="gemini-2.5-flash",
+        proto_json=True,
     ),
     Wire(
         name="bedrock",
@@ -310,13 +325,7 @@ WIRES: Final[tuple[Wire, ...]] = (
         sdk_packages=("boto3", "botocore"),
         price_key="aws",
         capabilities=frozenset({Capability.TRAFFIC}),
-        parts=WireParts(
-            provider=None,
-            traffic=f"{_BEDROCK_HOME}.traffic",
-            simulator=None,
-            mutations=None,
-            transcript=f"{_BEDROCK_HOME}.transcript",
-        ),
+        parts=_parts(_BEDROCK_HOME, None),  # traffic-only: no provider, simulator or codec
         home=_BEDROCK_HOME,
     ),
 )
@@ -510,3 +519,13 @@ def secret_header_names() -> frozenset[str]:
 def secret_query_params() -> frozenset[str]:
     """Lower-case names of every query parameter that carries a provider credential."""
     return frozenset(p.lower() for w in WIRES for p in w.secret_params)
+
+
+@functools.cache
+def _proto_json_suffixes() -> tuple[str, ...]:
+    return tuple(s.lower() for w in WIRES if w.proto_json for s in w.path_suffixes)
+
+
+def is_proto_json_call(path: str) -> bool:
+    """Whether ``path`` is a model call of a wire whose bodies are proto-JSON (any case)."""
+    return path.lower().endswith(_proto_json_suffixes())

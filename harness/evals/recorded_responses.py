@@ -1,15 +1,15 @@
 """A cassette's model responses, in recorded order, parsed by the real provider adapters.
 
 Each stored response (JSON or an event stream, compressed or not) is handed to
-``OpenAIProvider`` / ``OpenAIResponsesProvider`` / ``AnthropicProvider`` through an
-in-memory transport that answers with those bytes and headers, so the official SDK and harness's own
+the wire's own adapter (``OpenAIProvider``, ``AnthropicProvider``, ...; built by
+its mutation codec's ``recorded_decoder``) through an in-memory transport that
+answers with those bytes and headers, so the official SDK and harness's own
 mapping parse it exactly as a replay would. Nothing opens a socket. A stored
 error status becomes the ``ProviderError`` the adapter raises for it.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -19,11 +19,11 @@ import yaml
 
 from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import LLMRequest, Message, Role
+from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires
 from harness.evals.mutations import Recorded
 from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
-from harness.providers.sdk_import import preload_sdk
 from harness.yamlload import YamlSyntaxError, load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses"]
@@ -31,7 +31,13 @@ __all__ = ["decode_recorded_response", "read_recorded_responses"]
 # The path endings of each wire a provider adapter decodes, from the wire registry.
 _ENDPOINTS = {w.name: w.path_suffixes for w in runtime_wires()}
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
+_KEY = "harness-mutants-placeholder"
 _PROBE = LLMRequest(messages=(Message(role=Role.USER, content="(recorded response)"),))
+
+
+def _choices() -> str:
+    names = list(_ENDPOINTS)
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _load(path: Path) -> list[Any]:
@@ -94,32 +100,11 @@ def _decoder(provider: str, response: dict[str, Any], client: Any) -> LLMProvide
         k.lower() == "content-type" and "text/event-stream" in v.lower()
         for k, v in _headers(response)
     )
-    key = "harness-mutants-placeholder"
-    if provider == "gemini":
-        # Its adapter lives in its wire's package, a room above: reached by dotted path.
-        wire = importlib.import_module("harness.wires.gemini.provider")
-        decoder: LLMProvider = wire.recorded_decoder(client, key=key, stream=stream)
-        return decoder
-    preload_sdk("openai" if provider in ("openai", "openai-responses") else "anthropic")
-    if provider in ("openai", "openai-responses"):
-        import openai
-
-        from harness.providers.openai_chat import OpenAIProvider
-        from harness.providers.openai_responses import OpenAIResponsesProvider
-
-        sdk = openai.OpenAI(
-            api_key=key, base_url="http://127.0.0.1/v1", max_retries=0, http_client=client
-        )
-        adapter = OpenAIProvider if provider == "openai" else OpenAIResponsesProvider
-        return adapter("recorded", client=sdk, stream=stream)
-    import anthropic
-
-    from harness.providers.anthropic_messages import AnthropicProvider
-
-    sdk_a = anthropic.Anthropic(
-        api_key=key, base_url="http://127.0.0.1", max_retries=0, http_client=client
-    )
-    return AnthropicProvider("recorded", client=sdk_a, stream=stream)
+    # The wire's mutation codec (its package, a room above) builds the adapter on
+    # ``client``: reached by the registry's dotted path.
+    codec = load_part(provider, "mutations")
+    decoder: LLMProvider = codec.recorded_decoder(client, key=_KEY, stream=stream)
+    return decoder
 
 
 def _decode(provider: str, response: Any) -> Recorded:
@@ -145,15 +130,12 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
 
     Raises:
         CassetteError: the file is missing, unreadable, or not a vcrpy cassette.
-        ConfigurationError: ``provider`` is not openai, openai-responses, anthropic or gemini.
+        ConfigurationError: ``provider`` is not a runtime wire of the registry.
     """
     if provider not in _ENDPOINTS:
         from harness.core.errors import ConfigurationError
 
-        raise ConfigurationError(
-            f"no mutants for provider {provider!r}: use openai, openai-responses, anthropic "
-            "or gemini"
-        )
+        raise ConfigurationError(f"no mutants for provider {provider!r}: use {_choices()}")
     responses: list[Recorded] = []
     for interaction in _load(path):
         if _is_model_call(interaction, provider):

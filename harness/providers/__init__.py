@@ -1,24 +1,23 @@
 """Model providers: the protocol, fakes for tests, and real SDK adapters.
 
-The OpenAI and Anthropic adapters import their SDKs lazily, so ``import harness``
-stays light.
+Each SDK adapter lives in its wire's package (``harness.wires.<name>.provider``),
+a room above this one; the public names below reach it by the registry's dotted
+path (``harness.core.wires``) on first use, so ``import harness`` stays light
+and no arrow of the import graph points up. Type checkers see them in their
+wire's package (``from harness.wires.openai.provider import OpenAIProvider``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-from harness.core.lazy import lazy_getattr
+from harness.core.wire_parts import load_dotted
+from harness.core.wires import wire
 from harness.providers.echo import EchoProvider
 from harness.providers.function import FunctionProvider
 from harness.providers.protocol import LLMProvider
 from harness.providers.request_log import RequestLoggingProvider
 from harness.providers.scripted import ScriptedProvider, Turn, tool_call, turn_to_response
-
-if TYPE_CHECKING:
-    from harness.providers.anthropic_messages import AnthropicProvider
-    from harness.providers.openai_chat import OpenAIProvider
-    from harness.providers.openai_responses import OpenAIResponsesProvider
 
 __all__ = [
     "AnthropicProvider",
@@ -35,9 +34,17 @@ __all__ = [
 ]
 
 
-_LAZY = {
-    "AnthropicProvider": "anthropic_messages",
-    "OpenAIProvider": "openai_chat",
-    "OpenAIResponsesProvider": "openai_responses",
+# Each public adapter by the wire whose provider part it is.
+_ADAPTERS = {
+    "AnthropicProvider": "anthropic",
+    "OpenAIProvider": "openai",
+    "OpenAIResponsesProvider": "openai-responses",
 }
-__getattr__ = lazy_getattr(__name__, _LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    found = _ADAPTERS.get(name)
+    dotted = wire(found).parts.provider if found is not None else None
+    if dotted is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return load_dotted(dotted)

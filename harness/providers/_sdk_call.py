@@ -71,6 +71,24 @@ class SdkProvider(ABC, Generic[SyncClientT, AsyncClientT]):
             client = build(key)
         self._client: SyncClientT | AsyncClientT = client
 
+    @classmethod
+    def http_library(cls) -> tuple[str, ...] | None:
+        """The vcrpy patcher name of the HTTP library the SDK's client is built on.
+
+        None (a replay patches every library) when the SDK picks its library at
+        run time, as google-genai does (httpx2, httpx or aiohttp).
+        """
+        return None
+
+    @staticmethod
+    def _httpx_library(client: type) -> tuple[str, ...] | None:
+        """``("httpx",)`` or ``("httpx2",)``: the library ``client`` subclasses, else None."""
+        for base in client.__mro__:
+            library = base.__module__.partition(".")[0]
+            if library in ("httpx", "httpx2"):
+                return (library,)
+        return None
+
     @abstractmethod
     def _client_types(self) -> tuple[type[SyncClientT], type[AsyncClientT]]: ...
 

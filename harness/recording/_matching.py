@@ -5,10 +5,11 @@ the number of stored interactions. Bodies are compared as JSON values: key order
 never matters, and fields the caller names as volatile (``metadata``, ``user``,
 ``messages.*.id``...) are removed before comparing. The query is compared as
 sorted pairs, without the parameters the caller names (``beta``,
-``api-version``...). Gemini's bodies (``...:generateContent``) are compared with
-every key in lowerCamelCase: its proto-JSON takes ``function_call`` and
-``functionCall`` alike and SDK versions send either, so a recording replays for
-both (google-genai's own replay client compares the same way). Credentials
+``api-version``...). The bodies of a wire the registry marks proto-JSON
+(``Wire.proto_json``) are compared with every key in lowerCamelCase: proto-JSON
+takes ``function_call`` and ``functionCall`` alike and SDK versions send either,
+so a recording replays for both (google-genai's own replay client compares the
+same way). Credentials
 (query parameters and body fields named like one, see
 :mod:`harness.recording._redact`) are compared as redacted, since the file only
 ever holds them redacted.
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
+from harness.core.wires import is_proto_json_call
 from harness.recording._redact import (
     may_hold_credentials,
     redact_body,
@@ -34,8 +36,6 @@ __all__ = ["BodyNormalizer", "MatchKey", "canonical_json", "normalize_body", "pa
 
 _WILDCARD = "*"
 _DIGEST_CHARS = 24
-# A request whose body keys match in either spelling (Gemini's generate methods).
-_EITHER_SPELLING = re.compile(r":(?:stream)?[gG]enerate[cC]ontent$")
 _SNAKE_PIECE = re.compile(r"_([a-z0-9])")
 _MATCH_LINE = re.compile(rf"(\S+) (\S+) ([0-9a-f]{{{_DIGEST_CHARS}}})")
 
@@ -158,7 +158,7 @@ class BodyNormalizer:
     def key(self, method: str, uri: str, body: bytes | str | None) -> MatchKey:
         """The match key of one request."""
         value = self.value(body)
-        if _EITHER_SPELLING.search(urlsplit(uri).path):
+        if is_proto_json_call(urlsplit(uri).path):
             value = _camel_keys(value)
         return MatchKey.build(method, uri, canonical_json(value), self._ignored_query)
 

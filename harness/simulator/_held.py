@@ -28,7 +28,7 @@ _LIMIT = 1024
 
 
 class Holder(Protocol):
-    """What a wire with server-held state provides (``_responses``, ``_anthropic``)."""
+    """What a wire with server-held state provides (the Responses and Messages renderers)."""
 
     def resume(self, body: Any, held: HeldConversations) -> Any: ...
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
-import importlib
 import json
 import logging
 import os
@@ -18,9 +17,9 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from harness.core.errors import ConfigurationError
-from harness.core.wires import Wire, ready_wires
+from harness.core.wire_parts import load_part
+from harness.core.wires import Wire, ready_wires, wire_for_path
 from harness.recording import SIMULATOR_HEADER
-from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._addressing import foreign_target, split_target
 from harness.simulator._conversation import ApiError, Conversation
 from harness.simulator._held import HeldConversations
@@ -35,21 +34,13 @@ _log = logging.getLogger("harness.simulator")
 
 
 class _Api(Protocol):
-    """What each provider module (``_openai``, ``_anthropic``) provides."""
+    """What each wire's API answers with (``harness.wires.<name>.simulator``'s ``route``)."""
 
     def parse(self, body: Any) -> Conversation: ...
 
     def answer(self, reply: Reply, conversation: Conversation, ids: Ids, model: str) -> Answer: ...
 
     def error_answer(self, error: ErrorReply | ApiError | str, status: int = 400) -> Answer: ...
-
-
-# Each wire's renderer and the header its API sends the request id in.
-_APIS: dict[str, tuple[_Api, str]] = {
-    "openai": (_openai, "x-request-id"),
-    "openai-responses": (_responses, "x-request-id"),
-    "anthropic": (_anthropic, "request-id"),
-}
 
 
 def _served_paths(entry: Wire) -> tuple[str, ...]:
@@ -59,26 +50,28 @@ def _served_paths(entry: Wire) -> tuple[str, ...]:
     return entry.paths + bare
 
 
-_ROUTES: dict[str, tuple[_Api, str]] = {
-    path: _APIS[entry.name]
-    for entry in ready_wires()
-    if entry.name in _APIS
-    for path in _served_paths(entry)
+def _names_the_model(entry: Wire) -> bool:
+    return any("{" in path for path in entry.paths)
+
+
+_SERVED = tuple(w for w in ready_wires() if w.parts.simulator is not None)
+# A wire on fixed paths is served on exactly those; one whose paths name the model
+# (``.../models/{model}:...``) on any path of its, told by its ending.
+_ROUTES: dict[str, Wire] = {
+    path: entry for entry in _SERVED if not _names_the_model(entry) for path in _served_paths(entry)
 }
-# Wires whose behaviour lives in a package of its own (``harness.wires``), a room
-# above this one: found by dotted path, each module's ``route(path)`` gives the API.
-_WIRE_SIMULATORS = ("harness.wires.gemini.simulator",)
 
 
 def _route(path: str) -> tuple[_Api, str] | None:
-    route = _ROUTES.get(path)
-    if route is not None:
-        return route
-    for home in _WIRE_SIMULATORS:
-        api: _Api | None = importlib.import_module(home).route(path)
-        if api is not None:
-            return api, "x-request-id"
-    return None
+    entry = _ROUTES.get(path)
+    if entry is None:
+        entry = wire_for_path(path)
+        if entry is None or entry not in _SERVED or not _names_the_model(entry):
+            return None
+    # The renderer lives in the wire's package, a room above: by the registry's dotted path.
+    module = load_part(entry, "simulator")
+    api: _Api | None = module.route(path)
+    return None if api is None else (api, module.REQUEST_ID_HEADER)
 
 
 @dataclass(frozen=True)

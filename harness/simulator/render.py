@@ -7,14 +7,12 @@ JSON or SSE, that the request asked for.
 
 from __future__ import annotations
 
-import importlib
 import json
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness.core.wire_parts import load_part
 from harness.core.wires import wire_for_path
-from harness.simulator import _anthropic, _openai, _responses
 from harness.simulator._conversation import ApiError
 from harness.simulator._held import HeldConversations
 from harness.simulator._script import ErrorReply, Reply
@@ -22,31 +20,21 @@ from harness.simulator._wire import Answer, Ids, request_seed
 
 __all__ = ["HeldConversations", "render_reply", "renders"]
 
-# By wire, told by the registry from the path as a client on any base URL sends it.
-_APIS: dict[str, ModuleType] = {
-    "openai": _openai,
-    "anthropic": _anthropic,
-    "openai-responses": _responses,
-}
-
 
 def _api(url: str) -> Any:
-    """The API module (or a wire package's API object) answering ``url``, or None."""
+    """The API answering ``url`` (told by the registry from the path as a client on
+    any base URL sends it), or None."""
     path = urlsplit(url).path.rstrip("/")
     entry = wire_for_path(path)
-    if entry is None or entry.pending:
-        return None
-    if entry.name in _APIS:
-        return _APIS[entry.name]
-    if entry.parts.simulator is None:
-        return None  # a wire harness only reads (Bedrock)
-    # A wire whose renderer lives in its own package, a room above: by dotted path.
-    return importlib.import_module(entry.parts.simulator).route(path)
+    if entry is None or entry.pending or entry.parts.simulator is None:
+        return None  # not a model call, or a wire harness only reads (Bedrock)
+    # The renderer lives in the wire's package, a room above: by the registry's dotted path.
+    return load_part(entry, "simulator").route(path)
 
 
 def renders(url: str) -> bool:
-    """Whether ``url``'s path is an API the simulator speaks (chat, messages, responses,
-    Gemini's generate methods)."""
+    """Whether ``url``'s path is an API the simulator speaks (a model call of a wire
+    whose registry entry names a simulator renderer)."""
     return _api(url) is not None
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.core.errors import CassetteError, ProviderError
+from harness.core.wires import ready_wires
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutants import MutantExhaustedError
 from harness.testing.naming import test_file
@@ -46,7 +47,8 @@ __all__ = [
 ]
 
 FIXTURE = "llm_cassette"
-_MUTABLE = ("openai", "anthropic", "openai-responses", "gemini")
+# The wires with a mutation codec (the registry's): their recorded answers decode for mutants.
+_MUTABLE = tuple(w.name for w in ready_wires() if w.parts.mutations is not None)
 
 
 def uses_llm_cassette(item: pytest.Item) -> bool:
@@ -65,7 +67,7 @@ def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:
 
 
 def cassette_api(path: Path) -> str:
-    """The one wire format of the model calls in ``path`` (openai, anthropic, openai-responses).
+    """The one wire format of the model calls in ``path`` (a registry wire's name).
 
     Raises:
         CassetteError: unreadable, no model call, or calls of several APIs.

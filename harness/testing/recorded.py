@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigurationError
+from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires, wire
 from harness.providers.protocol import LLMProvider
 from harness.providers.tls import offline_clients
@@ -27,12 +28,7 @@ __all__ = [
 
 # The model each runtime wire of the registry records and replays by default
 # (tests/testing/test_recorded_providers.py: one for every runtime wire).
-DEFAULT_MODELS = {
-    "openai": "gpt-4.1-mini",
-    "openai-responses": "gpt-4.1-mini",
-    "anthropic": "claude-sonnet-4-6",
-    "gemini": "gemini-2.5-flash",
-}
+DEFAULT_MODELS = {w.name: str(w.recorded_model) for w in runtime_wires()}
 # Every provider the committed evals and cases run on: the registry's runtime wires.
 RECORDED_PROVIDERS = tuple(w.name for w in runtime_wires())
 _KEY_VARIABLES = {name: wire(name).key_env for name in DEFAULT_MODELS}
@@ -88,7 +84,7 @@ def recorded_provider(
     """Yield a provider of a runtime wire whose HTTP goes through ``cassette``.
 
     In mode ``none`` nothing leaves the process. Recording needs either a key
-    (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``) or ``base_url`` pointing at the
+    (the wire's key variable, e.g. ``OPENAI_API_KEY``) or ``base_url`` pointing at the
     simulator. ``stream`` makes the provider stream (SSE); 4xx/5xx answers are
     saved only with ``save_error_responses``.
     """
@@ -133,29 +129,10 @@ def recorded_provider(
 
 @functools.cache  # the SDK's classes do not change within a process
 def _sdk_http_library(name: str) -> tuple[str, ...] | None:
-    """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on.
-
-    None (patch everything) when the SDK's client is not an ``httpx`` / ``httpx2`` one,
-    or when it picks its library at run time (google-genai: httpx2, httpx or aiohttp).
-    """
-    from harness.providers.sdk_import import preload_sdk
-
-    if name not in ("openai", "openai-responses", "anthropic"):
-        return None
-    preload_sdk("anthropic" if name == "anthropic" else "openai")
-    if name == "anthropic":
-        import anthropic
-
-        client: type = anthropic.DefaultHttpxClient
-    else:
-        import openai
-
-        client = openai.DefaultHttpxClient
-    for base in client.__mro__:
-        library = base.__module__.partition(".")[0]
-        if library in ("httpx", "httpx2"):
-            return (library,)
-    return None
+    """The vcrpy patcher name of the HTTP library ``name``'s SDK client is built on,
+    as the wire's adapter (its provider part) says; None patches everything."""
+    library: tuple[str, ...] | None = load_part(name, "provider").http_library()
+    return library
 
 
 def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
@@ -176,22 +153,11 @@ def _api_key(name: str, *, replay: bool, base_url: str | None) -> str:
 def _build(
     name: str, model: str, key: str, base_url: str | None, *, retries: int, stream: bool = False
 ) -> LLMProvider:
-    if name in ("openai", "openai-responses"):
-        from harness.providers.openai_chat import OpenAIProvider
-        from harness.providers.openai_responses import OpenAIResponsesProvider
-
-        if base_url and not base_url.rstrip("/").endswith("/v1"):
-            base_url = base_url.rstrip("/") + "/v1"
-        adapter = OpenAIProvider if name == "openai" else OpenAIResponsesProvider
-        return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)
-    if name == "gemini":
-        from harness.wires.gemini.provider import GeminiProvider
-
-        return GeminiProvider(
-            model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
-        )
-    from harness.providers.anthropic_messages import AnthropicProvider
-
-    return AnthropicProvider(
-        model, api_key=key, base_url=base_url, max_retries=retries, stream=stream
-    )
+    entry = wire(name)
+    # A simulator root gets the path the SDK's base URL carries (the openai client's /v1).
+    prefix = entry.simulator_base_path
+    if base_url and prefix and not base_url.rstrip("/").endswith(prefix):
+        base_url = base_url.rstrip("/") + prefix
+    # The wire's SDK adapter, from its package by the registry's dotted path.
+    adapter: Callable[..., LLMProvider] = load_part(entry, "provider")
+    return adapter(model, api_key=key, base_url=base_url, max_retries=retries, stream=stream)

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SdkAffineScheduling", "sdk_of_nodeid"]
 
-# The id token an SDK's providers carry: openai, openai-responses, openai-stream,
-# gemini...: a runtime wire's name up to its first dash (wires of one SDK share it).
+# The id token an SDK's providers carry (openai, openai-responses, openai-stream,
+# anthropic...): a runtime wire's name up to its first dash (wires of one SDK share it).
 _SDK_TOKENS = frozenset(w.name.partition("-")[0] for w in runtime_wires())
 
 

@@ -10,7 +10,6 @@ call (pydantic-ai's ``final_result``, smolagents' ``final_answer``: see
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,8 @@ from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
 from harness.core.output_tools import is_output_tool
-from harness.core.wires import Capability, ready_wires, runtime_wires, wire, wire_for_path
+from harness.core.wire_parts import load_part
+from harness.core.wires import Capability, ready_wires, runtime_wires, wire_for_path
 
 __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
 
@@ -27,13 +27,10 @@ __all__ = ["TrafficSummary", "model_api", "summarize_traffic"]
 # ready runtime wires, told by their path endings.
 _DECODED = frozenset(w.name for w in runtime_wires())
 # Wires harness only reads (Bedrock): no adapter, so their own traffic reader
-# (its ``readers(url)``, found by the registry's dotted path) gives usage and calls.
-_READ_ONLY = {
-    w.name: w.parts.traffic
-    for w in ready_wires()
-    if w.name not in _DECODED and Capability.TRAFFIC in w.capabilities
-}
-_GEMINI_METHODS = wire("gemini").path_suffixes
+# (its ``readers(url)``, the registry's traffic part) gives usage and calls.
+_READ_ONLY = frozenset(
+    w.name for w in ready_wires() if w.name not in _DECODED and Capability.TRAFFIC in w.capabilities
+)
 
 
 def model_api(method: str, uri: str) -> str | None:
@@ -45,7 +42,7 @@ def model_api(method: str, uri: str) -> str | None:
         return None
     if entry.name in _READ_ONLY:
         # Its path endings are generic (``/converse``): its reader knows a call by the whole path.
-        reader = importlib.import_module(_READ_ONLY[entry.name])
+        reader = load_part(entry, "traffic")
         return entry.name if reader.is_call(method, uri) else None
     return entry.name if entry.name in _DECODED else None
 
@@ -84,12 +81,10 @@ class TrafficSummary:
         }
 
 
-def _model_in_path(uri: str) -> str | None:
-    """Gemini's model: ``.../models/{model}:generateContent``."""
-    path = urlsplit(uri).path
-    if not path.endswith(_GEMINI_METHODS) or "/models/" not in path:
-        return None
-    return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
+def _model_in_path(api: str, uri: str) -> str | None:
+    """The model a call names in its path, for a wire that puts it there (by its reader)."""
+    found: str | None = load_part(api, "traffic").model_in_path(uri)
+    return found
 
 
 def _requested_model(body: Any) -> str | None:
@@ -116,11 +111,11 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
         calls += 1
         providers[api] = None
         if api in _READ_ONLY:
-            model, usage, asked = _read_only_call(_READ_ONLY[api], request, response)
+            model, usage, asked = _read_only_call(api, request, response)
             tools += asked
             by_model[model] = by_model.get(model, Usage()) + usage
             continue
-        model = _requested_model(request.body) or _model_in_path(request.uri) or "unknown"
+        model = _requested_model(request.body) or _model_in_path(api, request.uri) or "unknown"
         decoded = None  # a body no adapter reads: counted, without usage
         if api in _DECODED:
             with contextlib.suppress(HarnessError):
@@ -156,9 +151,9 @@ def _json(raw: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _read_only_call(traffic: str, request: Any, response: dict[str, Any]) -> tuple[str, Usage, int]:
+def _read_only_call(api: str, request: Any, response: dict[str, Any]) -> tuple[str, Usage, int]:
     """``(model, usage, tool calls asked)`` of one call of a read-only wire, by its reader."""
-    read_request, read_json, _ = importlib.import_module(traffic).readers(request.uri)
+    read_request, read_json, _ = load_part(api, "traffic").readers(request.uri)
     body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
     sent = _json(body)
     model = read_request(sent or {}).model  # the model is in the URL, not the body

@@ -5,7 +5,7 @@ cassette) and the testing toolkit (the ``trace`` of a foreign agent) both read
 cassettes through one decoder:
 
 - ``exchanges``: HTTP exchanges (or a cassette) into a ``TraceTree``;
-- ``chat``, ``messages``, ``responses``: the three wire formats, streamed or not;
+- each wire format's reader lives in its package (``harness.wires.<name>.traffic``);
 - ``sse``: server-sent events; ``wire``: what the formats share;
 - ``threads``: which call belongs to which conversation or sub-agent;
 - ``spans``, ``attributes``: the spans and their attributes.

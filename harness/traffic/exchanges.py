@@ -15,8 +15,8 @@ outlines and ``harness view`` work on it unchanged::
       agent.step
         llm.call
 
-Chat Completions, Anthropic Messages and the Responses API are read, streamed
-or not (see ``chat``, ``messages``, ``responses``); how
+Every wire of the registry is read, streamed or not, by its own package's
+traffic reader (``harness.wires.<name>.traffic``); how
 calls are placed (conversations, sub-agents) is in ``threads``, the
 spans and their attributes in ``spans``. Other exchanges (telemetry,
 ``GET /models``) are skipped and counted on the root as ``other_exchanges``.
@@ -25,33 +25,21 @@ spans and their attributes in ``spans``. Other exchanges (telemetry,
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from harness.core.wires import wire as registry_wire
+from harness.core.wire_parts import load_part
 from harness.tracing import TraceMode, TraceTree
 from harness.traffic.attributes import capture_mode, payload_limit
-from harness.traffic.chat import read_chat_request, read_chat_response, read_chat_stream
-from harness.traffic.messages import (
-    read_messages_request,
-    read_messages_response,
-    read_messages_stream,
-)
-from harness.traffic.responses import (
-    read_responses_request,
-    read_responses_response,
-    read_responses_stream,
-)
 from harness.traffic.spans import build_tree
-from harness.traffic.sse import SseEvent, is_event_stream, parse_sse
+from harness.traffic.sse import is_event_stream, parse_sse
 from harness.traffic.threads import Call, place_calls
-from harness.traffic.wire import ModelRequest, ModelResponse, Wire, json_object, wire_for
+from harness.traffic.wire import Readers, json_object, wire_for
 
 if TYPE_CHECKING:
     from harness.recording import StoredCassette
@@ -83,30 +71,16 @@ class HttpExchange:
     response_body: bytes
 
 
-_Reader = tuple[
-    Callable[[dict[str, Any]], ModelRequest],
-    Callable[[int, dict[str, Any] | None, bytes], ModelResponse],
-    Callable[[int, list[SseEvent]], ModelResponse],
-]
-_READERS: Final[dict[Wire, _Reader]] = {
-    "openai": (read_chat_request, read_chat_response, read_chat_stream),
-    "anthropic": (read_messages_request, read_messages_response, read_messages_stream),
-    "openai-responses": (read_responses_request, read_responses_response, read_responses_stream),
-}
-
-
-def _readers(method: str, url: str) -> _Reader | None:
+def _readers(method: str, url: str) -> Readers | None:
     wire = wire_for(method, url)
     if wire is None:
         return None
-    if wire in _READERS:
-        return _READERS[wire]
-    # A wire whose readers live in its own package (``harness.wires``), a room above
+    # Each wire's readers live in its own package (``harness.wires``), a room above
     # this one: found by the registry's dotted path; it has ``is_call`` and ``readers``.
-    module = importlib.import_module(registry_wire(wire).parts.traffic)
+    module = load_part(wire, "traffic")
     if not module.is_call(method, url):
         return None
-    found: _Reader = module.readers(url)
+    found: Readers = module.readers(url)
     return found
 
 

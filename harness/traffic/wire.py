@@ -1,26 +1,28 @@
 """What one model exchange says, whatever its wire format: the values the traffic trace reads.
 
-Each wire format has a module of its own that turns request and response JSON
-into these values: ``chat`` (OpenAI Chat Completions),
-``messages`` (Anthropic Messages) and ``responses`` (the OpenAI
-Responses API). :func:`wire_for` picks one from the request path.
+Each wire format's traffic reader lives in its own package
+(``harness.wires.<name>.traffic``, the registry's ``parts.traffic``) and turns
+request and response JSON into these values; :func:`wire_for` picks the wire
+from the request path.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from harness.core.wires import wire_for_path
+from harness.core.wires import ready_wires, wire_for_path
+from harness.traffic.sse import SseEvent
 
 __all__ = [
     "STABLE_JSON",
     "ModelRequest",
     "ModelResponse",
+    "Readers",
     "TokenUsage",
     "ToolAsk",
     "ToolResult",
@@ -34,7 +36,8 @@ __all__ = [
     "wire_for",
 ]
 
-Wire = Literal["openai", "anthropic", "openai-responses", "gemini", "bedrock"]
+# A wire's name in the registry (``harness.core.wires``): openai, anthropic, ...
+Wire = str
 
 # The tool.call hashes harness's own executor writes: 16 hex digits of BLAKE2b
 # over the arguments as sorted, non-ASCII-escaped JSON, so a traffic trace and a
@@ -138,8 +141,17 @@ class ModelResponse:
         return self.status >= 400 or self.error_type is not None
 
 
-# The wires this room reads; the registry tells them by their path endings.
-_READ: Final[frozenset[str]] = frozenset(get_args(Wire))
+# A wire's readers of one call: the request body, a JSON answer (status, the
+# object or None, the raw bytes) and an event-stream answer.
+Readers = tuple[
+    Callable[[dict[str, Any]], ModelRequest],
+    Callable[[int, dict[str, Any] | None, bytes], ModelResponse],
+    Callable[[int, list[SseEvent]], ModelResponse],
+]
+
+# The wires this room reads (each by its package's traffic part); the registry tells
+# them by their path endings.
+_READ: Final[frozenset[str]] = frozenset(w.name for w in ready_wires())
 
 
 def wire_for(method: str, url: str) -> Wire | None:
@@ -147,7 +159,7 @@ def wire_for(method: str, url: str) -> Wire | None:
     if method.upper() != "POST":
         return None
     entry = wire_for_path(urlsplit(url).path)
-    return cast(Wire, entry.name) if entry is not None and entry.name in _READ else None
+    return entry.name if entry is not None and entry.name in _READ else None
 
 
 def json_object(body: bytes) -> dict[str, Any] | None:

@@ -20,15 +20,15 @@ the trace stores them: redacted, and cut only where the trace marks the cut.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from harness.core.wire_parts import load_part
+from harness.core.wires import ready_wires
 from harness.tracing import TraceSpan, TraceTree
-from harness.wires.bedrock.transcript import content_line as converse_line
-from harness.wires.bedrock.transcript import is_converse_message
-from harness.wires.gemini.transcript import content_line, is_gemini_content
 
 __all__ = ["transcript"]
 
@@ -211,12 +211,10 @@ def _message(message: Any) -> tuple[str, str] | None:
     transcript shows from spans (answers, tool calls and results)."""
     if not isinstance(message, dict):
         return ("user", _text(message))
-    if is_gemini_content(message):
-        return content_line(message)
-    if is_converse_message(message):
-        return converse_line(message)
-    if message.get("type", "message") != "message":
-        return None  # a Responses item: function_call, function_call_output, reasoning
+    for reader in _wire_readers():
+        if reader.reads(message):
+            found: tuple[str, str] | None = reader.content_line(message)
+            return found
     role = str(message.get("role") or "user")
     if role in _FROM_SPANS:
         return None
@@ -227,6 +225,14 @@ def _message(message: Any) -> tuple[str, str] | None:
             return None  # an Anthropic user turn that only carries tool results
         return (role, "".join(_parts(parts)))
     return (role, _text(content))
+
+
+@functools.cache
+def _wire_readers() -> tuple[Any, ...]:
+    """Each wire's transcript part: it claims the messages of its own shape (``parts``
+    contents, kind-keyed blocks, Responses items, tool results); the rest is the
+    ``role``/``content`` shape harness's own messages share, read here."""
+    return tuple(load_part(entry, "transcript") for entry in ready_wires())
 
 
 def _is_result(part: Any) -> bool:

@@ -33,8 +33,11 @@ PACKAGES = [
     "harness.traffic",
     "harness.view",
     "harness.wires",
+    "harness.wires.anthropic",
     "harness.wires.bedrock",
     "harness.wires.gemini",
+    "harness.wires.openai",
+    "harness.wires.openai_responses",
 ]
 
 

@@ -3,14 +3,16 @@
 Two checks keep ``harness.core.wires`` the one home of the wire facts:
 
 - completeness: each part a wire names (SDK adapter, traffic reader, simulator
-  renderer, mutation codec, transcript renderer) imports, and a part is left
-  out only where the wire lacks the capability that needs it (Bedrock is
-  traffic-only). A wire whose own package (``harness/wires/<name>``) is not
-  there yet is skipped with the reason, so a wire in flight is visible, not
-  hidden;
+  renderer, mutation codec, transcript renderer) imports, lives in the wire's
+  home package (``Wire.home``, under ``harness/wires/``) and provides its
+  contract (``harness.wires.protocols``: the functions and their parameters),
+  and a part is left out only where the wire lacks the capability that needs
+  it (Bedrock is traffic-only). A wire whose own package is not there yet is
+  skipped with the reason, so a wire in flight is visible, not hidden;
 - one home: no string constant in ``harness/`` (docstrings and comments aside,
   which document) spells a wire's host or environment variable outside
-  ``harness/core/wires.py`` and the wire's own package. A room that needs the
+  ``harness/core/wires.py`` and the wire's own package (a wire on another's SDK,
+  Responses on the openai client, shares that one's). A room that needs the
   fact asks the registry.
 """
 
@@ -18,9 +20,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -41,7 +44,14 @@ ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _home_dirs(name: str) -> tuple[Path, ...]:
-    return (ROOT / "wires" / name,)
+    """The package(s) a wire's facts may be spelled in: its own, and for a wire that
+    shares its SDK with another (Responses on the openai client), that one's too."""
+    homes = [w.home for w in WIRES if w.home and (w.name == name or _shares_sdk(w, name))]
+    return tuple(ROOT.joinpath(*home.split(".")[1:]) for home in homes)
+
+
+def _shares_sdk(entry: Wire, name: str) -> bool:
+    return entry.sdk_packages == wires.wire(name).sdk_packages
 
 
 def _package_present(entry: Wire) -> bool:
@@ -59,8 +69,77 @@ def _load(dotted: str) -> object:
 # -- completeness -------------------------------------------------------------------------
 
 
+def _signature_gaps(part: object, protocol: type) -> list[str]:
+    """What ``part`` lacks of ``protocol``: a member, or a parameter of a member's signature."""
+    gaps = []
+    for name, declared in vars(protocol).items():
+        if name.startswith("_") or not callable(declared):
+            continue
+        found = getattr(part, name, None)
+        if not callable(found):
+            gaps.append(f"no {name}()")
+            continue
+        wanted = [p for p in inspect.signature(declared).parameters if p != "self"]
+        have = inspect.signature(found).parameters
+        if not set(wanted) <= set(have):
+            gaps.append(f"{name}() takes {list(have)}, the contract {wanted}")
+    for name in getattr(protocol, "__annotations__", {}):
+        if not hasattr(part, name):
+            gaps.append(f"no {name}")
+    return gaps
+
+
+def _sample_path(entry: Wire) -> str:
+    return re.sub(r"\{[^}]*\}", "m", entry.paths[0])
+
+
+def part_problems(entry: Wire) -> list[str]:
+    """Why ``entry``'s parts are not what the registry says, or an empty list.
+
+    Each part must load, live in the wire's home package (``Wire.home``, under
+    ``harness.wires``) and provide its contract (``harness.wires.protocols``).
+    """
+    from harness.wires.protocols import PART_PROTOCOLS, ProviderPart, SimulatorApi
+
+    if entry.home is None or not entry.home.startswith("harness.wires."):
+        return [f"its home is {entry.home!r}, not a package under harness.wires"]
+    problems = []
+    for part in fields(WireParts):
+        dotted = getattr(entry.parts, part.name)
+        if dotted is None:
+            continue
+        module_name = dotted.partition(":")[0]
+        if module_name != entry.home and not module_name.startswith(entry.home + "."):
+            problems.append(f"its {part.name} part {dotted} is outside its home {entry.home}")
+            continue
+        try:
+            loaded = _load(dotted)
+        except (ImportError, AttributeError) as exc:
+            problems.append(f"its {part.name} part {dotted} does not load: {exc}")
+            continue
+        protocol = PART_PROTOCOLS[part.name]
+        if protocol is ProviderPart:
+            init = getattr(loaded, "__init__", None)
+            wanted = {"model", "api_key", "base_url", "max_retries", "stream"}
+            have = set(inspect.signature(init).parameters) if init else set()
+            gaps = [] if wanted <= have else [f"its constructor lacks {sorted(wanted - have)}"]
+            if not callable(getattr(loaded, "http_library", None)):
+                gaps.append("no http_library()")
+        else:
+            gaps = _signature_gaps(loaded, protocol)
+        if part.name == "simulator" and not gaps:
+            api = loaded.route(_sample_path(entry))
+            gaps = (
+                [f"route({_sample_path(entry)!r}) gives no API"]
+                if api is None
+                else _signature_gaps(api, SimulatorApi)
+            )
+        problems += [f"its {part.name} part {dotted}: {gap}" for gap in gaps]
+    return problems
+
+
 @pytest.mark.parametrize("entry", WIRES, ids=[w.name for w in WIRES])
-def test_every_part_of_a_wire_imports(entry: Wire) -> None:
+def test_every_part_of_a_wire_is_in_its_home_and_keeps_its_contract(entry: Wire) -> None:
     present = _package_present(entry)
     if entry.pending and not present:
         pytest.skip(
@@ -68,18 +147,67 @@ def test_every_part_of_a_wire_imports(entry: Wire) -> None:
             "yet (it lands with the wire's own branch)"
         )
     assert present, f"wire {entry.name!r} is not pending but its package {entry.home} is missing"
-    for part in fields(WireParts):
-        dotted = getattr(entry.parts, part.name)
-        if dotted is None:
-            continue
-        try:
-            _load(dotted)
-        except (ImportError, AttributeError) as exc:
-            pytest.fail(f"wire {entry.name!r}: its {part.name} part {dotted} does not load: {exc}")
+    problems = part_problems(entry)
+    assert not problems, f"wire {entry.name!r}: " + "; ".join(problems)
     assert not entry.pending, (
         f"wire {entry.name!r} has all its parts now: set pending=False in harness/core/wires.py "
         "so the rooms offer it"
     )
+
+
+def _planted(home: str | None, **parts: str | None) -> Wire:
+    openai = wires.wire("openai")
+    values = {f.name: getattr(openai.parts, f.name) for f in fields(WireParts)}
+    return replace(openai, name="planted", home=home, parts=WireParts(**{**values, **parts}))
+
+
+@pytest.mark.parametrize(
+    ("home", "parts", "problem"),
+    [
+        (None, {}, "its home is None, not a package under harness.wires"),
+        (
+            "harness.wires.planted",
+            {},
+            "its provider part harness.wires.openai.provider:OpenAIProvider is outside its home",
+        ),
+        (
+            "harness.wires.openai",
+            {"transcript": "harness.wires.openai.missing"},
+            "its transcript part harness.wires.openai.missing does not load",
+        ),
+        (
+            "harness.wires.openai",
+            {"transcript": "harness.wires.openai.sdk"},
+            "its transcript part harness.wires.openai.sdk: no reads()",
+        ),
+        (
+            "harness.wires.openai",
+            {"simulator": "harness.wires.openai.traffic"},
+            "its simulator part harness.wires.openai.traffic: no route()",
+        ),
+        (
+            "harness.wires.openai",
+            {"provider": "harness.wires.openai.sdk:OpenAISdkProvider"},
+            "its provider part harness.wires.openai.sdk:OpenAISdkProvider: its constructor lacks",
+        ),
+    ],
+    ids=["no-home", "outside-home", "does-not-load", "lacks-a-function", "wrong-part", "ctor"],
+)
+def test_the_completeness_check_names_a_missing_or_misplaced_part(
+    home: str | None, parts: dict[str, str | None], problem: str
+) -> None:
+    found = part_problems(_planted(home, **parts))
+    assert any(p.startswith(problem) for p in found), found
+
+
+def test_a_wire_home_holds_its_facts_and_a_wire_on_the_same_sdk_shares_them() -> None:
+    wires_dir = ROOT / "wires"
+    assert _home_dirs("anthropic") == (wires_dir / "anthropic",)
+    assert set(_home_dirs("openai-responses")) == {
+        wires_dir / "openai",
+        wires_dir / "openai_responses",
+    }
+    assert wires_dir / "openai" not in _home_dirs("gemini")
 
 
 @pytest.mark.parametrize(
@@ -123,6 +251,77 @@ def test_a_wire_that_lacks_a_part_its_capability_needs_is_refused(
 def _without(parts: WireParts, part: str) -> WireParts:
     values = {f.name: getattr(parts, f.name) for f in fields(WireParts)}
     return WireParts(**{**values, part: None})
+
+
+def test_a_runtime_wire_without_its_default_models_is_refused() -> None:
+    openai = wires.wire("openai")
+    with pytest.raises(ConfigurationError, match="names no default_model and recorded_model"):
+        replace(openai, recorded_model=None)
+    with pytest.raises(ConfigurationError, match="names no default_model"):
+        replace(openai, default_model=None)
+    assert replace(wires.wire("bedrock"), default_model=None).default_model is None
+
+
+def test_a_part_is_loaded_by_the_registry_s_dotted_path() -> None:
+    from harness.core.wire_parts import load_part
+    from harness.wires.anthropic import simulator
+    from harness.wires.openai.provider import OpenAIProvider
+
+    assert load_part("openai", "provider") is OpenAIProvider
+    assert load_part(wires.wire("anthropic"), "simulator") is simulator
+    with pytest.raises(LookupError, match="wire 'bedrock' has no provider part"):
+        load_part("bedrock", "provider")
+    with pytest.raises(KeyError, match="no wire 'nope'"):
+        load_part("nope", "traffic")
+
+
+@pytest.mark.parametrize(
+    ("path", "proto"),
+    [
+        ("/v1beta/models/gemini-2.5-flash:generateContent", True),
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", True),
+        ("/v1/projects/p/locations/l/publishers/google/models/m:GenerateContent", True),
+        ("/v1/chat/completions", False),
+        ("/model/m/converse", False),
+        ("/v1beta/models/m:countTokens", False),
+    ],
+)
+def test_proto_json_calls_are_the_registry_s(path: str, proto: bool) -> None:
+    assert wires.is_proto_json_call(path) is proto
+
+
+# One message of each shape a run sends, and the wire whose transcript part claims it
+# (None: the role/content shape harness's own messages share, read by the viewer).
+SENT = [
+    ({"role": "user", "content": "hi"}, None),
+    ({"role": "assistant", "content": "ok", "tool_calls": []}, None),
+    ({"role": "tool", "tool_call_id": "c1", "content": "42"}, "openai"),
+    (
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        "openai-responses",
+    ),
+    ({"type": "function_call_output", "call_id": "c1", "output": "42"}, "openai-responses"),
+    ({"type": "message", "role": "user", "content": "hi"}, None),
+    (
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "4"}]},
+        "anthropic",
+    ),
+    ({"role": "user", "content": [{"type": "text", "text": "hi"}]}, None),
+    ({"role": "user", "parts": [{"text": "hi"}]}, "gemini"),
+    ({"role": "function", "parts": [{"functionResponse": {"name": "f"}}]}, "gemini"),
+    ({"role": "user", "content": [{"text": "hi"}]}, "bedrock"),
+    ({"role": "user", "content": [{"toolResult": {"toolUseId": "t"}}]}, "bedrock"),
+]
+
+
+@pytest.mark.parametrize(("message", "owner"), SENT)
+def test_at_most_one_wire_claims_a_sent_message(
+    message: dict[str, object], owner: str | None
+) -> None:
+    from harness.core.wire_parts import load_part
+
+    claims = [w.name for w in wires.ready_wires() if load_part(w, "transcript").reads(message)]
+    assert claims == ([owner] if owner else [])
 
 
 def test_a_traffic_only_wire_needs_no_runtime_or_simulator_part() -> None:
@@ -386,3 +585,16 @@ def test_a_call_is_told_by_its_path_ending_whatever_the_prefix(
     path = "".join(f"/{p}" for p in prefix) + "/models/m" + suffix + ("/" if slash else "")
     found = wires.wire_for_path(path)
     assert found is not None and found.name == name
+
+
+@given(
+    st.sampled_from([(s, w.proto_json) for w in WIRES for s in w.path_suffixes]),
+    st.lists(label, max_size=3),
+    st.booleans(),
+)
+def test_a_proto_json_call_is_told_by_its_ending_in_any_case(
+    suffix_proto: tuple[str, bool], prefix: list[str], upper: bool
+) -> None:
+    suffix, proto = suffix_proto
+    path = "".join(f"/{p}" for p in prefix) + "/models/m" + suffix
+    assert wires.is_proto_json_call(path.upper() if upper else path) is proto

@@ -83,9 +83,9 @@ monkeypatch.setattr(Tracer, "__init__", init)
 
 USAGE_DROPPED = _autouse("""
 from harness.core import Usage
-from harness.providers.anthropic_messages import AnthropicProvider
-from harness.providers.openai_chat import OpenAIProvider
-from harness.providers.openai_responses import OpenAIResponsesProvider
+from harness.wires.anthropic.provider import AnthropicProvider
+from harness.wires.openai.provider import OpenAIProvider
+from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 from harness.wires.gemini.provider import GeminiProvider
 for cls in (OpenAIProvider, OpenAIResponsesProvider, AnthropicProvider, GeminiProvider):
     def complete(self, request, _real=cls.complete):

@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import harness.app
-import harness.providers.openai_chat
 import harness.recording
 import harness.tools.builtin
+import harness.wires.openai.provider
 from harness import Settings
 from harness.core import LLMResponse, Role, Usage
 from harness.evals import load_report
@@ -24,7 +24,7 @@ from harness.evals.judge import JudgeFormatError, judge_request, parse_judge_ans
 from harness.providers import FunctionProvider
 from harness.simulator import SimulatorServer
 
-PRELOADED = (openai, harness.app, harness.providers.openai_chat, harness.recording)
+PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 PRELOADED_TOOLS = harness.tools.builtin
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "SENTINEL-INCIDENT-5D2A"

@@ -25,14 +25,14 @@ from breakages import BREAKAGES, Breakage
 from google import genai
 
 import harness.app
-import harness.providers.anthropic_messages
-import harness.providers.openai_chat
-import harness.providers.openai_responses
 import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
+import harness.wires.anthropic.provider
 import harness.wires.gemini.provider
+import harness.wires.openai.provider
+import harness.wires.openai_responses.provider
 from harness.core.wires import runtime_wires
 from harness.evals import EvalRow, Verdict, load_cases, load_report
 from harness.simulator import SimulatorServer
@@ -44,9 +44,9 @@ PRELOADED = (
     genai,
     openai,
     harness.app,
-    harness.providers.anthropic_messages,
-    harness.providers.openai_chat,
-    harness.providers.openai_responses,
+    harness.wires.anthropic.provider,
+    harness.wires.openai.provider,
+    harness.wires.openai_responses.provider,
     harness.recording,
     harness.subagent,
     harness.testing.trace_assertions,

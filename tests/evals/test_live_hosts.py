@@ -15,14 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import harness.app
-import harness.providers.openai_chat
 import harness.recording
+import harness.wires.openai.provider
 from harness.core.errors import ConfigurationError
 from harness.evals import Source, load_report
 from harness.evals.live_hosts import is_live_host, is_local_host, parse_address
 from harness.evals.provenance import source_of_recording
 
-PRELOADED = (openai, harness.app, harness.providers.openai_chat, harness.recording)
+PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 # Spellings of this machine's address that really connect to a server on 127.0.0.1.
 REACHING = (

@@ -19,10 +19,10 @@ from harness.evals import (
 )
 from harness.evals.mutations import REFUSAL, Recorded
 from harness.evals.recorded_responses import read_recorded_responses
-from harness.providers.anthropic_messages import AnthropicProvider
-from harness.providers.openai_chat import OpenAIProvider
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
+from harness.wires.anthropic.provider import AnthropicProvider
+from harness.wires.openai.provider import OpenAIProvider
 
 REQUEST = LLMRequest(messages=(Message(role=Role.USER, content="go"),))
 SENTINEL = "SENTINEL-README-ORBIT-4417"

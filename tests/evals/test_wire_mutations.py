@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from harness.core import LLMRequest, LLMResponse, Message
 from harness.evals.mutations import REFUSAL
-from harness.evals.wire_mutations import body_mutants, responses_body_mutants
-from harness.providers.openai_responses import OpenAIResponsesProvider
-from harness.providers.responses_events import stream_events
+from harness.evals.wire_mutations import body_mutants
+from harness.wires.openai_responses.events import stream_events
+from harness.wires.openai_responses.mutations import responses_body_mutants
+from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
 PROBE = LLMRequest(messages=(Message.user("probe"),))
 

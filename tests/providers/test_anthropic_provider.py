@@ -24,8 +24,8 @@ from harness.core import (
 )
 from harness.core.messages import Role
 from harness.providers import LLMProvider
-from harness.providers.anthropic_messages import RAW_ARGUMENTS_KEY, AnthropicProvider
 from harness.providers.credentials import LOOPBACK_PLACEHOLDER_KEY
+from harness.wires.anthropic.provider import RAW_ARGUMENTS_KEY, AnthropicProvider
 
 READ = ToolDefinition(
     name="read",

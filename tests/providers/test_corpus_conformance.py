@@ -26,8 +26,8 @@ import pytest
 
 from harness.core import LLMRequest, LLMResponse, Message, ProviderError, ToolCall
 from harness.core.messages import ToolChoice, ToolDefinition
-from harness.providers.anthropic_messages import AnthropicProvider
-from harness.providers.openai_chat import OpenAIProvider
+from harness.wires.anthropic.provider import AnthropicProvider
+from harness.wires.openai.provider import OpenAIProvider
 
 FAKE_KEY = "sk-test-SECRET123"
 

@@ -30,9 +30,9 @@ import pytest
 
 from harness.core import LLMRequest, LLMResponse, Message, ProviderError, ToolCall
 from harness.core.messages import ToolChoice, ToolDefinition
-from harness.providers.openai_responses import OpenAIResponsesProvider
-from harness.providers.responses_events import TERMINAL_EVENTS, EventAssembler
-from harness.providers.responses_items import ITEMS_KEY, from_response
+from harness.wires.openai_responses.events import TERMINAL_EVENTS, EventAssembler
+from harness.wires.openai_responses.items import ITEMS_KEY, from_response
+from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
 FAKE_KEY = "sk-test-SECRET123"
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import os
 import pytest
 
 from harness.core import LLMRequest, Message
-from harness.providers.anthropic_messages import AnthropicProvider
-from harness.providers.openai_chat import OpenAIProvider
+from harness.wires.anthropic.provider import AnthropicProvider
+from harness.wires.openai.provider import OpenAIProvider
 
 pytestmark = pytest.mark.live
 

@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, Message
-from harness.providers.anthropic_messages import AnthropicProvider
-from harness.providers.openai_chat import OpenAIProvider
 from harness.providers.sdk_errors import (
     anthropic_provider_error,
     is_transport_error,
     openai_provider_error,
 )
+from harness.wires.anthropic.provider import AnthropicProvider
+from harness.wires.openai.provider import OpenAIProvider
 
 _FIRST_REQUEST_INSIDE = """
 import httpx2

@@ -16,7 +16,7 @@ from openai.types.chat.completion_create_params import (
 )
 
 from harness.core import LLMRequest, Message, ToolCall, ToolChoice, ToolDefinition
-from harness.providers.openai_chat import OpenAIProvider
+from harness.wires.openai.provider import OpenAIProvider
 
 READ = ToolDefinition(
     name="read",

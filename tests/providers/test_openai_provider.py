@@ -25,7 +25,7 @@ from harness.core import (
 from harness.core.messages import Role
 from harness.providers import LLMProvider
 from harness.providers.credentials import LOOPBACK_PLACEHOLDER_KEY
-from harness.providers.openai_chat import RAW_ARGUMENTS_KEY, OpenAIProvider
+from harness.wires.openai.provider import RAW_ARGUMENTS_KEY, OpenAIProvider
 
 READ = ToolDefinition(
     name="read",

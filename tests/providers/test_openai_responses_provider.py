@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from harness import Settings, build_application
 from harness.core import ConfigurationError, LLMRequest, Message, ProviderError, Role
-from harness.providers.openai_responses import OpenAIResponsesProvider
-from harness.providers.responses_items import ITEMS_KEY, from_response, to_input_items
 from harness.simulator import SimulatorServer
+from harness.wires.openai_responses.items import ITEMS_KEY, from_response, to_input_items
+from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
 SCRIPT = {
     "version": 1,

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from openai.types import CompletionUsage
 
 from harness.core import Usage
-from harness.providers.anthropic_messages import anthropic_usage
-from harness.providers.openai_chat import _usage as openai_usage
+from harness.wires.anthropic.provider import anthropic_usage
+from harness.wires.openai.provider import _usage as openai_usage
 
 
 @pytest.mark.parametrize(

@@ -27,11 +27,11 @@ import pytest
 import yaml
 
 from harness.core import LLMResponse
-from harness.providers.anthropic_messages import from_anthropic_message
-from harness.providers.openai_chat import ChunkAssembler, from_chat_completion
-from harness.providers.responses_events import EventAssembler
-from harness.providers.responses_items import from_response
 from harness.recording import use_cassette
+from harness.wires.anthropic.provider import from_anthropic_message
+from harness.wires.openai.provider import ChunkAssembler, from_chat_completion
+from harness.wires.openai_responses.events import EventAssembler
+from harness.wires.openai_responses.items import from_response
 
 ROOT = Path(__file__).resolve().parents[2]
 # shared/ sits beside the repo (CI, the main checkout); a worktree is one level deeper.

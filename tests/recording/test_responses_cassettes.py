@@ -17,9 +17,9 @@ import yaml
 from harness.core import CassetteError, LLMRequest, LLMResponse, Message, ToolCall
 from harness.evals.mutations import derive_mutants
 from harness.evals.recorded_responses import read_recorded_responses
-from harness.providers.openai_responses import OpenAIResponsesProvider
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
+from harness.wires.openai_responses.provider import OpenAIResponsesProvider
 
 KEY = "sk-test-RESPONSES0001"
 SCRIPT = {

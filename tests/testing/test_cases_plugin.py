@@ -13,10 +13,10 @@ import openai
 import pytest
 
 import harness.app
-import harness.providers.openai_chat
 import harness.recording
 import harness.testing.trace_assertions
 import harness.tools.builtin
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 
@@ -25,7 +25,7 @@ PRELOADED = (
     anthropic,
     openai,
     harness.app,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.recording,
     harness.testing.trace_assertions,
     harness.tools.builtin,

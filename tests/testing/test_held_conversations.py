@@ -21,10 +21,11 @@ import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.traffic_rows
 from harness.evals import load_report
-from harness.simulator import Reply, ScriptToolCall, SimulatorServer, _responses
+from harness.simulator import Reply, ScriptToolCall, SimulatorServer
 from harness.simulator.render import HeldConversations, render_reply
-from harness.traffic.messages import read_messages_request, read_messages_response
 from harness.traffic.threads import Call, Step, place_calls
+from harness.wires.anthropic.traffic import read_messages_request, read_messages_response
+from harness.wires.openai_responses import simulator as _responses
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
 pytestmark = pytest.mark.xdist_group("agent-frameworks")

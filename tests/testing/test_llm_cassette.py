@@ -13,12 +13,12 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.providers.anthropic_messages
-import harness.providers.openai_chat
 import harness.recording
 import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.traffic_rows
+import harness.wires.anthropic.provider
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 
@@ -32,8 +32,8 @@ PRELOADED = (
     httpx2,
     harness.recording,
     harness.evals.recorded_responses,
-    harness.providers.anthropic_messages,
-    harness.providers.openai_chat,
+    harness.wires.anthropic.provider,
+    harness.wires.openai.provider,
     harness.simulator.render,
     harness.testing.http_mutants,
     harness.testing.traffic_rows,

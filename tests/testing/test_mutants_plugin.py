@@ -18,11 +18,11 @@ import openai
 import pytest
 
 import harness.app
-import harness.providers.anthropic_messages
-import harness.providers.openai_chat
 import harness.recording
 import harness.testing.trace_assertions
 import harness.tools.builtin
+import harness.wires.anthropic.provider
+import harness.wires.openai.provider
 from harness.evals import (
     EvalMutants,
     MutantOutcome,
@@ -37,8 +37,8 @@ PRELOADED = (
     anthropic,
     openai,
     harness.app,
-    harness.providers.anthropic_messages,
-    harness.providers.openai_chat,
+    harness.wires.anthropic.provider,
+    harness.wires.openai.provider,
     harness.recording,
     harness.testing.trace_assertions,
     harness.tools.builtin,

@@ -12,11 +12,11 @@ import openai
 import pytest
 
 import harness.app
-import harness.providers.openai_chat
 import harness.recording
+import harness.wires.openai.provider
 from harness.evals import EvalReport, compare_reports, load_report, render_table
 
-PRELOADED = (openai, harness.app, harness.providers.openai_chat, harness.recording)
+PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 EVAL = """
 import pytest

@@ -18,12 +18,12 @@ import openai
 import pytest
 
 import harness.app
-import harness.providers.anthropic_messages
-import harness.providers.openai_chat
 import harness.recording
 import harness.subagent
 import harness.testing.trace_assertions
 import harness.tools.builtin
+import harness.wires.anthropic.provider
+import harness.wires.openai.provider
 from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
@@ -32,8 +32,8 @@ PRELOADED = (
     anthropic,
     openai,
     harness.app,
-    harness.providers.anthropic_messages,
-    harness.providers.openai_chat,
+    harness.wires.anthropic.provider,
+    harness.wires.openai.provider,
     harness.recording,
     harness.subagent,
     harness.testing.trace_assertions,

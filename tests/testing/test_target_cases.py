@@ -11,14 +11,14 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.providers.openai_chat
 import harness.testing.cases_suite
+import harness.wires.openai.provider
 from harness.core.errors import ConfigurationError
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
 from harness.simulator import SimulatorServer
 
-PRELOADED = (openai, harness.evals.recorded_responses, harness.providers.openai_chat)
+PRELOADED = (openai, harness.evals.recorded_responses, harness.wires.openai.provider)
 CODE = "RELEASE-CODE-8D3A"
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,

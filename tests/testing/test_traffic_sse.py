@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.traffic.chat import read_chat_stream
-from harness.traffic.messages import read_messages_stream
-from harness.traffic.responses import read_responses_stream
 from harness.traffic.sse import SseEvent, SseParser, is_event_stream, parse_sse
+from harness.wires.anthropic.traffic import read_messages_stream
+from harness.wires.openai.traffic import read_chat_stream
+from harness.wires.openai_responses.traffic import read_responses_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = next(

@@ -48,9 +48,9 @@ from harness.traffic.attributes import (
     tool_call_attributes,
     usage_attributes,
 )
-from harness.traffic.chat import read_chat_response
-from harness.traffic.responses import read_responses_response
 from harness.traffic.wire import STABLE_JSON, ModelResponse, TokenUsage, ToolAsk, mapping
+from harness.wires.openai.traffic import read_chat_response
+from harness.wires.openai_responses.traffic import read_responses_response
 
 __all__ = ["AgentsTraceProcessor"]
 

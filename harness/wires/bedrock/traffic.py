@@ -39,6 +39,7 @@ from harness.wires.bedrock.eventstream import EventStreamError, decode_frames
 __all__ = [
     "fold_stream",
     "is_call",
+    "model_in_path",
     "model_of_path",
     "read_request",
     "read_response",
@@ -352,3 +353,8 @@ def _stop(block: dict[str, Any]) -> None:
         # A cut-off fragment stays text: the trace shows what was sent.
         with contextlib.suppress(ValueError):
             use["input"] = json.loads(text) if text.strip() else {}
+
+
+def model_in_path(url: str) -> str | None:
+    """The model a call to ``url`` names in its path (this wire's body does not)."""
+    return model_of_path(urlsplit(url).path)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["content_line", "is_converse_message"]
+__all__ = ["content_line", "is_converse_message", "reads"]
 
 # The keys a Converse content block may have (one each); no other wire's blocks
 # are keyed this way (theirs carry ``type``).
@@ -71,3 +71,8 @@ def content_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
         return None  # only tool results: the tool.call spans show them
     texts = [text for block in shown if (text := _block_text(block)) is not None]
     return role, "".join(texts)
+
+
+def reads(message: Any) -> bool:
+    """Whether this wire reads ``message`` (a Converse message)."""
+    return is_converse_message(message)

@@ -1,6 +1,6 @@
 """Mutation operators on a recorded Gemini answer body, JSON or ``alt=sse`` stream.
 
-The wire-level twin of ``harness.evals.wire_mutations`` (the Responses API's):
+The Gemini mutation codec for ``harness.evals.wire_mutations``:
 each operator turns one recorded ``GenerateContentResponse`` into bodies the
 google-genai SDK parses, so an agent on any framework can be served a mutant
 at the HTTP layer. Over the first candidate's parts:
@@ -30,8 +30,9 @@ from typing import Any
 from harness.evals.mutations import altered_markers, corrupt_value, primary_key, without_markers
 from harness.evals.wire_mutations import BodyMutant
 from harness.wires.gemini.parts import field, fold_chunks
+from harness.wires.gemini.provider import recorded_decoder
 
-__all__ = ["gemini_body_mutants"]
+__all__ = ["body_mutants", "gemini_body_mutants", "recorded_decoder"]
 
 Body = dict[str, Any]
 
@@ -221,3 +222,8 @@ def gemini_body_mutants(body: bytes | str) -> list[BodyMutant]:
             )
             mutants.append(BodyMutant(f"{operator}.{site}", operator, description, encoded))
     return mutants
+
+
+def body_mutants(body: bytes | str) -> list[BodyMutant]:
+    """The mutants of a Gemini answer body (the wire's mutation codec)."""
+    return gemini_body_mutants(body)

@@ -35,7 +35,10 @@ from harness.simulator.wire_api import (
 )
 from harness.wires.gemini.parts import CALL_MESSAGE, field, function_calls, model_of_path
 
-__all__ = ["GeminiApi", "error_answer", "route", "signature_for"]
+__all__ = ["REQUEST_ID_HEADER", "GeminiApi", "error_answer", "route", "signature_for"]
+
+# google-genai reads no request id; the simulator sends one where OpenAI's API does.
+REQUEST_ID_HEADER: Final = "x-request-id"
 
 _SIGNATURE_PREFIX: Final = b"harness-sim-signature:"
 _SKIP: Final = b"skip_thought_signature_validator"

@@ -43,7 +43,7 @@ from harness.wires.gemini.parts import (
     read_usage,
 )
 
-__all__ = ["is_call", "read_request", "read_response", "read_stream", "readers"]
+__all__ = ["is_call", "model_in_path", "read_request", "read_response", "read_stream", "readers"]
 
 _CHOICES: Final = {"AUTO": "auto", "ANY": "required", "NONE": "none", "VALIDATED": "validated"}
 _SERVER_PARTS: Final = ("executableCode", "toolCall")
@@ -233,3 +233,8 @@ def read_stream(status: int, events: list[SseEvent]) -> ModelResponse:
                 return read_response(max(status, 500), data, event.data.encode())
             chunks.append(data)
     return read_response(status, fold_chunks(chunks), b"")
+
+
+def model_in_path(url: str) -> str | None:
+    """The model a call to ``url`` names in its path (this wire's body does not)."""
+    return model_of_path(urlsplit(url).path)

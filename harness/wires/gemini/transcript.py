@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.wires.gemini.parts import field
 
-__all__ = ["content_line", "is_gemini_content"]
+__all__ = ["content_line", "is_gemini_content", "reads"]
 
 
 def is_gemini_content(message: Any) -> bool:
@@ -35,14 +35,19 @@ def _part_text(part: Mapping[str, Any]) -> str | None:
     return None
 
 
-def content_line(content: Mapping[str, Any]) -> tuple[str, str] | None:
+def content_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
     """``(role, text)`` of a sent ``contents`` entry, or None where the spans show it."""
-    role = str(content.get("role") or "user")
+    role = str(message.get("role") or "user")
     if role == "model":
         return None
-    parts = [p for p in content.get("parts") or () if isinstance(p, Mapping)]
+    parts = [p for p in message.get("parts") or () if isinstance(p, Mapping)]
     shown = [p for p in parts if field(p, "functionResponse") is None]
     if parts and not shown:
         return None  # only tool results: the tool.call spans show them
     texts = [text for part in shown if (text := _part_text(part)) is not None]
     return role, "".join(texts)
+
+
+def reads(message: Any) -> bool:
+    """Whether this wire reads ``message`` (a Gemini ``contents`` entry)."""
+    return is_gemini_content(message)

@@ -11,16 +11,30 @@ new messages, and the server puts the thread's messages, ``system`` and
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
 
-from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
-from harness.simulator._script import ErrorReply, Reply
-from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
+from harness.simulator import ErrorReply, Reply
+from harness.simulator.wire_api import (
+    Answer,
+    ApiError,
+    Conversation,
+    Ids,
+    chunks,
+    estimate_tokens,
+    json_answer,
+    sse_answer,
+    text_of,
+)
 
 if TYPE_CHECKING:
-    from harness.simulator._held import HeldConversations
+    from harness.simulator.wire_api import HeldConversations
 
-__all__ = ["answer", "error_answer", "hold", "parse", "resume"]
+__all__ = ["REQUEST_ID_HEADER", "answer", "error_answer", "hold", "parse", "resume", "route"]
+
+# The header the real API sends its request id in (the simulator sends one too).
+REQUEST_ID_HEADER: Final = "request-id"
 
 # What a thread keeps from the request that created it: a ``continue`` omits them.
 _THREAD_FIELDS = ("system", "tools")
@@ -285,3 +299,8 @@ def error_answer(error: ErrorReply | ApiError | str, status: int = 400) -> Answe
         return json_answer(_invalid(error).payload, status)
     kind = error.type or _ERROR_TYPES.get(error.status, "api_error")
     return json_answer(_payload(kind, error.message), error.status)
+
+
+def route(path: str) -> ModuleType:
+    """The API answering ``path``: this module (Messages answers alike on every path)."""
+    return sys.modules[__name__]

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from harness.core.errors import ProviderError
 from harness.core.wires import wire
-from harness.providers._sdk_call import SdkProvider
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
 from harness.providers.sdk_import import preload_sdk
+from harness.providers.skeleton import SdkProvider
 from harness.providers.tls import close_with, http_client_options
 
 if TYPE_CHECKING:
@@ -76,6 +76,14 @@ class OpenAISdkProvider(SdkProvider["openai.OpenAI", "openai.AsyncOpenAI"]):
             base_url=base_url_from_env(base_url, _OPENAI.base_url_env[0]),
             build=lambda key: openai_client(key, base_url, max_retries, timeout),
         )
+
+    @classmethod
+    def http_library(cls) -> tuple[str, ...] | None:
+        """The library the ``openai`` SDK's default HTTP client is built on."""
+        preload_sdk("openai")
+        import openai
+
+        return cls._httpx_library(openai.DefaultHttpxClient)
 
     def _client_types(self) -> tuple[type[openai.OpenAI], type[openai.AsyncOpenAI]]:
         import openai

@@ -6,7 +6,7 @@ replayed from a cassette, resumed from a checkpoint or moved to another account.
 Reasoning models need their reasoning items back on the next turn; with
 ``store: false`` the server keeps nothing, so harness asks for them encrypted
 (``include: ["reasoning.encrypted_content"]``) and carries them in the assistant
-``Message.metadata`` (see :mod:`harness.providers.responses_items`).
+``Message.metadata`` (see :mod:`harness.wires.openai_responses.items`).
 
 As ``OpenAIProvider`` does, requests go out through the SDK client's ``post``
 with the body as built here (``responses.create`` would walk it against the
@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse
-from harness.providers._openai_sdk import OpenAISdkProvider, bearer_options
-from harness.providers.responses_events import EventAssembler
-from harness.providers.responses_items import (
+from harness.providers.sdk_import import preload_sdk
+from harness.wires.openai.sdk import OpenAISdkProvider, bearer_options
+from harness.wires.openai_responses.events import EventAssembler
+from harness.wires.openai_responses.items import (
     ITEMS_KEY,
     from_response,
     to_input_items,
@@ -39,6 +40,7 @@ __all__ = [
     "EventAssembler",
     "OpenAIResponsesProvider",
     "from_response",
+    "recorded_decoder",
     "to_input_items",
     "to_response_tools",
 ]
@@ -190,3 +192,18 @@ def _plain(model: Any) -> Mapping[str, Any]:
             provider="openai-responses",
         )
     return data
+
+
+def recorded_decoder(http: Any, *, key: str, stream: bool) -> OpenAIResponsesProvider:
+    """A provider whose SDK client sends through ``http`` (an ``httpx2.Client``).
+
+    Harness's mutants and eval rows decode recorded answers with it: the
+    transport answers with the recorded bytes, the SDK and the mapping parse them.
+    """
+    preload_sdk("openai")
+    import openai
+
+    client = openai.OpenAI(
+        api_key=key, base_url="http://127.0.0.1/v1", max_retries=0, http_client=http
+    )
+    return OpenAIResponsesProvider("recorded", client=client, stream=stream)

@@ -26,7 +26,7 @@ from typing import Any
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMResponse, Message, Role, ToolCall, ToolDefinition, Usage
-from harness.providers._tool_arguments import encode_tool_arguments, parse_tool_arguments
+from harness.providers.tool_arguments import encode_tool_arguments, parse_tool_arguments
 
 __all__ = [
     "ITEMS_KEY",

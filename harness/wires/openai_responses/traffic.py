@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import json
 from typing import Any, Final
+from urllib.parse import urlsplit
 
+from harness.core.wires import wire
 from harness.traffic.sse import SseEvent
 from harness.traffic.wire import (
     STABLE_JSON,
     ModelRequest,
     ModelResponse,
+    Readers,
     TokenUsage,
     ToolAsk,
     ToolResult,
@@ -35,7 +38,16 @@ from harness.traffic.wire import (
     thread_key,
 )
 
-__all__ = ["read_responses_request", "read_responses_response", "read_responses_stream"]
+__all__ = [
+    "is_call",
+    "model_in_path",
+    "read_responses_request",
+    "read_responses_response",
+    "read_responses_stream",
+    "readers",
+]
+
+_PATHS = wire("openai-responses").path_suffixes
 
 _CALLS: Final = ("function_call", "custom_tool_call")
 _OUTPUTS: Final = ("function_call_output", "custom_tool_call_output")
@@ -190,3 +202,18 @@ def _rebuild(items: dict[int, dict[str, Any]], kind: Any, data: dict[str, Any]) 
         item["arguments"] = str(item.get("arguments") or "") + delta
     elif kind in ("response.output_text.delta", "response.refusal.delta"):
         item["content"] = _message_text(item) + delta
+
+
+def is_call(method: str, url: str) -> bool:
+    """Whether a request is a Responses API model call (a POST to a path ending ``/responses``)."""
+    return method.upper() == "POST" and urlsplit(url).path.rstrip("/").endswith(_PATHS)
+
+
+def readers(url: str) -> Readers:
+    """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
+    return read_responses_request, read_responses_response, read_responses_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
+from harness.core.wires import wire
 from harness.traffic.sse import SseEvent
 from harness.traffic.wire import (
     STABLE_JSON,
     ModelRequest,
     ModelResponse,
+    Readers,
     TokenUsage,
     ToolAsk,
     ToolResult,
@@ -29,7 +32,16 @@ from harness.traffic.wire import (
     thread_key,
 )
 
-__all__ = ["read_messages_request", "read_messages_response", "read_messages_stream"]
+__all__ = [
+    "is_call",
+    "model_in_path",
+    "read_messages_request",
+    "read_messages_response",
+    "read_messages_stream",
+    "readers",
+]
+
+_PATHS = wire("anthropic").path_suffixes
 
 _CHOICES = {"auto": "auto", "any": "required", "tool": "required", "none": "none"}
 _SERVER_BLOCKS = ("server_tool_use", "mcp_tool_use")
@@ -192,3 +204,18 @@ def _apply(block: dict[str, Any] | None, delta: dict[str, Any]) -> None:
         block["text"] = str(block.get("text") or "") + str(delta.get("text") or "")
     elif kind == "input_json_delta":
         block["input"] = str(block.get("input") or "") + str(delta.get("partial_json") or "")
+
+
+def is_call(method: str, url: str) -> bool:
+    """Whether a request is a Messages model call (a POST to a path ending ``/messages``)."""
+    return method.upper() == "POST" and urlsplit(url).path.rstrip("/").endswith(_PATHS)
+
+
+def readers(url: str) -> Readers:
+    """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
+    return read_messages_request, read_messages_response, read_messages_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMResponse
-from harness.providers.responses_items import from_response
+from harness.wires.openai_responses.items import from_response
 
 __all__ = ["TERMINAL_EVENTS", "EventAssembler", "stream_events"]
 

@@ -31,12 +31,13 @@ from harness.core.messages import (
     ToolDefinition,
     Usage,
 )
-from harness.providers._openai_sdk import OpenAISdkProvider, bearer_options
-from harness.providers._tool_arguments import (
+from harness.providers.sdk_import import preload_sdk
+from harness.providers.tool_arguments import (
     RAW_ARGUMENTS_KEY,
     encode_tool_arguments,
     parse_tool_arguments,
 )
+from harness.wires.openai.sdk import OpenAISdkProvider, bearer_options
 
 if TYPE_CHECKING:
     import openai
@@ -54,6 +55,7 @@ __all__ = [
     "ChunkAssembler",
     "OpenAIProvider",
     "from_chat_completion",
+    "recorded_decoder",
     "to_chat_messages",
     "to_chat_tools",
 ]
@@ -358,3 +360,18 @@ class ChunkAssembler:
             stop_reason=self._finish_reason,
             raw_id=self._id,
         )
+
+
+def recorded_decoder(http: Any, *, key: str, stream: bool) -> OpenAIProvider:
+    """A provider whose SDK client sends through ``http`` (an ``httpx2.Client``).
+
+    Harness's mutants and eval rows decode recorded answers with it: the
+    transport answers with the recorded bytes, the SDK and the mapping parse them.
+    """
+    preload_sdk("openai")
+    import openai
+
+    client = openai.OpenAI(
+        api_key=key, base_url="http://127.0.0.1/v1", max_retries=0, http_client=http
+    )
+    return OpenAIProvider("recorded", client=client, stream=stream)

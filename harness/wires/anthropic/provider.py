@@ -7,7 +7,7 @@ so ``import harness.providers`` stays light.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness.core.errors import ProviderError
 from harness.core.messages import (
@@ -21,12 +21,12 @@ from harness.core.messages import (
     Usage,
 )
 from harness.core.wires import wire
-from harness.providers._sdk_call import SdkProvider
-from harness.providers._tool_arguments import RAW_ARGUMENTS_KEY
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
 from harness.providers.sdk_import import preload_sdk
+from harness.providers.skeleton import SdkProvider
 from harness.providers.tls import close_with, http_client_options
+from harness.providers.tool_arguments import RAW_ARGUMENTS_KEY
 
 if TYPE_CHECKING:
     import anthropic
@@ -46,6 +46,7 @@ __all__ = [
     "AnthropicProvider",
     "anthropic_usage",
     "from_anthropic_message",
+    "recorded_decoder",
     "to_anthropic_messages",
     "to_anthropic_tools",
 ]
@@ -125,6 +126,14 @@ class AnthropicProvider(SdkProvider["anthropic.Anthropic", "anthropic.AsyncAnthr
         self._connect(
             client, api_key=api_key, key_env=_ANTHROPIC.key_env[0], base_url=url, build=build
         )
+
+    @classmethod
+    def http_library(cls) -> tuple[str, ...] | None:
+        """The library the ``anthropic`` SDK's default HTTP client is built on."""
+        preload_sdk("anthropic")
+        import anthropic
+
+        return cls._httpx_library(anthropic.DefaultHttpxClient)
 
     def _client_types(self) -> tuple[type[anthropic.Anthropic], type[anthropic.AsyncAnthropic]]:
         import anthropic
@@ -290,3 +299,18 @@ def from_anthropic_message(message: AnthropicMessage) -> LLMResponse:
         stop_reason=message.stop_reason,
         raw_id=message.id,
     )
+
+
+def recorded_decoder(http: Any, *, key: str, stream: bool) -> AnthropicProvider:
+    """A provider whose SDK client sends through ``http`` (an ``httpx2.Client``).
+
+    Harness's mutants and eval rows decode recorded answers with it: the
+    transport answers with the recorded bytes, the SDK and the mapping parse them.
+    """
+    preload_sdk("anthropic")
+    import anthropic
+
+    client = anthropic.Anthropic(
+        api_key=key, base_url="http://127.0.0.1", max_retries=0, http_client=http
+    )
+    return AnthropicProvider("recorded", client=client, stream=stream)

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import sys
+from types import ModuleType
+from typing import Any, Final
 
-from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
-from harness.simulator._script import ErrorReply, Reply
-from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
+from harness.simulator import ErrorReply, Reply
+from harness.simulator.wire_api import (
+    Answer,
+    ApiError,
+    Conversation,
+    Ids,
+    chunks,
+    estimate_tokens,
+    json_answer,
+    sse_answer,
+    text_of,
+)
 
-__all__ = ["answer", "error_answer", "parse"]
+__all__ = ["REQUEST_ID_HEADER", "answer", "error_answer", "parse", "route"]
+
+# The header the real API sends its request id in (the simulator sends one too).
+REQUEST_ID_HEADER: Final = "x-request-id"
 
 _ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 _RATE_LIMITED = 429
@@ -234,3 +248,8 @@ def error_answer(error: ErrorReply | ApiError | str, status: int = 400) -> Answe
         code = None
     body = {"error": {"message": error.message, "type": kind, "param": None, "code": code}}
     return json_answer(body, error.status)
+
+
+def route(path: str) -> ModuleType:
+    """The API answering ``path``: this module (Chat Completions answers alike on every path)."""
+    return sys.modules[__name__]

@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from harness.core.wires import wire
 from harness.traffic.sse import SseEvent
 from harness.traffic.wire import (
     STABLE_JSON,
     ModelRequest,
     ModelResponse,
+    Readers,
     TokenUsage,
     ToolAsk,
     ToolResult,
@@ -27,7 +30,16 @@ from harness.traffic.wire import (
     thread_key,
 )
 
-__all__ = ["read_chat_request", "read_chat_response", "read_chat_stream"]
+__all__ = [
+    "is_call",
+    "model_in_path",
+    "read_chat_request",
+    "read_chat_response",
+    "read_chat_stream",
+    "readers",
+]
+
+_PATHS = wire("openai").path_suffixes
 
 
 def _tool_choice(value: Any) -> str | None:
@@ -201,3 +213,18 @@ def _merge(calls: dict[int, _Partial], fragment: dict[str, Any]) -> None:
     piece = function.get("arguments", function.get("input"))
     if isinstance(piece, str):
         partial.arguments += piece
+
+
+def is_call(method: str, url: str) -> bool:
+    """Whether a request is a Chat Completions model call (a POST to ``.../chat/completions``)."""
+    return method.upper() == "POST" and urlsplit(url).path.rstrip("/").endswith(_PATHS)
+
+
+def readers(url: str) -> Readers:
+    """The request, JSON and stream readers for a call to ``url`` (the same for any URL)."""
+    return read_chat_request, read_chat_response, read_chat_stream
+
+
+def model_in_path(url: str) -> str | None:
+    """None: this wire names the model in the request body, not in the path."""
+    return None

@@ -14,18 +14,32 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
 
-from harness.providers.responses_events import stream_events
-from harness.simulator import _openai
-from harness.simulator._conversation import ApiError, Conversation, estimate_tokens, text_of
-from harness.simulator._script import ErrorReply, Reply
-from harness.simulator._wire import Answer, Ids, chunks, json_answer, sse_answer
+from harness.simulator import ErrorReply, Reply
+from harness.simulator.wire_api import (
+    Answer,
+    ApiError,
+    Conversation,
+    Ids,
+    chunks,
+    estimate_tokens,
+    json_answer,
+    sse_answer,
+    text_of,
+)
+from harness.wires.openai.simulator import error_answer as chat_error_answer
+from harness.wires.openai_responses.events import stream_events
 
 if TYPE_CHECKING:
-    from harness.simulator._held import HeldConversations
+    from harness.simulator.wire_api import HeldConversations
 
-__all__ = ["answer", "error_answer", "hold", "parse", "resume"]
+__all__ = ["REQUEST_ID_HEADER", "answer", "error_answer", "hold", "parse", "resume", "route"]
+
+# The header the real API sends its request id in (the simulator sends one too).
+REQUEST_ID_HEADER: Final = "x-request-id"
 
 _ENCRYPTED = "reasoning.encrypted_content"
 _ROLES = ("user", "assistant", "system", "developer")
@@ -301,4 +315,9 @@ def answer(reply: Reply, conversation: Conversation, ids: Ids, model: str) -> An
 
 def error_answer(error: ErrorReply | ApiError | str, status: int = 400) -> Answer:
     """An error in the OpenAI shape, as Chat Completions has it."""
-    return _openai.error_answer(error, status)
+    return chat_error_answer(error, status)
+
+
+def route(path: str) -> ModuleType:
+    """The API answering ``path``: this module (The Responses API answers alike on every path)."""
+    return sys.modules[__name__]
