@@ -19,7 +19,7 @@ words; :class:`SentRequest` says them once:
 - ``tools``: name, description and JSON-schema parameters.
 
 The readers of each wire are functions ``(body, url) -> SentRequest``: Chat
-Completions, Messages and Responses in :mod:`harness.traffic.sent_wires`,
+Completions, Messages and Responses in their wires' packages (``sent`` modules),
 the wires with a package of their own in ``<package>.sent``.
 """
 
@@ -29,7 +29,7 @@ import hashlib
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from harness.core.wires import wire as registry_wire
 from harness.traffic.wire import STABLE_JSON, json_object, wire_for
@@ -39,12 +39,16 @@ if TYPE_CHECKING:
     from harness.traffic.exchanges import HttpExchange
 
 __all__ = [
+    "SYSTEM_ROLES",
     "Reader",
     "SentMessage",
     "SentRequest",
     "SentTool",
+    "call_text",
     "effort_of_thinking",
     "item_key",
+    "joined",
+    "model_of",
     "number",
     "sent_from_body",
     "sent_from_exchanges",
@@ -54,6 +58,27 @@ __all__ = [
 ]
 
 Reader = Callable[[dict[str, Any], str], "SentRequest"]
+
+
+# Helpers the wires' readers (``harness.wires.<name>.sent``) share.
+SYSTEM_ROLES: Final = ("system", "developer")
+
+
+def joined(parts: list[str]) -> str | None:
+    """The parts on lines of their own, or None when there are none."""
+    return "\n".join(parts) if parts else None
+
+
+def call_text(name: Any, arguments: Any) -> str:
+    """A tool call as one comparable line, whatever the wire's argument encoding."""
+    text = arguments if isinstance(arguments, str) else STABLE_JSON(arguments or {})
+    return f"call {name}({text})"
+
+
+def model_of(body: dict[str, Any]) -> str | None:
+    """The body's ``model`` field as a string, or None."""
+    value = body.get("model")
+    return str(value) if value is not None else None
 
 
 def sha256_text(text: str) -> str:
@@ -188,13 +213,8 @@ def sent_from_llm_request(
 
 
 def _reader(wire: str) -> Reader:
-    from harness.traffic import sent_wires
-
-    found = sent_wires.READERS.get(wire)
-    if found is not None:
-        return found
-    # A wire with a package of its own (``harness.wires.<name>``), a room above
-    # this one: its reader is found by the registry's home, not imported.
+    # Each wire's reader lives in its package (``harness.wires.<name>.sent``), a
+    # room above this one: it is found by the registry's home, not imported.
     home = registry_wire(wire).home
     module = importlib.import_module(f"{home}.sent")
     read: Reader = module.sent_request

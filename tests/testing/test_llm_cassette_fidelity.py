@@ -13,7 +13,7 @@ import pytest
 import requests
 
 import harness.evals.recorded_responses
-import harness.providers.openai_chat
+import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.traffic_rows
@@ -29,7 +29,7 @@ PRELOADED = (
     requests,
     harness.recording,
     harness.evals.recorded_responses,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.simulator.render,
     harness.testing.traffic_rows,
 )

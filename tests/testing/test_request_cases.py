@@ -14,7 +14,7 @@ import openai
 import pytest
 
 import harness.app
-import harness.providers.openai_chat
+import harness.wires.openai.provider
 import harness.recording
 import harness.testing.request_checks
 import harness.tools.builtin
@@ -26,7 +26,7 @@ from harness.testing import sent_requests
 PRELOADED = (
     openai,
     harness.app,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.recording,
     harness.testing.request_checks,
     harness.tools.builtin,

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.providers.openai_chat
+import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.http_mutants
@@ -29,7 +29,7 @@ PRELOADED = (
     openai,
     harness.recording,
     harness.evals.recorded_responses,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.simulator.render,
     harness.testing.http_mutants,
     harness.testing.request_checks,

@@ -16,7 +16,7 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.providers.openai_chat
+import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.http_mutants
@@ -47,7 +47,7 @@ PRELOADED = (
     httpx2,
     harness.recording,
     harness.evals.recorded_responses,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.simulator.render,
     harness.testing.http_mutants,
     harness.testing.traffic_rows,

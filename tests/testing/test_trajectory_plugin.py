@@ -13,7 +13,7 @@ import pytest
 
 import harness.app
 import harness.evals.recorded_responses
-import harness.providers.openai_chat
+import harness.wires.openai.provider
 import harness.recording
 import harness.testing.cases_suite
 import harness.testing.trajectory
@@ -30,7 +30,7 @@ PRELOADED = (
     openai,
     harness.app,
     harness.evals.recorded_responses,
-    harness.providers.openai_chat,
+    harness.wires.openai.provider,
     harness.recording,
     harness.testing.cases_suite,
     harness.testing.trajectory,
