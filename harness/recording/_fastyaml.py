@@ -44,7 +44,7 @@ _SINGLE_QUOTED: Final = re.compile(r"'((?:[^']|'')*)'\Z")
 # libyaml writes the others (``\e``, ``\x85``...) only for control and special
 # characters, which go to PyYAML. Surrogate escapes too: PyYAML and libyaml
 # read those differently.
-_NOT_JSON_ESCAPE: Final = re.compile(r'\\(?:[^"nrtbfuU]|u[dD][89abAB])')
+_NOT_JSON_ESCAPE: Final = re.compile(r'\\(?:[^"nrtbfuU]|u[dD][89a-fA-F])')
 # Escaped backslashes first, so that ``\\U`` stays a backslash and a letter.
 _WIDE_ESCAPE: Final = re.compile(r"\\\\|\\U([0-9A-Fa-f]{8})")
 _DECIMAL: Final = re.compile(r"(?:0|[1-9][0-9]*)\Z")  # "-" never gets here: an indicator

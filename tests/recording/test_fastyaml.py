@@ -169,6 +169,7 @@ def test_literal_blocks_keep_their_line_breaks(body: str) -> None:
         '  response:\n    status:\n      message: "a\\x41"\n',  # an escape JSON lacks
         '  response:\n    status:\n      message: "a\\/"\n',  # one libyaml never writes
         '  response:\n    status:\n      message: "\\ud83d\\ude00"\n',  # surrogates
+        '  response:\n    status:\n      message: "a\\uDC00"\n',  # a lone low surrogate
         '  response:\n    status:\n      message: "a\\"\n',  # the quote is escaped
         "  response:\n    status: {code: 200}\n",  # a flow mapping
         "  response:\n    status:\n      code: 200 # comment\n",
