@@ -7,19 +7,31 @@ call is ``provider.complete(request)``, as in the ScriptedProvider row: here
 ``OpenAIProvider`` over the real openai SDK, whose HTTP vcrpy intercepts.
 
 A Responses API row does the same with ``OpenAIResponsesProvider`` (``POST
-/v1/responses``) at 1,000 interactions, and a Gemini row with ``GeminiProvider``
-over the google-genai SDK (``POST /v1beta/models/{model}:generateContent``).
+/v1/responses``) at 1,000 interactions. Gemini has a table of its own, one row
+per way of calling it through google-genai (``bench/_gemini_paths.py``):
+``GeminiProvider`` sync, async and streaming, and the SDK's typed
+``models.generate_content``. Each row puts the replay beside the SDK floor, the
+same calls answered by an in-process transport without harness or vcrpy, so the
+difference is what replaying costs and the floor what the SDK costs anyway; the
+sync row also beside plain vcrpy.
+
+Every figure is the best of several sessions of wall clock and, apart, of this
+process's CPU time: other work on the machine only ever adds time, and a replay
+runs in-process without waiting on anything, so its CPU time is its wall time on
+an idle machine, and on a busy one it rises far less than wall time (by up to
+half with 8 processes on 2 cores, against 2-5x). The targets are checked on CPU time.
 
 Targets: replay at 1,000 interactions < 2 ms per call (Chat Completions,
-Responses and Gemini alike) and >= 10x faster than plain vcrpy with body matching at that
-size; loading 1,000 interactions < 100 ms.
+Responses and Gemini's calls alike; a Gemini stream of one-word events is
+printed, not held to it) and >= 10x faster than plain vcrpy with body matching
+at that size; loading 1,000 interactions < 100 ms.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import statistics
+import os
 import sys
 import tempfile
 import time
@@ -30,25 +42,29 @@ from typing import Any, NamedTuple
 import httpx2
 import openai
 import vcr
+from _gemini_paths import GEMINI_PATHS, GeminiCalls, async_transport, close, sdk_client
 
 from harness.core import LLMRequest, Message
 from harness.providers import OpenAIProvider, OpenAIResponsesProvider
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
-from harness.wires.gemini import GeminiProvider
 
 SIZES = (1, 100, 1000)
 VCR_SAMPLE = 40  # plain vcrpy at 1,000 costs tens of ms per call: sample evenly
-REPEATS = 3
+VCR_REPEATS = 3
+REPEATS = 5
 SYSTEM = "You are a careful assistant. Answer briefly and cite the file you read. " * 6
 ANSWER = "The answer is in notes.txt: the build passes and SENTINEL-OK was found. " * 3
 SCRIPT = {"version": 1, "rules": [{"reply": ANSWER}]}
 VCR_MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
 
+QUESTIONS = [f"Question {i}: what is {i} squared?" for i in range(max(SIZES))]
+
+
 def request(i: int) -> LLMRequest:
     """The request of interaction ``i``: a system prompt and a distinct question."""
-    messages = (Message.system(SYSTEM), Message.user(f"Question {i}: what is {i} squared?"))
+    messages = (Message.system(SYSTEM), Message.user(QUESTIONS[i]))
     return LLMRequest(messages=messages, model="gpt-4o-mini")
 
 
@@ -97,19 +113,41 @@ class Cost(NamedTuple):
     cpu: float
 
 
+def timed(run: Callable[[list[int]], None], calls: list[int]) -> Cost:
+    """The cost per call of ``run(calls)``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    run(calls)
+    return Cost((time.perf_counter() - wall) / len(calls), (time.process_time() - cpu) / len(calls))
+
+
+def best(costs: list[Cost]) -> Cost:
+    """The least wall and the least CPU time: a busy machine only ever adds to either."""
+    return Cost(min(c.wall for c in costs), min(c.cpu for c in costs))
+
+
+def calls_of(provider: Provider) -> Callable[[list[int]], None]:
+    def run(calls: list[int]) -> None:
+        for i in calls:
+            call(provider, i)
+
+    return run
+
+
 def timed_sessions(
     sessions: int, open_session: Callable[[], Any], calls: list[int], provider: Provider
 ) -> Cost:
-    """Median over ``sessions`` of the cost per call made inside one session."""
-    walls, cpus = [], []
+    """Best over ``sessions`` of the cost per call made inside one session."""
+    costs = []
     for _ in range(sessions):
         with open_session():
-            wall, cpu = time.perf_counter(), time.process_time()
-            for i in calls:
-                call(provider, i)
-            walls.append((time.perf_counter() - wall) / len(calls))
-            cpus.append((time.process_time() - cpu) / len(calls))
-    return Cost(statistics.median(walls), statistics.median(cpus))
+            costs.append(timed(calls_of(provider), calls))
+    return best(costs)
+
+
+def sample(size: int) -> list[int]:
+    """At most VCR_SAMPLE interactions spread evenly over ``size``."""
+    step = max(1, size // VCR_SAMPLE)
+    return list(range(0, size, step))[:VCR_SAMPLE]
 
 
 def fake_transport() -> httpx2.MockTransport:
@@ -153,11 +191,7 @@ def fake_versus_replay(base_url: str, path: Path) -> tuple[Cost, Cost]:
         for _ in range(REPEATS * 2 + 1):
             fake.append(timed_sessions(1, contextlib.nullcontext, calls, bare))
             replay.append(timed_sessions(1, lambda: use_cassette(path), calls, provider))
-    return _median(fake), _median(replay)
-
-
-def _median(costs: list[Cost]) -> Cost:
-    return Cost(statistics.median(c.wall for c in costs), statistics.median(c.cpu for c in costs))
+    return best(fake), best(replay)
 
 
 def scripted_cost() -> Cost:
@@ -166,15 +200,17 @@ def scripted_cost() -> Cost:
     from harness.providers import ScriptedProvider
 
     request = LLMRequest(messages=(Message.user("hello"),))
-    walls, cpus = [], []
-    for _ in range(REPEATS):
-        provider = ScriptedProvider([ANSWER] * 300)
-        wall, cpu = time.perf_counter(), time.process_time()
-        for _ in range(300):
-            provider.complete(request)
-        walls.append((time.perf_counter() - wall) / 300)
-        cpus.append((time.process_time() - cpu) / 300)
-    return Cost(statistics.median(walls), statistics.median(cpus))
+
+    def answers(provider: ScriptedProvider) -> Callable[[list[int]], None]:
+        def run(calls: list[int]) -> None:
+            for _ in calls:
+                provider.complete(request)
+
+        return run
+
+    return best(
+        [timed(answers(ScriptedProvider([ANSWER] * 300)), [0] * 300) for _ in range(REPEATS)]
+    )
 
 
 def harness_replay(base_url: str, path: Path, size: int) -> Cost:
@@ -186,12 +222,12 @@ def harness_replay(base_url: str, path: Path, size: int) -> Cost:
 
 def vcrpy_replay(base_url: str, path: Path, size: int) -> Cost:
     """Seconds per call replaying ``path`` with plain vcrpy and its body matcher."""
-    step = max(1, size // VCR_SAMPLE)
-    sample = list(range(0, size, step))[:VCR_SAMPLE]
     recorder = vcr.VCR(match_on=VCR_MATCH_ON, record_mode="none")
-    sessions = REPEATS if size > 1 else 60
+    sessions = VCR_REPEATS if size > 1 else 60
     with client(base_url) as provider:
-        return timed_sessions(sessions, lambda: recorder.use_cassette(str(path)), sample, provider)
+        return timed_sessions(
+            sessions, lambda: recorder.use_cassette(str(path)), sample(size), provider
+        )
 
 
 def responses_replay(directory: Path) -> Cost:
@@ -209,34 +245,66 @@ def responses_replay(directory: Path) -> Cost:
         return timed_sessions(REPEATS, lambda: use_cassette(path), list(range(size)), provider)
 
 
-def gemini_replay(directory: Path) -> Cost:
-    """Record 1,000 Gemini calls against the simulator; seconds per replayed call."""
-    path = directory / "gemini-1000.yaml"
-    size = SIZES[-1]
+class GeminiRow(NamedTuple):
+    """One way of calling Gemini at 1,000 interactions: replayed, and its SDK floor."""
 
-    def provider(base_url: str | None) -> GeminiProvider:
-        return GeminiProvider(
-            "gemini-2.5-flash", api_key="AIza-bench", base_url=base_url, max_retries=0
-        )
+    label: str
+    replay: Cost
+    floor: Cost
+    share: Cost | None  # replay - floor, where both take the same HTTP path
+    vcrpy: Cost | None  # plain vcrpy replaying the same cassette (the sync row)
+    note: str | None
+    target: bool  # held to the 2 ms target (see GeminiPath)
 
-    requests = [r.model_copy(update={"model": None}) for r in REQUESTS[:size]]
-    with (
-        SimulatorServer(SCRIPT) as sim,
-        provider(sim.url) as gemini,
-        use_cassette(path, record_mode="once"),
-    ):
-        for one in requests:
-            assert gemini.complete(one).text == ANSWER
-    walls, cpus = [], []
-    with provider(None) as gemini:  # the SDK's default host: the replay answers it
+
+def gemini_rows(directory: Path) -> list[GeminiRow]:
+    """Record each Gemini cassette against the simulator, then time every path at 1,000.
+
+    Replay and floor sessions alternate, as in :func:`fake_versus_replay`.
+    """
+    calls = GeminiCalls(SYSTEM, QUESTIONS, ANSWER)
+    everything = list(range(SIZES[-1]))
+    cassettes: dict[str, Path] = {}
+    answers: dict[str, dict[str, Any]] = {}  # a recorded response each floor answers with
+    with SimulatorServer(SCRIPT) as sim:
+        for path in GEMINI_PATHS:
+            if path.cassette in cassettes:
+                continue
+            cassettes[path.cassette] = directory / f"gemini-{path.cassette}.yaml"
+            recording = sdk_client(sim.url)
+            with use_cassette(cassettes[path.cassette], record_mode="once") as handle:
+                path.run(calls, recording)(everything)
+            answers[path.cassette] = handle.exchanges[0][1]
+            close(recording)
+    rows = []
+    for path in GEMINI_PATHS:
+        replayed, bare = sdk_client(), sdk_client(answer=answers[path.cassette])
+        replay, floor = path.run(calls, replayed), path.run(calls, bare)
+        replays, floors = [], []
         for _ in range(REPEATS):
-            with use_cassette(path):
-                wall, cpu = time.perf_counter(), time.process_time()
-                for one in requests:
-                    assert gemini.complete(one).text == ANSWER
-                walls.append((time.perf_counter() - wall) / size)
-                cpus.append((time.process_time() - cpu) / size)
-    return Cost(statistics.median(walls), statistics.median(cpus))
+            floors.append(timed(floor, everything))
+            with use_cassette(cassettes[path.cassette]):
+                replays.append(timed(replay, everything))
+        plain = None
+        if path is GEMINI_PATHS[0]:
+            recorder = vcr.VCR(match_on=VCR_MATCH_ON, record_mode="none")
+            costs = []
+            for _ in range(VCR_REPEATS):
+                with recorder.use_cassette(str(cassettes[path.cassette])):
+                    costs.append(timed(replay, sample(len(everything))))
+            plain = best(costs)
+        close(replayed)
+        close(bare)
+        replay_cost, floor_cost = best(replays), best(floors)
+        note = async_transport(path)
+        share = (
+            None if note else Cost(*(r - f for r, f in zip(replay_cost, floor_cost, strict=True)))
+        )
+        if not path.target:
+            events = answers[path.cassette]["body"]["string"].count(b"data:")
+            note = f"not held to the target: {events} events a call, each parsed by the SDK"
+        rows.append(GeminiRow(path.label, replay_cost, floor_cost, share, plain, note, path.target))
+    return rows
 
 
 def load_time(path: Path) -> tuple[float, float]:
@@ -260,7 +328,7 @@ def report(
     rows: list[tuple[int, Cost, Cost]],
     loads: tuple[float, float],
     responses: Cost,
-    gemini: Cost,
+    gemini: list[GeminiRow],
 ) -> bool:
     """Print the results side by side; True when every target is met."""
     ms = 1000.0
@@ -273,7 +341,7 @@ def report(
     print(f"{'interactions':>12} | {header} | speed-up")
     print(f"{'-' * 12}-+-{'-' * 20}-+-{'-' * 24}-+---------")
     for size, ours, theirs in rows:
-        speedup = theirs.wall / ours.wall
+        speedup = theirs.cpu / ours.cpu
         print(
             f"{size:>12} | {ours.wall * ms:>7.3f} / {ours.cpu * ms:>6.3f} ms | "
             f"{theirs.wall * ms:>9.3f} / {theirs.cpu * ms:>8.3f} ms | {speedup:>7.1f}x"
@@ -282,34 +350,58 @@ def report(
         f"{'Responses 1000':>14} | {responses.wall * ms:>7.3f} / {responses.cpu * ms:>6.3f} ms"
         " | (OpenAIResponsesProvider, POST /v1/responses)"
     )
-    print(
-        f"{'Gemini 1000':>14} | {gemini.wall * ms:>7.3f} / {gemini.cpu * ms:>6.3f} ms"
-        " | (GeminiProvider, google-genai, POST /v1beta/models/...:generateContent)"
-    )
     load, vcr_load = loads
     print(
         f"\nload 1,000 interactions: harness {load * ms:.1f} ms, plain vcrpy {vcr_load * ms:.1f} ms"
     )
     ours, theirs = rows[-1][1], rows[-1][2]
-    checks = {
-        "replay at 1,000 < 2 ms/call (wall)": ours.wall < 0.002,
-        "Responses API replay at 1,000 < 2 ms/call (wall)": responses.wall < 0.002,
-        "Gemini replay at 1,000 < 2 ms/call (wall)": gemini.wall < 0.002,
-        "replay at 1,000 >= 10x faster than plain vcrpy (wall)": theirs.wall / ours.wall >= 10,
-        "load of 1,000 < 100 ms": load < 0.1,
-    }
     overhead = (ours.wall - fake.wall) * ms, (ours.cpu - fake.cpu) * ms
     print(
         f"harness overhead over the fake at 1,000: {overhead[0]:.3f} ms/call wall, "
         f"{overhead[1]:.3f} ms/call CPU\n"
     )
+    report_gemini(gemini)
+    checks = {
+        "replay at 1,000 < 2 ms/call (CPU)": ours.cpu < 0.002,
+        "Responses API replay at 1,000 < 2 ms/call (CPU)": responses.cpu < 0.002,
+        **{
+            f"Gemini replay at 1,000 < 2 ms/call (CPU): {g.label}": g.replay.cpu < 0.002
+            for g in gemini
+            if g.target
+        },
+        "replay at 1,000 >= 10x faster than plain vcrpy (CPU)": theirs.cpu / ours.cpu >= 10,
+        "load of 1,000 < 100 ms": load < 0.1,
+    }
     for name, ok in checks.items():
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
     return all(checks.values())
 
 
+def report_gemini(rows: list[GeminiRow]) -> None:
+    """The Gemini table: replay, the SDK floor, their difference, plain vcrpy."""
+    print(
+        "Gemini at 1,000 interactions, ms per call, wall / CPU. SDK floor: the same call "
+        "answered in-process, no harness, no vcrpy;\nreplay - floor: what replaying adds "
+        "(harness's matching and response parsing, vcrpy's HTTP stub)."
+    )
+    columns = ("replay", "SDK floor", "replay - floor", "plain vcrpy")
+    print(f"{'call':<38} | " + " | ".join(f"{c:>17}" for c in columns))
+    print(f"{'-' * 38}-+-" + "-+-".join("-" * 17 for _ in columns))
+
+    def cell(cost: Cost | None) -> str:
+        return f"{cost.wall * 1000:>7.3f} / {cost.cpu * 1000:>7.3f}" if cost else f"{'-':>17}"
+
+    for row in rows:
+        cells = (row.replay, row.floor, row.share, row.vcrpy)
+        print(f"{row.label:<38} | " + " | ".join(cell(c) for c in cells))
+        if row.note:
+            print(f"{'':<38}   ({row.note})")
+    print()
+
+
 def main() -> int:
-    """Record, replay, print one table; exit 1 if a target is missed."""
+    """Record, replay, print the tables; exit 1 if a target is missed."""
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as temp:
         base_url, paths, record_cost = record(Path(temp))
         print(
@@ -327,7 +419,16 @@ def main() -> int:
         ]
         loads = load_time(paths[1000])
         responses = responses_replay(Path(temp))
-        gemini = gemini_replay(Path(temp))
+        gemini = gemini_rows(Path(temp))
+    load = os.getloadavg()[0]
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    cores = os.cpu_count() or 1
+    if load > cores:
+        print(
+            f"the machine is busy ({load:.1f} runnable on {cores} CPUs): wall times stretch, "
+            "and CPU times rise too (shared caches), even as the best of several sessions"
+        )
+    print()
     return 0 if report(scripted, fake, rows, loads, responses, gemini) else 1
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.recording._entries import split_items, stamp_checksums
@@ -102,6 +102,58 @@ def test_reads_the_bodies_providers_send_without_pyyaml(payload: Any, stream: bo
     assert fast["response"]["body"]["string"] == body
 
 
+@given(payload=json_values, spacing=st.sampled_from([None, 2]))
+@settings(max_examples=200, deadline=None)
+def test_reads_streams_framed_with_crlf_without_pyyaml(payload: Any, spacing: int | None) -> None:
+    # Gemini frames SSE events with \r\n, which a block scalar cannot hold: the
+    # dumper writes such a body as one double-quoted line, read here as JSON.
+    event = json.dumps({"text": payload, "quote": 'say "hi"\\n', "path": "C:\\x"}, indent=spacing)
+    body = f"data: {event}\r\n\r\n" * 3
+    headers = {"content-type": ["text/event-stream"]}
+    fast = agrees(item_texts(response(200, "OK", headers, body)))
+    assert fast is not None
+    assert fast["response"]["body"]["string"] == body
+
+
+quoted_text = st.text(
+    st.one_of(
+        st.sampled_from('\\"\r\n\t /ux0e\x00\x07\x1b\x85\xa0\u2028\ufeff\U0001f600é'),
+        st.characters(exclude_categories=["Cs"]),  # the dumper cannot write surrogates
+    ),
+    max_size=40,
+)
+
+
+@given(value=quoted_text)
+@example(value="a\rb")
+@example(value='\\"data: {\\"q\\": \\"\\\\u00e9\\"}\r\n\t é\U0001f600')
+@settings(max_examples=500, deadline=None)
+def test_double_quoted_scalars_agree_with_pyyaml(value: str) -> None:
+    # Escapes, backslashes and quotes in any order: whatever the dumper quotes is
+    # read as PyYAML reads it, or left to PyYAML.
+    text = dump_document(CASSETTE, {"message": value, "values": [value]})
+    fast = read_block_document(text)
+    assert fast is None or fast == pyyaml(text)
+    plain = all(c.isprintable() or c in "\r\n\t" for c in value)
+    if fast is None and "\r" in value and plain:
+        pytest.fail(f"text with \\r and JSON's escapes only should be read here: {text!r}")
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        pytest.param('"a\\r\\nb"', "a\r\nb", id="crlf"),
+        pytest.param('"\\\\\\"\\\\"', '\\"\\', id="backslashes-and-quotes"),
+        pytest.param('"\\\\u00e9\\u00e9"', "\\u00e9é", id="escaped-backslash-before-u"),
+        pytest.param('"tab\\there"', "tab\there", id="escaped-tab"),
+        pytest.param('"\\b\\f"', "\b\f", id="b-and-f"),
+    ],
+)
+def test_double_quoted_escapes(line: str, value: str) -> None:
+    text = f"message: {line}\n"
+    assert read_block_document(text) == pyyaml(text) == {"message": value}
+
+
 @pytest.mark.parametrize("body", ["a\nb", "a\nb\n", "a\nb\n\n\n", "a\n\nb", "x", ""])
 def test_literal_blocks_keep_their_line_breaks(body: str) -> None:
     assert agrees(item_texts(response(200, "OK", {}, body))) is not None or body == ""
@@ -110,7 +162,15 @@ def test_literal_blocks_keep_their_line_breaks(body: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        '  response:\n    status:\n      code: 200\n      message: "OK"\n',  # double quotes
+        '  response:\n    status:\n      message: "two\n        lines"\n',  # folded quotes
+        '  response:\n    status:\n      message: "a\\\n        b"\n',  # an escaped break
+        '  response:\n    status:\n      message: "a" # comment\n',
+        '  response:\n    status:\n      message: "a\tb"\n',  # a literal tab
+        '  response:\n    status:\n      message: "a\\x41"\n',  # an escape JSON lacks
+        '  response:\n    status:\n      message: "a\\/"\n',  # one libyaml never writes
+        '  response:\n    status:\n      message: "\\ud83d\\ude00"\n',  # surrogates
+        '  response:\n    status:\n      message: "a\\uDC00"\n',  # a lone low surrogate
+        '  response:\n    status:\n      message: "a\\"\n',  # the quote is escaped
         "  response:\n    status: {code: 200}\n",  # a flow mapping
         "  response:\n    status:\n      code: 200 # comment\n",
         "  response:\n    status:\n      code: &a 200\n",  # an anchor
