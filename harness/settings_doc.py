@@ -1,9 +1,9 @@
-"""The README's settings table, generated from ``Settings`` so the two cannot drift.
+"""The settings reference table (docs/reference/settings.md), generated from ``Settings`` so the two cannot drift.
 
 Which variable sets which field is asked of ``Settings.from_env`` itself: it is
 handed a mapping that records every name it looks up. Every field then needs a
 line in ``MEANINGS``; a new field without one fails ``settings_rows`` (and the
-README test) with the fix in the message.
+settings-table test) with the fix in the message.
 
 Print the table: ``python -m harness.settings_doc``.
 """
@@ -21,7 +21,7 @@ from harness.settings import Settings
 
 __all__ = ["MEANINGS", "env_variables", "settings_rows", "settings_table"]
 
-# field -> (default as the README shows it, or None to show the real default; meaning)
+# field -> (default as the settings reference shows it, or None to show the real default; meaning)
 MEANINGS: dict[str, tuple[str | None, str]] = {
     "provider": (
         None,
@@ -151,7 +151,7 @@ def settings_rows() -> Iterator[tuple[str, str, str]]:
         if field not in MEANINGS:
             raise ConfigurationError(
                 f"Settings.{field} has no line in harness/settings_doc.py MEANINGS; add one, "
-                "then paste `python -m harness.settings_doc` into the README's settings table"
+                "then paste `python -m harness.settings_doc` into the settings table of docs/reference/settings.md"
             )
         shown, meaning = MEANINGS[field]
         if shown is None:

@@ -61,7 +61,7 @@ class SdkProvider(ABC, Generic[SyncClientT, AsyncClientT]):
         """Keep ``client``, or build an owned one from the key (``key_env`` by default).
 
         ``base_url`` (already read from the environment) on this machine needs no
-        key: the simulator takes any (see the README).
+        key: the simulator takes any (see docs/cassettes.md).
         """
         self._secrets: tuple[str, ...] = ()
         self._owns_client = client is None
