@@ -1,4 +1,6 @@
-"""The settings reference table (docs/reference/settings.md), generated from ``Settings`` so the two cannot drift.
+"""The settings reference (docs/reference/settings.md), generated from ``Settings``.
+
+Generated, so the table and the code cannot drift.
 
 Which variable sets which field is asked of ``Settings.from_env`` itself: it is
 handed a mapping that records every name it looks up. Every field then needs a
@@ -151,7 +153,8 @@ def settings_rows() -> Iterator[tuple[str, str, str]]:
         if field not in MEANINGS:
             raise ConfigurationError(
                 f"Settings.{field} has no line in harness/settings_doc.py MEANINGS; add one, "
-                "then paste `python -m harness.settings_doc` into the settings table of docs/reference/settings.md"
+                "then paste `python -m harness.settings_doc` into the settings table of "
+                "docs/reference/settings.md"
             )
         shown, meaning = MEANINGS[field]
         if shown is None:

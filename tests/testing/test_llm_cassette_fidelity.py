@@ -13,10 +13,10 @@ import pytest
 import requests
 
 import harness.evals.recorded_responses
-import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.traffic_rows
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 

@@ -14,10 +14,10 @@ import openai
 import pytest
 
 import harness.app
-import harness.wires.openai.provider
 import harness.recording
 import harness.testing.request_checks
 import harness.tools.builtin
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
 from harness.evals.mutant_table import render_mutants

@@ -372,9 +372,9 @@ def test_nothing_sent_and_unknown_sources_are_one_line_errors() -> None:
 def _wire_bodies(request: LLMRequest) -> dict[str, tuple[str, dict[str, Any]]]:
     """``request`` as each runtime provider encodes it (their public encoders)."""
     from harness.wires.anthropic.provider import to_anthropic_messages, to_anthropic_tools
+    from harness.wires.gemini.provider import to_gemini_contents, to_gemini_tools
     from harness.wires.openai.provider import to_chat_messages, to_chat_tools
     from harness.wires.openai_responses.items import to_input_items, to_response_tools
-    from harness.wires.gemini.provider import to_gemini_contents, to_gemini_tools
 
     tools = request.tools
     system, messages = to_anthropic_messages(request.messages)

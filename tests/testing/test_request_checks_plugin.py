@@ -11,12 +11,12 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.request_checks
 import harness.testing.traffic_rows
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.mutant_table import render_mutants
 from harness.simulator import SimulatorServer

@@ -16,11 +16,11 @@ import openai
 import pytest
 
 import harness.evals.recorded_responses
-import harness.wires.openai.provider
 import harness.recording
 import harness.simulator.render
 import harness.testing.http_mutants
 import harness.testing.traffic_rows
+import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 

@@ -13,11 +13,11 @@ import pytest
 
 import harness.app
 import harness.evals.recorded_responses
-import harness.wires.openai.provider
 import harness.recording
 import harness.testing.cases_suite
 import harness.testing.trajectory
 import harness.tools.builtin
+import harness.wires.openai.provider
 from harness.core.errors import ConfigurationError
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
