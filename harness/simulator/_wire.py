@@ -74,9 +74,11 @@ def chunks(text: str) -> list[str]:
 def json_answer(payload: Any, status: int = 200) -> Answer:
     """A JSON answer; a 429 tells clients to retry soon, as the real APIs do."""
     headers = (("retry-after-ms", "20"),) if status == _RATE_LIMITED else ()
-    return Answer(
-        status, "application/json", json.dumps(payload, ensure_ascii=False).encode(), headers
-    )
+    # Indented as a cassette stores JSON (and as api.openai.com sends it): a body
+    # recorded from the simulator then needs no ``harness_form`` to replay as the
+    # bytes that were sent, so re-recording reproduces the committed cassettes.
+    body = json.dumps(payload, indent=2, ensure_ascii=False).encode()
+    return Answer(status, "application/json", body, headers)
 
 
 def sse_answer(events: list[tuple[str | None, Any]]) -> Answer:

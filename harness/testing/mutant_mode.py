@@ -227,6 +227,7 @@ def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.
     any other exception stays a failure (an eval error).
     """
     from harness.evals.mutants import MutantExhaustedError
+    from harness.evals.request_mutants import is_request_operator
 
     mid = mutant_id(item)
     if mid is None:
@@ -237,6 +238,11 @@ def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.
     if mid == CONTROL or report.when != "call":
         return
     reason = f"mutant {mid}: the eval should fail"
+    if report.passed and is_request_operator(mid.partition(".")[0]):
+        # A request (configuration) mutant only a check on what was sent can kill:
+        # it is scored apart, so its survivor reads XPASS and fails no session.
+        report.wasxfail = reason
+        return
     if report.passed:
         report.outcome = "failed"
         report.longrepr = f"[XPASS(strict)] {reason}"

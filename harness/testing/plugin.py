@@ -316,8 +316,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     terminalreporter.write_sep("=", "harness mutants")
     terminalreporter.write_line(
-        "xfailed = killed (the eval failed), XPASS(strict) = survived; other failures are "
-        "eval errors or a failed control"
+        "xfailed = killed (the eval failed), XPASS(strict) = survived (a request mutant's "
+        "survivor is a plain XPASS); other failures are eval errors or a failed control"
     )
     terminalreporter.write_line(render_mutants(collector.report()))
 

@@ -168,7 +168,7 @@ monkeypatch.setattr(EditTool, "run", run)
 
 APPROVAL_OFF = _autouse("""
 import harness.app
-def passthrough(settings, app):
+def passthrough(settings, app, *required):
     return lambda ctx, nxt: nxt(ctx)
 monkeypatch.setattr(harness.app, "_approval_middleware", passthrough)
 """)
