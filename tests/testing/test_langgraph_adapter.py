@@ -126,6 +126,7 @@ def test_each_graph_node_is_a_span_with_its_model_and_tool_calls(tmp_path: Path)
     assert [s.attributes["step"] for s in tree.find_all("graph.node")] == [1, 2, 3]
     assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])
     tool = tree.one("tool.call")
+    assert tool.attributes["tool_call_index"] == 0
     assert tool.attributes["payload"]["observation"] == f"notes.txt: {SENTINEL}"
     # The framework's view and the wire's agree on the call, its result and the tokens.
     traffic = trace_from_cassette(cassette)
@@ -136,6 +137,21 @@ def test_each_graph_node_is_a_span_with_its_model_and_tool_calls(tmp_path: Path)
     tokens = [c.attributes["input_tokens"] for c in tree.find_all("llm.call")]
     assert tokens == [c.attributes["input_tokens"] for c in traffic.find_all("llm.call")]
     assert tree.find_all("llm.call")[0].attributes["tool_calls"][0]["name"] == "read_file"
+
+
+def test_an_async_streamed_run_has_the_same_node_spans() -> None:
+    import asyncio
+
+    handler = _handler()
+
+    async def run() -> list[Any]:
+        graph = _graph(sim.url)
+        return [u async for u in graph.astream(PROMPT, {"callbacks": [handler]})]
+
+    with SimulatorServer(SCRIPT) as sim:
+        updates = asyncio.run(run())
+    assert [next(iter(update)) for update in updates] == ["agent", "tools", "agent"]
+    assert_trace_shape(_valid(handler.tree()), NODES)
 
 
 def test_a_failing_tool_is_an_error_span_and_metadata_mode_keeps_no_payload() -> None:

@@ -47,7 +47,9 @@ from harness.traffic.wire import STABLE_JSON, TokenUsage, ToolAsk
 
 __all__ = ["LangGraphTraceHandler"]
 
-_INTERRUPT = "GraphInterrupt"  # langgraph.errors.GraphInterrupt and its subclasses
+# langgraph.errors' control flow, by name (this module imports no LangGraph): an
+# interrupt() pauses the run, a GraphBubbleUp (ParentCommand: Command(graph=PARENT)) routes it.
+_INTERRUPT, _BUBBLE_UP = "GraphInterrupt", "GraphBubbleUp"
 
 
 @dataclass
@@ -82,8 +84,8 @@ def _text(message: Any) -> str:
     return "".join(parts)
 
 
-def _is_interrupt(error: BaseException) -> bool:
-    return any(cls.__name__ == _INTERRUPT for cls in type(error).__mro__)
+def _control_flow(error: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(error).__mro__} & {_INTERRUPT, _BUBBLE_UP}
 
 
 class LangGraphTraceHandler(BaseCallbackHandler):
@@ -118,6 +120,7 @@ class LangGraphTraceHandler(BaseCallbackHandler):
         self._lock = threading.Lock()
         self._runs: dict[UUID, _Run] = {}
         self._roots: list[UUID] = []
+        self._ask_index: dict[str, int] = {}  # a tool call id -> its place in the model's answer
 
     # -- the trees -----------------------------------------------------------------
 
@@ -148,6 +151,7 @@ class LangGraphTraceHandler(BaseCallbackHandler):
         with self._lock:
             self._runs.clear()
             self._roots.clear()
+            self._ask_index.clear()
 
     def _tree(self, root: UUID) -> TraceTree:
         with self._lock:
@@ -191,9 +195,10 @@ class LangGraphTraceHandler(BaseCallbackHandler):
             return None
         node = run.node
         node.end_ns = _now()
-        if error is not None and _is_interrupt(error):
+        flow = _control_flow(error) if error is not None else set()
+        if _INTERRUPT in flow:
             node.attributes["interrupted"] = True
-        elif error is not None:
+        elif error is not None and not flow:
             node.status = "error"
             node.attributes["error_type"] = type(error).__name__
             node.payload["error_message"] = str(error)
@@ -218,12 +223,28 @@ class LangGraphTraceHandler(BaseCallbackHandler):
             outermost = parent_run_id is None or parent_run_id not in self._runs
         if outermost:
             node = Node(AGENT, None, {"agent_name": name} if name else {})
-        elif graph_node is not None and name == graph_node:
+        elif (
+            graph_node is not None
+            and name == graph_node
+            and not self._inside(parent_run_id, graph_node, (metadata or {}).get("langgraph_step"))
+        ):
             attributes = {"node": graph_node, "step": (metadata or {}).get("langgraph_step")}
             node = Node("graph.node", str(graph_node), attributes)
         else:
             node = Node(None)
         self._start(run_id, parent_run_id, node)
+
+    def _inside(self, parent: UUID | None, graph_node: Any, step: Any) -> bool:
+        """Whether ``parent`` or an ancestor is already that node's span in that step
+        (a node's own runnable named as the node is no second level)."""
+        with self._lock:
+            while parent is not None and parent in self._runs:
+                run = self._runs[parent]
+                if run.node.kind == "graph.node":
+                    seen = run.node.attributes
+                    return (seen.get("node"), seen.get("step")) == (graph_node, step)
+                parent = run.parent
+        return False
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id)
@@ -277,6 +298,8 @@ class LangGraphTraceHandler(BaseCallbackHandler):
             ToolAsk(str(call.get("id") or ""), call["name"], STABLE_JSON(call.get("args") or {}))
             for call in getattr(message, "tool_calls", None) or []
         )
+        with self._lock:
+            self._ask_index.update({ask.call_id: i for i, ask in enumerate(asks) if ask.call_id})
         text = _text(message) if message is not None else generation.text if generation else ""
         replay_limit = self._limit if self._mode == "replay" else None
         node.attributes.update(
@@ -313,9 +336,16 @@ class LangGraphTraceHandler(BaseCallbackHandler):
         arguments = inputs if inputs is not None else _arguments(input_str)
         ask = ToolAsk(str(kwargs.get("tool_call_id") or ""), name, STABLE_JSON(arguments))
         node = Node("tool.call", name, tool_call_attributes(ask, 0, None, None))
-        if not ask.call_id:  # the model call's ask tells it, as for the other adapters
+        # A tool node is no sibling of the model call that asked (the adapters' usual
+        # match): the id LangChain passes, and the place that id had in the answer, tell.
+        with self._lock:
+            index = self._ask_index.get(ask.call_id) if ask.call_id else None
+        if not ask.call_id:
             node.attributes.pop("tool_call_id")
-        node.attributes.pop("tool_call_index")
+        if index is None:
+            node.attributes.pop("tool_call_index")
+        else:
+            node.attributes["tool_call_index"] = index
         node.payload["arguments"] = arguments
         self._start(run_id, parent_run_id, node)
 
