@@ -2,7 +2,8 @@
 
 Run: ``python bench/foreign_replay.py [RUNS] [LABEL PART]`` (needs the test extra). For each
 recipe in ``examples/`` (a raw openai loop, pydantic-ai on OpenAI chat and on
-Responses, the Agents SDK on chat completions and on Responses) one whole agent
+Responses, the Agents SDK on chat completions and on Responses, a LangGraph ReAct graph on
+ChatOpenAI) one whole agent
 run is replayed from its committed cassette three ways, side by side:
 
 - floor: the SDK on ``httpx2.MockTransport`` serving the recorded responses in
@@ -155,6 +156,18 @@ def agents_sdk_responses(path: Path, http: Any) -> None:
     _agents_sdk("responses", path, http)
 
 
+def langgraph(path: Path, http: Any) -> None:
+    from langchain_openai import ChatOpenAI
+
+    from examples.langgraph_agent.agent import MODEL
+    from examples.langgraph_agent.agent import build as build_graph
+
+    model = ChatOpenAI(model=MODEL, api_key="sk-bench", max_retries=0, http_client=http)  # type: ignore[arg-type]
+    graph = build_graph(model, _workspace("RELEASE-CODE-3M8K"))
+    result = graph.invoke({"messages": [("user", "What is the release code?")]})
+    assert "RELEASE-CODE-3M8K" in str(result["messages"][-1].content), result
+
+
 RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = [
     (
         "raw openai",
@@ -190,6 +203,13 @@ RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = 
         "openai_agents/test_openai_agents/test_reads_the_release_code_on_responses.yaml",
         True,
         "openai-agents",
+    ),
+    (
+        "langgraph",
+        langgraph,
+        "langgraph_agent/test_langgraph/test_reads_the_release_code.yaml",
+        False,
+        None,
     ),
 ]
 

@@ -3,6 +3,7 @@
 - ``from_otel_spans(spans)``: OpenTelemetry spans with the GenAI semantic
   conventions (pydantic-ai, Logfire) or OpenInference's (``_otel``).
 - ``AgentsTraceProcessor``: an OpenAI Agents SDK tracing processor (``_agents``).
+- ``LangGraphTraceHandler``: a LangChain callback handler for LangGraph runs (``_langgraph``).
 
 Both shape the framework's agent, model, tool and handoff spans as harness
 records its own runs (``_nodes``), so ``assert_trace_shape``, ``trace.one(...)``
@@ -13,17 +14,21 @@ processor's module (which needs ``openai-agents``) loads when it is first named.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from harness.testing.adapters._otel import from_otel_spans
 
 if TYPE_CHECKING:
     from harness.testing.adapters._agents import AgentsTraceProcessor
+    from harness.testing.adapters._langgraph import LangGraphTraceHandler
 
-__all__ = ["AgentsTraceProcessor", "from_otel_spans"]
+__all__ = ["AgentsTraceProcessor", "LangGraphTraceHandler", "from_otel_spans"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "LangGraphTraceHandler":  # needs langchain-core (pip install langgraph)
+        return _lazy("_langgraph", name, "langchain_core", "langgraph")
     if name != "AgentsTraceProcessor":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     try:
@@ -35,3 +40,14 @@ def __getattr__(name: str) -> Any:
             "AgentsTraceProcessor needs the OpenAI Agents SDK: pip install openai-agents"
         ) from exc
     return AgentsTraceProcessor
+
+
+def _lazy(module: str, name: str, needs: str, install: str) -> Any:
+    """``name`` of the adapter ``module``, with an install hint when its framework is missing."""
+    try:
+        loaded = importlib.import_module(f"harness.testing.adapters.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != needs:
+            raise
+        raise ImportError(f"{name} needs {install}: pip install {install}") from exc
+    return getattr(loaded, name)
