@@ -217,6 +217,11 @@ def _base_url(config: pytest.Config) -> str | None:
 
 def _tools_mode(config: pytest.Config, record_mode: str) -> str:
     tools = str(config.getoption("harness_tools", default="replay") or "replay")
+    if tools == "live" and config.getoption("harness_mutants", default=False):
+        raise pytest.UsageError(
+            "--harness-tools live compares tool results with the recording; a mutant's "
+            "answers are not the recording: drop --harness-mutants (or --harness-tools live)"
+        )
     if tools == "live" and record_mode != "none":
         # Recording runs every tool live already; this mode checks a replay against them.
         raise pytest.UsageError(

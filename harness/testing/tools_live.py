@@ -195,11 +195,12 @@ def _divergence(watch: _Watch) -> ToolDivergence | None:
     from harness.traffic import exchanges_from_cassette
 
     recorded = tool_calls_from_exchanges(exchanges_from_cassette(watch.cassette))
-    for app, log in watch.apps:
-        found = first_divergence(recorded, log.requests, _mcp_names(app))
-        if found is not None:
-            return found
-    return None
+    # One pass over every app's requests, in the order the apps were built: a
+    # second app that reuses an id (a simulator's call_1) pairs with the second
+    # recorded use of it, as it was recorded.
+    requests = [request for _, log in watch.apps for request in log.requests]
+    names = {name: own for app, _ in watch.apps for name, own in _mcp_names(app).items()}
+    return first_divergence(recorded, requests, names)
 
 
 def lead_with_divergence(item: pytest.Item, report: pytest.TestReport) -> None:

@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.core.messages import LLMRequest, Message, ToolCall
 from harness.simulator import SimulatorServer
@@ -138,11 +140,20 @@ def test_a_changed_workspace_file_fails_with_the_named_divergence(
     assert "alpha" in out and "beta" in out
 
 
-def test_live_tools_with_a_recording_mode_is_a_usage_error(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("other", "says"),
+    [
+        (("--record-mode", "once"), "--harness-tools live replays the model"),
+        (("--harness-mutants",), "a mutant's answers are not the recording"),
+    ],
+)
+def test_live_tools_with_a_recording_or_mutants_is_a_usage_error(
+    pytester: pytest.Pytester, other: tuple[str, ...], says: str
+) -> None:
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    result = pytester.runpytest("--harness-tools", "live", "--record-mode", "once")
+    result = pytester.runpytest("--harness-tools", "live", *other)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--harness-tools live replays the model" in result.stderr.str()
+    assert says in result.stderr.str()
 
 
 def _request(*messages: Message) -> LLMRequest:
@@ -169,3 +180,25 @@ def test_the_first_result_unlike_its_recorded_call_of_the_same_id_is_named() -> 
     assert (found.tool, found.server, found.server_tool) == ("read", None, "read")
     assert (found.recorded, found.live) == ("old", "new")
     assert first_divergence(recorded[:1], [second]) is None, "nothing recorded: no divergence"
+
+
+@given(st.lists(st.text(max_size=20), min_size=1, max_size=6), st.data())
+def test_only_a_changed_result_diverges_and_the_first_change_is_named(
+    results: list[str], data: st.DataObject
+) -> None:
+    calls = tuple(
+        ToolCall(id=f"call_{i}", name="read", arguments={"n": i}) for i in range(len(results))
+    )
+    recorded = [RecordedToolCall("read", {"n": i}, r, f"call_{i}") for i, r in enumerate(results)]
+
+    def sent(answers: list[str]) -> list[LLMRequest]:
+        tools = [Message.tool(f"call_{i}", a) for i, a in enumerate(answers)]
+        return [_request(Message.user("go"), Message.assistant(tool_calls=calls), *tools)]
+
+    assert first_divergence(recorded, sent(results)) is None
+    changed = sorted(data.draw(st.sets(st.integers(0, len(results) - 1), min_size=1)))
+    live = [r + "!" if i in changed else r for i, r in enumerate(results)]
+    found = first_divergence(recorded, sent(live))
+    assert found is not None
+    assert found.arguments == {"n": changed[0]}
+    assert (found.recorded, found.live) == (results[changed[0]], results[changed[0]] + "!")
