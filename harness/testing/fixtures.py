@@ -337,6 +337,10 @@ def make_harness_app(
         servers = _mcp_servers(request, mcp_servers or settings.mcp_servers, harness_run_log)
         app = build_application(settings, provider=chosen, tools=tools, mcp_servers=servers)
         app.observers.append(harness_run_log.observe)
+        if request.getfixturevalue("harness_options").tools == "live":
+            from harness.testing.tools_live import watch_app
+
+            watch_app(request.node, app, chosen, harness_run_log.cassette_path)
         built.append(app)
         return app
 

@@ -44,5 +44,7 @@ def recorded_mcp_servers(value: Any, cassette: Path, options: HarnessOptions) ->
     config = load_mcp_config(value)
     if config is None:
         return None
+    if options.tools == "live":
+        return config  # --harness-tools live: the real servers; their cassette is left alone
     recording = McpRecording(cassette, options.record_mode, options.block_live)
     return config.with_recording(recording)

@@ -15,6 +15,7 @@ __all__ = ["RECORD_MODES", "STREAM_CHOICES", "HarnessOptions", "add_options"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 STREAM_CHOICES = ("off", "on", "both")
+TOOLS_CHOICES = ("replay", "live")
 PROVIDER_CHOICES = ("scripted", *(w.name for w in runtime_wires()))  # the registry's
 
 
@@ -121,6 +122,14 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         "(eval tests always do).",
     )
     group.addoption(
+        "--harness-tools",
+        choices=TOOLS_CHOICES,
+        default="replay",
+        help="replay (default): MCP servers answer from their cassettes; live: run the real "
+        "MCP servers and builtin tools against the replayed model and fail a test on the first "
+        "tool result that differs from the recording, naming the tool.",
+    )
+    group.addoption(
         "--harness-judge-model",
         default=None,
         help="Model the recorded judge of case files asks (default: $HARNESS_JUDGE_MODEL, "
@@ -151,6 +160,7 @@ class HarnessOptions:
     cases_dir: Path | None = None
     judge_model: str | None = None
     block_live: bool = False
+    tools: str = "replay"
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -180,6 +190,7 @@ class HarnessOptions:
             or os.environ.get("HARNESS_JUDGE_MODEL")
             or None,
             block_live=bool(config.getoption("harness_block_live", default=False)),
+            tools=_tools_mode(config, str(mode)),
         )
 
 
@@ -202,6 +213,22 @@ def _base_url(config: pytest.Config) -> str | None:
     if problem is not None:
         raise pytest.UsageError(problem)
     return str(given).strip()
+
+
+def _tools_mode(config: pytest.Config, record_mode: str) -> str:
+    tools = str(config.getoption("harness_tools", default="replay") or "replay")
+    if tools == "live" and config.getoption("harness_mutants", default=False):
+        raise pytest.UsageError(
+            "--harness-tools live compares tool results with the recording; a mutant's "
+            "answers are not the recording: drop --harness-mutants (or --harness-tools live)"
+        )
+    if tools == "live" and record_mode != "none":
+        # Recording runs every tool live already; this mode checks a replay against them.
+        raise pytest.UsageError(
+            f"--harness-tools live replays the model; it cannot run with --record-mode "
+            f"{record_mode}: use --record-mode none"
+        )
+    return tools
 
 
 def _stream_mode(config: pytest.Config) -> str:

@@ -20,6 +20,7 @@ from harness.testing import (
     mutant_mode,
     mutant_outcome,
     sequential,
+    tools_live,
 )
 from harness.testing.case_fixtures import collect_case_runner, evidence
 from harness.testing.collector import ROW_PROPERTY, EvalCollector
@@ -364,6 +365,7 @@ def _finish_report(
         if stops:
             report.sections.append(("harness runs that stopped with an error", stops))
         rewrite_blocked_report(item, report)
+    tools_live.lead_with_divergence(item, report)  # --harness-tools live: the tool, first
     if mutant_mode.mutant_id(item) is not None:
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
