@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.evals.tool_result_mutants import derive_tool_result_mutants, mutated_cassette
 from harness.mcp.cassette import McpCassette, McpExchange, McpServerTape
@@ -140,3 +142,41 @@ def test_a_failed_or_empty_result_gets_no_mutant_that_would_repeat_it() -> None:
     assert [m.id for m in derive_tool_result_mutants(failed, ())] == ["empty_result.1"]
     empty = derive_tool_result_mutants(_tape({"content": []}), ())
     assert [m.id for m in empty] == ["error_result.1"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(
+    texts=st.lists(st.text(max_size=12), min_size=1, max_size=3),
+    structured=st.dictionaries(st.text(max_size=4), _JSON, max_size=3),
+)
+def test_every_mutant_changes_one_result_and_keeps_the_json_types(
+    texts: list[str], structured: dict[str, Any]
+) -> None:
+    content = [{"type": "text", "text": t} for t in texts]
+    cassette = _tape({"content": content, "structuredContent": structured})
+    for mutant in derive_tool_result_mutants(cassette, ()):
+        changed = mutated_cassette(cassette, mutant.id)
+        assert changed is not None
+        result = changed.servers["s"].exchanges[1].result
+        assert result is not None and result != cassette.servers["s"].exchanges[1].result
+        if mutant.operator != "error_result":
+            kept = result["structuredContent"]
+            assert _types(kept) <= _types(structured) | {"list"}, (structured, kept)
+            assert set(kept) == set(structured)  # the schema's keys are still there
+
+
+def _types(value: Any) -> set[str]:
+    """The JSON types found anywhere in ``value``."""
+    if isinstance(value, dict):
+        return {"dict"}.union(*(_types(v) for v in value.values()))
+    if isinstance(value, list):
+        return {"list"}.union(*(_types(v) for v in value))
+    return {type(value).__name__}
