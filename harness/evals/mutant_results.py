@@ -26,6 +26,10 @@ the answers kept) are scored apart, in ``EvalMutants.requests``: they test
 whether an eval checks what was sent, a question of its own, so they enter
 neither the kill rate, the status nor the mutation score; the table gives them
 a line of their own.
+
+Tool-result mutants (``harness.evals.tool_result_mutants``: an MCP tool's
+result emptied, failed or cut) are scored with the model-response mutants, and
+also kept in ``EvalMutants.tools`` for a line of their own.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.evals.provenance import Source
 from harness.evals.request_mutants import is_request_operator
 from harness.evals.stats import Interval, wilson_interval
+from harness.evals.tool_result_mutants import is_tool_result_operator
 
 __all__ = [
     "CONTROL",
@@ -125,6 +130,8 @@ class EvalMutants:
     inert: tuple[MutantResult, ...] = ()
     # The request (configuration) mutants, scored apart from the rest.
     requests: tuple[MutantResult, ...] = ()
+    # The tool-result (MCP) mutants: scored with the rest, and listed apart too.
+    tools: tuple[MutantResult, ...] = ()
 
     @property
     def kill_rate(self) -> float:
@@ -190,6 +197,7 @@ def summarize_mutants(
                 control=control,
                 inert=tuple(r for r in mutants if r.inert),
                 requests=tuple(r for r in every if is_request_operator(r.operator)),
+                tools=tuple(r for r in mutants if is_tool_result_operator(r.operator)),
             )
         )
     return summaries

@@ -17,8 +17,9 @@ from harness.evals.mutant_results import (
 )
 from harness.evals.report import EvalReport
 from harness.evals.request_mutants import is_request_operator
+from harness.evals.tool_result_mutants import is_tool_result_operator
 
-__all__ = ["MUTANT_LEGEND", "render_mutants", "request_line"]
+__all__ = ["MUTANT_LEGEND", "render_mutants", "request_line", "tool_result_line"]
 
 MUTANT_LEGEND = (
     "killed: the eval failed an assertion; exhausted: killed after the run asked for more "
@@ -104,6 +105,20 @@ def request_line(results: Iterable[MutantResult]) -> str | None:
     return line + (f"; not killed: {', '.join(missed)}" if missed else "")
 
 
+def tool_result_line(results: Iterable[MutantResult]) -> str | None:
+    """``tool-result mutants: K/N killed`` (and which were not), None when none was served."""
+    served = [r for r in results if r.mutant != CONTROL and is_tool_result_operator(r.operator)]
+    if not served:
+        return None
+    kills = (MutantOutcome.KILLED, MutantOutcome.EXHAUSTED)
+    killed = sum(1 for r in served if r.outcome in kills)
+    line = f"tool-result mutants: {killed}/{len(served)} killed (counted in the kill rate)"
+    if killed == 0:
+        return line + " — no check looks at how the agent handles a failing or empty tool"
+    missed = [r.mutant for r in served if r.outcome not in kills]
+    return line + (f"; not killed: {', '.join(missed)}" if missed else "")
+
+
 def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_RATE) -> str:
     """One line per eval (kills, survivors, status), survivors listed under it."""
     summaries = summarize_mutants(report.mutants, min_kill_rate)
@@ -118,6 +133,8 @@ def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_R
         if summary.status not in (MutantStatus.NOT_MUTATED, MutantStatus.CONTROL_FAILED):
             requested = request_line(summary.requests)
             lines += [f"  {requested}"] if requested is not None else []
+            tooled = tool_result_line(summary.tools)
+            lines += [f"  {tooled}"] if tooled is not None else []
     total = sum(s.total for s in summaries)
     killed = sum(s.killed for s in summaries)
     counts = {status: sum(1 for s in summaries if s.status is status) for status in MutantStatus}
@@ -136,5 +153,8 @@ def render_mutants(report: EvalReport, min_kill_rate: float = DEFAULT_MIN_KILL_R
     suite = request_line(r for s in summaries if s.status not in skipped for r in s.requests)
     if suite is not None:
         lines.append(suite)
+    tools = tool_result_line(r for s in summaries if s.status not in skipped for r in s.tools)
+    if tools is not None:
+        lines.append(tools)
     lines.append(MUTANT_LEGEND)
     return "\n".join(lines)

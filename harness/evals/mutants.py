@@ -101,14 +101,20 @@ class PositionalProvider:
 
 
 @lru_cache(maxsize=64)
-def _cached(path: Path, provider: str, stamp: tuple[int, int]) -> tuple[Mutant, ...]:
+def _cached(path: Path, provider: str, stamp: tuple[int, ...]) -> tuple[Mutant, ...]:
     from harness.evals.recorded_responses import read_recorded_responses
+    from harness.evals.tool_result_mutants import tool_result_mutants_beside
 
     del stamp  # part of the cache key only: an edited cassette is read again
     recorded = read_recorded_responses(path, provider)
     control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
     sent = _recorded_requests(path)
-    return (control, *derive_mutants(recorded), *derive_request_mutants(sent, recorded))
+    return (
+        control,
+        *derive_mutants(recorded),
+        *derive_request_mutants(sent, recorded),
+        *tool_result_mutants_beside(path, recorded),  # the MCP cassette beside, if any
+    )
 
 
 def _recorded_requests(path: Path) -> tuple[SentRequest, ...]:
@@ -155,12 +161,15 @@ def recorded_source(path: Path) -> Source:
 
 
 def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
-    """The ``original`` control, then every mutant derived from ``path``'s responses.
+    """The ``original`` control, then every mutant derived from ``path``'s responses,
+    its requests, and the tool results of the MCP cassette beside it.
 
     Raises:
         CassetteError: the cassette is missing or unreadable.
     """
-    return _cached(path, provider, _stamp(path))
+    from harness.mcp.cassette import mcp_cassette_path
+
+    return _cached(path, provider, (*_stamp(path), *_stamp(mcp_cassette_path(path))))
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -347,6 +347,8 @@ def make_harness_app(
     yield make
     for app in built:
         app.close()
+    if _mutated(request.node):
+        return  # a mutant's changed call misses the MCP cassette; the eval judged its answer
     for app in built:
         if app.mcp is not None:
             app.mcp.check_misses()  # a replayed MCP request no cassette answers fails the test
@@ -363,10 +365,21 @@ def _mcp_servers(request: pytest.FixtureRequest, value: Any, log: RunLog) -> Any
     node.stash[_MCP_COUNT_KEY] = index
     options = request.getfixturevalue("harness_options")
     cassette = mcp_cassette_for(node, options, log.cassette_path, index)
+    if index == 1:  # a tool-result mutant changes the first application's cassette
+        from harness.testing.mcp_mutants import served_mcp_cassette
+
+        cassette = served_mcp_cassette(request, options, cassette)
     return recorded_mcp_servers(value, cassette, options)
 
 
 _MCP_COUNT_KEY = pytest.StashKey[int]()
+
+
+def _mutated(node: pytest.Item) -> bool:
+    """Whether this copy of an eval serves a mutant (not the control, not a plain run)."""
+    from harness.evals.mutant_results import CONTROL
+
+    return mutant_id(node) not in (None, CONTROL)
 
 
 def _private_state_home(factory: pytest.TempPathFactory) -> Path:
@@ -391,6 +404,7 @@ def mcp_cassette(
     request: pytest.FixtureRequest, harness_options: HarnessOptions, harness_run_log: RunLog
 ) -> Iterator[McpCassetteFixture]:
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
+    from harness.core.errors import CassetteError
     from harness.testing.llm_cassette import llm_cassette_path
     from harness.testing.mcp_cassette import McpCassetteFixture
 
@@ -398,6 +412,10 @@ def mcp_cassette(
     relative = test_file(Path(str(node.path)), harness_options.rootdir)
     beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
     path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
+    if harness_options.mutants and path.is_file():  # a tool-result mutant serves a changed copy
+        from harness.testing.mcp_mutants import served_mcp_cassette
+
+        path = served_mcp_cassette(request, harness_options, path)
     fixture = McpCassetteFixture(path, harness_options.record_mode)
     yield fixture
     if harness_run_log.traffic_trace is not None:  # an llm_cassette test: mark its MCP calls
@@ -405,7 +423,13 @@ def mcp_cassette(
 
         harness_run_log.traffic_trace = with_mcp_calls(harness_run_log.traffic_trace, fixture.tapes)
     try:
-        fixture.close()
+        try:
+            fixture.close()
+        except CassetteError:
+            # A mutant's changed call misses the cassette: the agent got the miss as an
+            # error answer and the eval judged it; only a real replay fails on a miss.
+            if not _mutated(node):
+                raise
     finally:
         for server, count in fixture.calls.items():  # the row's calls by server
             harness_run_log.mcp_calls[server] = harness_run_log.mcp_calls.get(server, 0) + count

@@ -279,5 +279,6 @@ def serve_mutant(
         mid, mutant.operator, order, mutant.description, served, source, model
     )
     run_log.provider, run_log.model, run_log.source = provider, model, source
+    run_log.cassette_path = path  # where the MCP cassette beside it is found
     with block_network():
         yield served
