@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.testing.adapters._otel import from_otel_spans
+from harness.testing.adapters._smolagents import from_smolagents
 
 if TYPE_CHECKING:
     from harness.testing.adapters._agents import AgentsTraceProcessor
 
-__all__ = ["AgentsTraceProcessor", "from_otel_spans"]
+__all__ = ["AgentsTraceProcessor", "from_otel_spans", "from_smolagents"]
 
 
 def __getattr__(name: str) -> Any:
