@@ -171,9 +171,17 @@ def _agent_node(agent: Any, replay_limit: int | None) -> Node:
 
 def _answer(agent: Any) -> str | None:
     for step in reversed(_action_steps(agent)):
-        if getattr(step, "is_final_answer", False):
-            output = step.action_output
-            return None if output is None else str(output)
+        if not getattr(step, "is_final_answer", False):
+            continue
+        output = getattr(step, "action_output", None)  # a CodeAgent's; ToolCallingAgent's is None
+        if output is not None:
+            return str(output)
+        for call in getattr(step, "tool_calls", None) or []:
+            if is_output_tool(str(call.name)):  # final_answer(answer=...) returns its answer
+                arguments = call.arguments
+                if isinstance(arguments, dict) and "answer" in arguments:
+                    return str(arguments["answer"])
+                return str(arguments)
     return None
 
 
