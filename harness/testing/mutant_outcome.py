@@ -72,7 +72,11 @@ def phase_end(
         kind = "assertion"
     elif isinstance(value, AssertionError):
         kind = "crash" if raised_inside_runtime(excinfo) else "assertion"
-    elif test_file is not None and raised_by_agent(excinfo, test_file):
+    elif (
+        isinstance(value, Exception)
+        and test_file is not None
+        and raised_by_agent(excinfo, test_file)
+    ):
         kind = "raised"
     else:
         kind = "crash"

@@ -13,7 +13,9 @@ sends tool calls and results to the model as it likes (plain text for a
 - a managed agent called as a tool is a ``subagent.run`` inside that tool call,
   built from the managed agent's own memory. smolagents resets that memory on
   each call, so only the last call of each managed agent has its sub-run;
-- a step that failed (``step.error``) is status ``error``, as are its tool calls.
+- a step that failed (``step.error``) is status ``error``, as are its tool calls;
+- a ``CodeAgent``'s step shows the one call smolagents notes for it
+  (``python_interpreter``, the code as its argument); planning steps are left out.
 
 smolagents is not imported: the agent is read by duck typing, so this module
 loads with the adapters package and needs no stubs.
