@@ -32,6 +32,14 @@ SIM_SCRIPT: dict[str, Any] = {
             },
         },
         {
+            "when": {"last_user_contains": "Error executing tool"},
+            "reply": {
+                "tool_calls": [
+                    {"name": "final_answer", "arguments": {"answer": "No notes to read."}}
+                ]
+            },
+        },
+        {
             "when": {"tools_include": "read_file", "last_user_contains": "New task"},
             "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
         },
@@ -104,6 +112,23 @@ def test_a_managed_agent_is_a_sub_run_of_the_step_that_called_it(
     assert CODE in read.attributes["payload"]["observation"]
     final_ask = answered.children[0].attributes
     assert final_ask["output_tool"] == "final_answer" and final_ask["tool_call_count"] == 0
+
+
+def test_a_tool_that_raised_is_an_error_span_in_a_failed_step(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
+    agent = ToolCallingAgent(
+        tools=[ReadFile(tmp_path)], model=_model(sim), max_steps=3, verbosity_level=0
+    )
+    answer = str(agent.run("What is the release code?"))  # notes.txt is missing
+
+    trace = from_smolagents(agent)
+    read = trace.one("tool.call", name="read_file")
+    failed, answered = (s for s in trace.root.children if s.kind == "agent.step")
+    assert read.status == "error" and read in failed.children
+    assert failed.status == "error" and failed.attributes["error"] == "AgentToolExecutionError"
+    assert answered.status == "ok" and trace.find("tool.call", within=answered) is None
+    assert trace.root.attributes["answer_chars"] == len(answer) == len("No notes to read.")
 
 
 def test_from_smolagents_refuses_what_is_not_an_agent() -> None:

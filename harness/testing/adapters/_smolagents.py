@@ -57,8 +57,16 @@ def _arguments(value: Any) -> str:
 
 
 def _asks(step: Any) -> list[ToolAsk]:
-    calls = getattr(step, "tool_calls", None) or []
-    return [ToolAsk(str(c.id or ""), str(c.name), _arguments(c.arguments)) for c in calls]
+    calls = getattr(step, "tool_calls", None)
+    if calls:
+        return [ToolAsk(str(c.id or ""), str(c.name), _arguments(c.arguments)) for c in calls]
+    # A step whose tool raised keeps no tool_calls: the model's message still has them.
+    asked = getattr(getattr(step, "model_output_message", None), "tool_calls", None) or []
+    return [
+        ToolAsk(str(c.id or ""), str(c.function.name), _arguments(c.function.arguments))
+        for c in asked
+        if getattr(c, "function", None) is not None
+    ]
 
 
 def _llm(step: Any, asks: list[ToolAsk], model: str, replay_limit: int | None) -> Node:
