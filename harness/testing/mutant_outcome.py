@@ -4,6 +4,14 @@ A run that failed after its tools sent traffic the cassette never recorded
 (``harness.testing.tool_traffic``) is ``exhausted``, not an error: the mutant
 moved the agent off the recording, however the failure surfaced.
 
+A run the agent's framework ended by raising failed as surely as an assertion:
+it is ``killed``, or ``exhausted`` when the exception was raised from (or while
+handling) a ``MutantExhaustedError``, as smolagents' ``AgentGenerationError``
+wraps the one a mutant that dropped ``final_answer`` leads to. An
+error stays what harness or the eval itself is to blame for: a ``HarnessError``
+anywhere in the exception's chain (a cassette miss wrapped by the SDK), an
+exception raised inside harness, or one raised by the test's own code.
+
 The phases of each mutant item are noted as they finish; at teardown they are
 classified and the ``MutantResult`` is attached to the report's
 ``user_properties``, which pytest-xdist ships to the controller.
@@ -35,6 +43,7 @@ __all__ = [
     "classify",
     "note_phase",
     "phase_end",
+    "raised_by_agent",
     "raised_inside_runtime",
     "result_property",
 ]
@@ -44,25 +53,34 @@ def note_phase(item: pytest.Item, when: str, call: pytest.CallInfo[None]) -> Non
     """Remember how a phase of a mutant item ended: ``(kind, message)``."""
     phases = item.stash.setdefault(PHASES_KEY, {})
     excinfo = call.excinfo
-    phases[when] = ("passed", "") if excinfo is None else phase_end(excinfo)
+    phases[when] = ("passed", "") if excinfo is None else phase_end(excinfo, Path(item.path))
 
 
-def phase_end(excinfo: pytest.ExceptionInfo[BaseException]) -> tuple[str, str]:
-    """``(kind, message)`` of a phase that raised: skipped, exhausted, assertion or crash."""
+def phase_end(
+    excinfo: pytest.ExceptionInfo[BaseException], test_file: Path | None = None
+) -> tuple[str, str]:
+    """``(kind, message)`` of a phase that raised: skipped, exhausted, assertion, raised
+    (the agent under test raised: see ``raised_by_agent``) or crash."""
     from harness.evals.mutants import MutantExhaustedError
 
     value = excinfo.value
     if isinstance(value, pytest.skip.Exception):
         kind = "skipped"
-    elif isinstance(value, MutantExhaustedError):
-        kind = "exhausted"
+    elif any(isinstance(cause, MutantExhaustedError) for cause in _chain(value)):
+        kind = "exhausted"  # also when the agent's SDK or framework wrapped it
     elif isinstance(value, pytest.fail.Exception):
         kind = "assertion"
     elif isinstance(value, AssertionError):
         kind = "crash" if raised_inside_runtime(excinfo) else "assertion"
+    elif (
+        isinstance(value, Exception)
+        and test_file is not None
+        and raised_by_agent(excinfo, test_file)
+    ):
+        kind = "raised"
     else:
         kind = "crash"
-    message = excinfo.exconly() if kind == "crash" else str(value)
+    message = excinfo.exconly() if kind in ("crash", "raised") else str(value)
     return kind, _first_lines(message)
 
 
@@ -83,12 +101,12 @@ def brief_kill_report(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterato
         and mid != CONTROL
         and call.when == "call"
         and excinfo is not None
-        and phase_end(excinfo)[0] in ("assertion", "exhausted")
+        and phase_end(excinfo, Path(item.path))[0] in ("assertion", "exhausted", "raised")
     )
     if not killed or excinfo is None:
         yield
         return
-    line = f"mutant {mid} killed: {phase_end(excinfo)[1]}"
+    line = f"mutant {mid} killed: {phase_end(excinfo, Path(item.path))[1]}"
     item.repr_failure = lambda excinfo, style=None: line  # type: ignore[method-assign]
     try:
         yield
@@ -111,6 +129,41 @@ def raised_inside_runtime(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
     innermost = Path(str(excinfo.traceback[-1].path))
     inside = innermost.is_relative_to(package)
     return inside and not innermost.is_relative_to(package / "testing")
+
+
+def raised_by_agent(excinfo: pytest.ExceptionInfo[BaseException], test_file: Path) -> bool:
+    """The agent under test (its framework, its own code) raised: the mutant broke the run.
+
+    Not when the exception, or any it was raised from or during, is a
+    ``HarnessError`` or was raised inside harness (a cassette miss that the SDK
+    wrapped, harness's own runtime), nor when it was raised by the test's own
+    code (``test_file``): those are errors, the eval's or harness's fault.
+    """
+    import harness
+    from harness.core.errors import HarnessError
+
+    package = Path(harness.__file__).parent
+    if not excinfo.traceback or Path(str(excinfo.traceback[-1].path)) == test_file:
+        return False
+    for current in _chain(excinfo.value):
+        if isinstance(current, HarnessError):
+            return False
+        frame = current.__traceback__
+        while frame is not None and frame.tb_next is not None:
+            frame = frame.tb_next
+        if frame is not None and Path(frame.tb_frame.f_code.co_filename).is_relative_to(package):
+            return False
+    return True
+
+
+def _chain(value: BaseException) -> list[BaseException]:
+    """``value`` and the exceptions it was raised from or while handling, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = value
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 def _first_lines(text: str, limit: int = 400) -> str:
@@ -149,7 +202,9 @@ def classify(item: pytest.Item) -> tuple[MutantOutcome, str]:
         # The mutant made the agent's tools call what was never recorded: the run left
         # the recording (as an exhausted one does), however the failure surfaced.
         return MutantOutcome.EXHAUSTED, f"{left}; the eval then failed: {message}"
-    if kind == "assertion":
+    if kind == "raised" and exhausted:
+        return MutantOutcome.EXHAUSTED, message
+    if kind in ("assertion", "raised"):
         return MutantOutcome.KILLED, message
     return MutantOutcome.ERROR, message
 

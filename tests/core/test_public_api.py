@@ -101,9 +101,12 @@ def test_spec_16_traffic_names() -> None:
     import dataclasses
 
     from harness.testing import HttpExchange, trace_from_cassette, trace_from_exchanges
-    from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans
+    from harness.testing.adapters import AgentsTraceProcessor, from_otel_spans, from_smolagents
 
-    assert all(callable(x) for x in (trace_from_cassette, trace_from_exchanges, from_otel_spans))
+    assert all(
+        callable(x)
+        for x in (trace_from_cassette, trace_from_exchanges, from_otel_spans, from_smolagents)
+    )
     assert dataclasses.is_dataclass(HttpExchange)
     assert HttpExchange.__dataclass_params__.frozen  # type: ignore[attr-defined]
     assert [f.name for f in dataclasses.fields(HttpExchange)] == [

@@ -12,7 +12,9 @@ from harness.testing.tool_calls import tool_calls_from_exchanges
 from harness.traffic import exchanges_from_cassette
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cassettes" / "examples"
-RECORDINGS = sorted(EXAMPLES.glob("*/*/*.yaml"))
+# smolagents sends tool results back as user text: its wire shows no result (from_smolagents).
+TEXT_PROTOCOL = {"smolagents_agent"}
+RECORDINGS = sorted(p for p in EXAMPLES.glob("*/*/*.yaml") if p.parts[-3] not in TEXT_PROTOCOL)
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")

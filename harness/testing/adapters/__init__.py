@@ -4,8 +4,10 @@
   conventions (pydantic-ai, Logfire) or OpenInference's (``_otel``).
 - ``AgentsTraceProcessor``: an OpenAI Agents SDK tracing processor (``_agents``).
 - ``LangGraphTraceHandler``: a LangChain callback handler for LangGraph runs (``_langgraph``).
+- ``from_smolagents(agent)``: a smolagents agent's memory steps (``_smolagents``): its
+  text-protocol tool calls, ``final_answer`` as the answer, managed agents as sub-runs.
 
-Both shape the framework's agent, model, tool and handoff spans as harness
+Each shapes the framework's agent, model, tool and handoff spans as harness
 records its own runs (``_nodes``), so ``assert_trace_shape``, ``trace.one(...)``
 and ``harness view`` read them as they read a harness or traffic trace.
 Importing this package imports neither OpenTelemetry nor the Agents SDK: the
@@ -18,12 +20,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from harness.testing.adapters._otel import from_otel_spans
+from harness.testing.adapters._smolagents import from_smolagents
 
 if TYPE_CHECKING:
     from harness.testing.adapters._agents import AgentsTraceProcessor
     from harness.testing.adapters._langgraph import LangGraphTraceHandler
 
-__all__ = ["AgentsTraceProcessor", "LangGraphTraceHandler", "from_otel_spans"]
+__all__ = [
+    "AgentsTraceProcessor",
+    "LangGraphTraceHandler",
+    "from_otel_spans",
+    "from_smolagents",
+]
 
 
 def __getattr__(name: str) -> Any:
