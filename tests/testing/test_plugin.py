@@ -24,6 +24,7 @@ import harness.testing.trace_assertions
 import harness.tools.builtin
 import harness.wires.anthropic.provider
 import harness.wires.openai.provider
+from harness.core.wires import runtime_wires
 from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
@@ -412,6 +413,7 @@ def test_markers_are_registered(project: pytest.Pytester) -> None:
         pytest.param(None, {"passed": 1, "skipped": 1}, id="no-key-skips"),
         pytest.param("OPENAI_API_KEY", {"passed": 2}, id="openai-key-runs"),
         pytest.param("ANTHROPIC_API_KEY", {"passed": 2}, id="anthropic-key-runs"),
+        pytest.param("GEMINI_API_KEY", {"passed": 2}, id="gemini-key-runs"),
     ],
 )
 def test_live_tests_need_a_key_and_markers_are_strict_clean(
@@ -420,8 +422,9 @@ def test_live_tests_need_a_key_and_markers_are_strict_clean(
     key: str | None,
     outcome: dict[str, int],
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for wire in runtime_wires():  # every runtime wire's key counts (the registry's)
+        for name in wire.key_env:
+            monkeypatch.delenv(name, raising=False)
     if key is not None:
         monkeypatch.setenv(key, "sk-test-not-a-real-key")
     project.makepyfile(
@@ -442,7 +445,9 @@ def test_live_tests_need_a_key_and_markers_are_strict_clean(
     result = run(project, "--strict-markers", "-rs")
     result.assert_outcomes(**outcome)
     if key is None:
-        result.stdout.fnmatch_lines(["*live test: set OPENAI_API_KEY or ANTHROPIC_API_KEY*"])
+        result.stdout.fnmatch_lines(
+            ["*live test: set OPENAI_API_KEY or ANTHROPIC_API_KEY or GEMINI_API_KEY*"]
+        )
 
 
 # --- options -----------------------------------------------------------------------------
