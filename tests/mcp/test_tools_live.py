@@ -67,7 +67,7 @@ def _write(pytester: pytest.Pytester, tag: str, content: str) -> None:
     # The server's marker comes from the environment, so a test can change its answer.
     config = stdio_config(tag, approval="never", env={"TEST_MARKER": "${LIVE_TEST_MARKER}"})
     servers = json.dumps(config)
-    pytester.makepyfile(test_live=TEST.format(servers=servers, content=content))
+    pytester.makepyfile(test_tools_live_agent=TEST.format(servers=servers, content=content))
 
 
 @pytest.fixture
