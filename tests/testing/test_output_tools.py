@@ -22,6 +22,7 @@ from harness.testing import (
     trace_from_cassette,
     trace_from_exchanges,
 )
+from harness.testing.tool_calls import tool_calls_from_exchanges
 from harness.testing.traffic_rows import summarize_traffic
 from harness.tracing import text_digest
 
@@ -169,6 +170,16 @@ def test_a_trajectory_leaves_output_tools_out_unless_asked() -> None:
     assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])
     expected = [("read_file", {"path": "notes.txt"}), ("final_result", {"code": "RC-7"})]
     assert_trajectory(tree, expected, include_output_tools=True)
+
+
+def test_tool_calls_leave_output_tools_out_unless_asked() -> None:
+    exchanges = _exchanges(_run(OUTPUT_TOOL))
+    assert [c.name for c in tool_calls_from_exchanges(exchanges)] == ["read_file"]
+    everything = tool_calls_from_exchanges(exchanges, include_output_tools=True)
+    assert [(c.name, c.arguments) for c in everything] == [
+        ("read_file", {"path": "notes.txt"}),
+        ("final_result", {"code": "RC-7"}),
+    ]
 
 
 # -- real recordings: the shared corpus (pydantic-ai's own cassettes among them) ---------
