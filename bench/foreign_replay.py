@@ -3,7 +3,7 @@
 Run: ``python bench/foreign_replay.py [RUNS] [LABEL PART]`` (needs the test extra). For each
 recipe in ``examples/`` (a raw openai loop, pydantic-ai on OpenAI chat and on
 Responses, the Agents SDK on chat completions and on Responses, a LangGraph ReAct graph on
-ChatOpenAI) one whole agent
+ChatOpenAI, a smolagents ``ToolCallingAgent``) one whole agent
 run is replayed from its committed cassette three ways, side by side:
 
 - floor: the SDK on ``httpx2.MockTransport`` serving the recorded responses in
@@ -168,6 +168,24 @@ def langgraph(path: Path, http: Any) -> None:
     assert "RELEASE-CODE-3M8K" in str(result["messages"][-1].content), result
 
 
+def smolagents(path: Path, http: Any) -> None:
+    from smolagents import OpenAIServerModel, ToolCallingAgent
+
+    from examples.smolagents_agent.agent import MODEL, ReadFile
+
+    client = openai.OpenAI(api_key="sk-bench", max_retries=0, http_client=http or httpx2.Client())
+    with client:
+        # The recipe's build(), with a key: OpenAIServerModel makes a client of its own first.
+        model = OpenAIServerModel(MODEL, api_key="sk-bench")
+        model.client = client
+        workspace = _workspace("RELEASE-CODE-7QX4")
+        agent = ToolCallingAgent(
+            tools=[ReadFile(workspace)], model=model, max_steps=4, verbosity_level=0
+        )
+        answer = str(agent.run("What is the release code?"))
+    assert "RELEASE-CODE-7QX4" in answer, answer
+
+
 RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = [
     (
         "raw openai",
@@ -208,6 +226,13 @@ RECIPES: list[tuple[str, Callable[[Path, Any], None], str, bool, str | None]] = 
         "langgraph",
         langgraph,
         "langgraph_agent/test_langgraph/test_reads_the_release_code.yaml",
+        False,
+        None,
+    ),
+    (
+        "smolagents",
+        smolagents,
+        "smolagents_agent/test_smolagents/test_reads_the_release_code.yaml",
         False,
         None,
     ),

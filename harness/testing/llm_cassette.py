@@ -237,17 +237,21 @@ class LLMCassette:
         tree: TraceTree = traffic_module().trace_from_exchanges(exchanges, mode=mode)
         return tree
 
-    def tool_calls(self) -> list[RecordedToolCall]:
+    def tool_calls(self, *, include_output_tools: bool = False) -> list[RecordedToolCall]:
         """Each tool call of the test so far, from its model traffic, in the order asked.
 
         Framework-neutral: the name, the arguments (parsed JSON) and the result
         the agent sent back, as far as the wire shows them (see
         :class:`harness.testing.RecordedToolCall`). Needs no ``HARNESS_TRACE_MODE``.
+        Output tools (``final_result``, ``final_answer``: the answer, not an
+        action) are left out unless ``include_output_tools`` is set, as in
+        ``assert_trajectory``.
         """
         from harness.testing.http_exchanges import http_exchanges
         from harness.testing.tool_calls import tool_calls_from_exchanges
 
-        return tool_calls_from_exchanges(http_exchanges(self.exchanges()))
+        exchanges = http_exchanges(self.exchanges())
+        return tool_calls_from_exchanges(exchanges, include_output_tools=include_output_tools)
 
     def environment(self) -> dict[str, str]:
         """The variables set during the test, for frameworks that build their own clients."""

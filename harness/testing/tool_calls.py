@@ -6,6 +6,9 @@ and the agent sent their results back on the next request; the traffic trace
 calls in the terms a test asserts on: the tool's name, its arguments (parsed
 JSON when they are JSON), and the result the agent sent back, in the order the
 model asked for them (a sub-agent's calls right after the call that ran it).
+Output tools (pydantic-ai's ``final_result``, smolagents' ``final_answer``:
+``harness.core.output_tools``) carry the answer, not an action, so they are
+left out unless ``include_output_tools`` is set, as in ``assert_trajectory``.
 
 The trace is built in ``replay`` mode for this call only, so the arguments are
 there whatever ``HARNESS_TRACE_MODE`` the process runs with; secrets in them
@@ -18,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core.output_tools import is_output_tool
 from harness.tracing import TraceSpan, TraceTree
 
 __all__ = ["RecordedToolCall", "tool_calls_from_exchanges", "tool_calls_of"]
@@ -54,8 +58,12 @@ def _walk(span: TraceSpan) -> Iterator[TraceSpan]:
         yield from _walk(child)
 
 
-def tool_calls_of(tree: TraceTree) -> list[RecordedToolCall]:
-    """The tool calls of a ``replay``-mode traffic trace, in the order they were asked."""
+def tool_calls_of(tree: TraceTree, *, include_output_tools: bool = False) -> list[RecordedToolCall]:
+    """The tool calls of a ``replay``-mode traffic trace, in the order they were asked.
+
+    Output tools (the answer, not an action) are left out unless
+    ``include_output_tools`` is set.
+    """
     spans = list(_walk(tree.root))
     # By id, in order: two conversations may reuse an id (a simulator's call_1).
     answers: dict[str, list[TraceSpan]] = {}
@@ -67,13 +75,16 @@ def tool_calls_of(tree: TraceTree) -> list[RecordedToolCall]:
         if span.kind != "llm.call":
             continue
         for asked in span.attributes.get("tool_calls") or ():
+            name = str(asked.get("name", ""))
+            if not include_output_tools and is_output_tool(name):
+                continue
             call_id = str(asked.get("id") or "")
             waiting = answers.get(call_id)
             answer = waiting.pop(0) if waiting else None
             payload = answer.attributes.get("payload", {}) if answer is not None else {}
             found.append(
                 RecordedToolCall(
-                    name=str(asked.get("name", "")),
+                    name=name,
                     arguments=asked.get("arguments"),
                     result=payload.get("observation"),
                     call_id=call_id,
@@ -83,9 +94,11 @@ def tool_calls_of(tree: TraceTree) -> list[RecordedToolCall]:
     return found
 
 
-def tool_calls_from_exchanges(exchanges: Sequence[Any]) -> list[RecordedToolCall]:
+def tool_calls_from_exchanges(
+    exchanges: Sequence[Any], *, include_output_tools: bool = False
+) -> list[RecordedToolCall]:
     """The tool calls in ``HttpExchange`` values (``harness.traffic``), any wire."""
     from harness.traffic import trace_from_exchanges
 
     tree = trace_from_exchanges(exchanges, mode="replay", max_payload_chars=_NO_LIMIT)
-    return tool_calls_of(tree)
+    return tool_calls_of(tree, include_output_tools=include_output_tools)

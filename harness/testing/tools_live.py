@@ -194,7 +194,9 @@ def _divergence(watch: _Watch) -> ToolDivergence | None:
     from harness.testing.tool_calls import tool_calls_from_exchanges
     from harness.traffic import exchanges_from_cassette
 
-    recorded = tool_calls_from_exchanges(exchanges_from_cassette(watch.cassette))
+    # Every call: in harness's own runtime a tool named final_answer is a tool it ran.
+    exchanges = exchanges_from_cassette(watch.cassette)
+    recorded = tool_calls_from_exchanges(exchanges, include_output_tools=True)
     # One pass over every app's requests, in the order the apps were built: a
     # second app that reuses an id (a simulator's call_1) pairs with the second
     # recorded use of it, as it was recorded.

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vcr.request import Request
 
 from harness.core import ConfigurationError
@@ -22,6 +24,7 @@ from harness.testing import (
     trace_from_cassette,
     trace_from_exchanges,
 )
+from harness.testing.tool_calls import tool_calls_from_exchanges
 from harness.testing.traffic_rows import summarize_traffic
 from harness.tracing import text_digest
 
@@ -169,6 +172,32 @@ def test_a_trajectory_leaves_output_tools_out_unless_asked() -> None:
     assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])
     expected = [("read_file", {"path": "notes.txt"}), ("final_result", {"code": "RC-7"})]
     assert_trajectory(tree, expected, include_output_tools=True)
+
+
+def test_tool_calls_leave_output_tools_out_unless_asked() -> None:
+    exchanges = _exchanges(_run(OUTPUT_TOOL))
+    assert [c.name for c in tool_calls_from_exchanges(exchanges)] == ["read_file"]
+    everything = tool_calls_from_exchanges(exchanges, include_output_tools=True)
+    assert [(c.name, c.arguments) for c in everything] == [
+        ("read_file", {"path": "notes.txt"}),
+        ("final_result", {"code": "RC-7"}),
+    ]
+
+
+_NAMES = st.sampled_from(
+    ["read_file", "final_result", "final_result_Weather", "final_answer", "final_results"]
+) | st.from_regex(r"[a-z_]{1,12}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_NAMES, min_size=1, max_size=5))
+def test_tool_calls_drop_exactly_the_output_tools(names: list[str]) -> None:
+    calls = [_call(f"c{i}", name, "{}") for i, name in enumerate(names)]
+    run = [({"model": "m", "messages": [USER], "tools": TOOLS}, _answer({"tool_calls": calls}))]
+    kept = tool_calls_from_exchanges(_exchanges(run))
+    assert [c.name for c in kept] == [n for n in names if not is_output_tool(n)]
+    every = tool_calls_from_exchanges(_exchanges(run), include_output_tools=True)
+    assert [c.name for c in every] == names
 
 
 # -- real recordings: the shared corpus (pydantic-ai's own cassettes among them) ---------
