@@ -370,9 +370,18 @@ def first_difference(recorded: Any, asked: Any, path: str = "params") -> str | N
         if len(recorded) != len(asked):
             return f"{path}: recorded {len(recorded)} items, now {len(asked)}"
         return None
-    if recorded != asked:
+    if not _same_leaf(recorded, asked):
         return f"{path}: recorded {_brief(recorded)}, now {_brief(asked)}"
     return None
+
+
+def _same_leaf(recorded: Any, asked: Any) -> bool:
+    """Equal as JSON, as the match key compares them: ``false`` is not ``0``, nor
+    ``1.0`` ``1``, nor ``-0.0`` ``0.0``, though Python finds each pair equal."""
+    try:
+        return json.dumps(recorded, sort_keys=True) == json.dumps(asked, sort_keys=True)
+    except (TypeError, ValueError):
+        return bool(recorded == asked)
 
 
 def _distance(recorded: Any, asked: Any) -> int:
