@@ -50,7 +50,7 @@ def http_server(root: Path) -> Iterator[str]:
                 break
             except OSError:
                 time.sleep(0.1)
-        yield f"http://localhost:{port}/mcp"  # a host the model's cassette leaves out
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -62,8 +62,8 @@ def test_reads_the_code_over_stdio(
 
 
 @pytest.mark.eval("mcp-http")
-# The MCP server's HTTP (to ``localhost``) belongs in the MCP cassette, not the model's.
-@pytest.mark.llm_cassette(profile="openai-agents", ignore_hosts=["localhost"])
+# The stand-in's HTTP goes to the MCP cassette only: the model's cassette leaves it alone.
+@pytest.mark.llm_cassette(profile="openai-agents")
 def test_reads_the_code_over_http(
     llm_cassette: LLMCassette, mcp_cassette: McpCassetteFixture, tmp_path: Path
 ) -> None:
@@ -73,6 +73,5 @@ def test_reads_the_code_over_http(
         http_server(tmp_path) if mcp_cassette.recording else nullcontext("http://mcp.invalid/mcp")
     )
     with live as url:
-        stand_in = mcp_cassette.url("files", url).replace("127.0.0.1", "localhost")
-        server = MCPServerStreamableHttp({"url": stand_in}, name="files")
+        server = MCPServerStreamableHttp({"url": mcp_cassette.url("files", url)}, name="files")
         _check(_run(llm_cassette, server))

@@ -167,9 +167,11 @@ def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
     Raises:
         CassetteError: the cassette is missing or unreadable.
     """
-    from harness.mcp.cassette import mcp_cassette_path
+    from harness.mcp.cassette import mcp_cassette_path, mcp_cassettes_from
 
-    return _cached(path, provider, (*_stamp(path), *_stamp(mcp_cassette_path(path))))
+    beside = mcp_cassettes_from(mcp_cassette_path(path)) or [mcp_cassette_path(path)]
+    stamps = [part for each in beside for part in _stamp(each)]
+    return _cached(path, provider, (*_stamp(path), len(beside), *stamps))
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -12,8 +12,10 @@ beside the model's (``<test>.mcp.json``) is replayed with one recorded
 * ``truncated_result``: every text cut to its first half.
 
 Each operator is applied to each recorded result in turn (``error_result.2`` is
-the second ``tools/call`` of the cassette, servers in name order). An eval that
-never checks what its agent does with a failing tool survives them.
+the second ``tools/call`` of the cassette, servers in name order). A test with
+more than one MCP cassette (``<test>-2.mcp.json``: a second application) has its
+results numbered on, cassette after cassette. An eval that never checks what
+its agent does with a failing tool survives them.
 
 They are scored with the other mutants (the kill rate, the status, the
 mutation score): they exist only where an eval's agent uses MCP tools, and
@@ -23,12 +25,13 @@ them a line of their own, as it does request mutants.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from harness.evals.mutations import Mutant, Recorded
-from harness.mcp.cassette import McpCassette, load_cassette, mcp_cassette_path
+from harness.mcp.cassette import McpCassette, load_cassette, mcp_cassette_path, mcp_cassettes_from
 
 __all__ = [
     "ERROR_TEXT",
@@ -51,23 +54,35 @@ def is_tool_result_operator(operator: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultMutant(Mutant):
-    """Serves the recorded model answers; ``server``'s exchange ``exchange`` is changed."""
+    """Serves the recorded model answers; in the test's ``cassette``-th (from 1) MCP
+    cassette, ``server``'s exchange ``exchange`` is changed."""
 
     server: str = ""
     exchange: int = 0
+    cassette: int = 1
 
 
-def _sites(cassette: McpCassette) -> list[tuple[str, int, str]]:
-    """``(server, exchange index, shown call)`` of every answered ``tools/call``, in order."""
+Cassettes = McpCassette | Sequence[McpCassette]
+
+
+def _listed(cassettes: Cassettes) -> list[McpCassette]:
+    return [cassettes] if isinstance(cassettes, McpCassette) else list(cassettes)
+
+
+def _sites(cassettes: list[McpCassette]) -> list[tuple[int, str, int, str]]:
+    """``(cassette, server, exchange index, shown call)`` of every answered ``tools/call``,
+    in order: cassette after cassette, servers in name order."""
     sites = []
-    for server in sorted(cassette.servers):
-        for index, exchange in enumerate(cassette.servers[server].exchanges):
-            if exchange.method != "tools/call" or exchange.result is None:
-                continue
-            params = exchange.params or {}
-            args = params.get("arguments") or {}
-            shown = ", ".join(f"{k}={_clip(v)}" for k, v in list(args.items())[:2])
-            sites.append((server, index, f"{server}.{params.get('name', '?')}({shown})"))
+    for ordinal, cassette in enumerate(cassettes, start=1):
+        for server in sorted(cassette.servers):
+            for index, exchange in enumerate(cassette.servers[server].exchanges):
+                if exchange.method != "tools/call" or exchange.result is None:
+                    continue
+                params = exchange.params or {}
+                args = params.get("arguments") or {}
+                shown = ", ".join(f"{k}={_clip(v)}" for k, v in list(args.items())[:2])
+                call = f"{server}.{params.get('name', '?')}({shown})"
+                sites.append((ordinal, server, index, call))
     return sites
 
 
@@ -132,17 +147,19 @@ def _changed(operator: str, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def derive_tool_result_mutants(
-    cassette: McpCassette, responses: tuple[Recorded, ...]
+    cassettes: Cassettes, responses: tuple[Recorded, ...]
 ) -> list[ToolResultMutant]:
-    """Every operator applied to every recorded tool result; ``responses`` served as recorded.
+    """Every operator applied to every recorded tool result of a test's MCP cassette (or
+    cassettes, in order); ``responses`` served as recorded.
 
     A result already empty gets no ``empty_result``, one already an error no
     ``error_result``, and one with no text of two characters no ``truncated_result``:
     each would be the control again.
     """
+    listed = _listed(cassettes)
     mutants: list[ToolResultMutant] = []
-    for site, (server, index, shown) in enumerate(_sites(cassette), start=1):
-        result = cassette.servers[server].exchanges[index].result or {}
+    for site, (ordinal, server, index, shown) in enumerate(_sites(listed), start=1):
+        result = listed[ordinal - 1].servers[server].exchanges[index].result or {}
         texts = _texts(result)
         useful = {
             "empty_result": bool(result.get("content") or result.get("structuredContent")),
@@ -164,6 +181,7 @@ def derive_tool_result_mutants(
                         responses,
                         server=server,
                         exchange=index,
+                        cassette=ordinal,
                     )
                 )
     return mutants
@@ -172,22 +190,28 @@ def derive_tool_result_mutants(
 def tool_result_mutants_beside(
     model_cassette: Path, responses: tuple[Recorded, ...]
 ) -> list[ToolResultMutant]:
-    """The tool-result mutants of the MCP cassette beside ``model_cassette`` (none if absent).
+    """The tool-result mutants of the MCP cassettes beside ``model_cassette``
+    (``<name>.mcp.json``, ``<name>-2.mcp.json``...; none if absent).
 
     Raises:
-        CassetteError: the MCP cassette exists but cannot be read.
+        CassetteError: an MCP cassette exists but cannot be read.
     """
-    path = mcp_cassette_path(model_cassette)
-    if not path.is_file():
-        return []
-    return derive_tool_result_mutants(load_cassette(path), responses)
+    paths = mcp_cassettes_from(mcp_cassette_path(model_cassette))
+    return derive_tool_result_mutants([load_cassette(path) for path in paths], responses)
 
 
-def mutated_cassette(cassette: McpCassette, mutant_id: str) -> McpCassette | None:
-    """``cassette`` with ``mutant_id``'s tool result changed; None if it holds no such mutant."""
-    chosen = next((m for m in derive_tool_result_mutants(cassette, ()) if m.id == mutant_id), None)
+def mutated_cassette(cassettes: Cassettes, mutant_id: str, ordinal: int = 1) -> McpCassette | None:
+    """The test's ``ordinal``-th (from 1) cassette of ``cassettes`` as ``mutant_id`` serves
+    it: with the mutant's tool result changed, or unchanged (the very object) when the
+    mutant changes another of them; None if none of them holds such a mutant."""
+    listed = _listed(cassettes)
+    found = derive_tool_result_mutants(listed, ())
+    chosen = next((m for m in found if m.id == mutant_id), None)
     if chosen is None:
         return None
+    cassette = listed[ordinal - 1]
+    if chosen.cassette != ordinal:
+        return cassette
     copy = cassette.model_copy(deep=True)
     exchange = copy.servers[chosen.server].exchanges[chosen.exchange]
     exchange.result = _changed(chosen.operator, exchange.result or {})

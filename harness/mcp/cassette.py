@@ -58,7 +58,9 @@ __all__ = [
     "TapeRecorder",
     "load_cassette",
     "mcp_cassette_path",
+    "mcp_cassettes_from",
     "now_stamp",
+    "numbered_mcp_cassette",
     "save_cassette",
 ]
 
@@ -103,9 +105,34 @@ class McpCassette(BaseModel):
     servers: dict[str, McpServerTape] = Field(default_factory=dict)
 
 
-def mcp_cassette_path(model_cassette: Path) -> Path:
-    """The MCP cassette beside a model cassette: ``<name>.mcp.json``."""
-    return model_cassette.with_name(model_cassette.name.split(".")[0] + ".mcp.json")
+def mcp_cassette_path(model_cassette: Path, index: int = 1) -> Path:
+    """The ``index``-th (from 1) MCP cassette beside a model cassette: ``<name>.mcp.json``,
+    then ``<name>-2.mcp.json``... Only the model cassette's suffix is dropped: a test
+    name may hold dots (a parametrize id ``1.5``)."""
+    name = model_cassette.name
+    for suffix in _MODEL_SUFFIXES:
+        if name.endswith(suffix):
+            name = name.removesuffix(suffix)
+            break
+    return numbered_mcp_cassette(model_cassette.with_name(name + ".mcp.json"), index)
+
+
+def numbered_mcp_cassette(first: Path, index: int) -> Path:
+    """A test's ``index``-th (from 1) MCP cassette, its first being ``first``."""
+    if index <= 1:
+        return first
+    return first.with_name(first.name.removesuffix(".mcp.json") + f"-{index}.mcp.json")
+
+
+def mcp_cassettes_from(first: Path) -> list[Path]:
+    """``first`` and the numbered cassettes after it that exist (``-2``, ``-3``...), in order."""
+    found: list[Path] = []
+    while numbered_mcp_cassette(first, len(found) + 1).is_file():
+        found.append(numbered_mcp_cassette(first, len(found) + 1))
+    return found
+
+
+_MODEL_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def load_cassette(path: Path) -> McpCassette:
@@ -343,9 +370,18 @@ def first_difference(recorded: Any, asked: Any, path: str = "params") -> str | N
         if len(recorded) != len(asked):
             return f"{path}: recorded {len(recorded)} items, now {len(asked)}"
         return None
-    if recorded != asked:
+    if not _same_leaf(recorded, asked):
         return f"{path}: recorded {_brief(recorded)}, now {_brief(asked)}"
     return None
+
+
+def _same_leaf(recorded: Any, asked: Any) -> bool:
+    """Equal as JSON, as the match key compares them: ``false`` is not ``0``, nor
+    ``1.0`` ``1``, nor ``-0.0`` ``0.0``, though Python finds each pair equal."""
+    try:
+        return json.dumps(recorded, sort_keys=True) == json.dumps(asked, sort_keys=True)
+    except (TypeError, ValueError):
+        return bool(recorded == asked)
 
 
 def _distance(recorded: Any, asked: Any) -> int:

@@ -7,6 +7,8 @@ notifications before it. A POST of notifications or of the client's answers gets
 nothing arrives outside a request. Recording, every POST is forwarded to the
 real endpoint, with its headers (``Authorization`` stays on the wire, never in
 the cassette), and the messages each way are written to a :class:`TapeRecorder`.
+While it listens, its port is registered with :mod:`harness.recording.stand_ins`,
+so a model cassette open in the same test leaves its traffic to the MCP cassette.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from harness.mcp.cassette import TapePlayer, TapeRecorder
+from harness.recording.stand_ins import register_stand_in, relaying, unregister_stand_in
 
 __all__ = ["McpHttpStandIn"]
 
@@ -41,6 +44,7 @@ class McpHttpStandIn:
         self.recorder = recorder
         self.upstream = upstream
         self.session_id = "harness-replay"
+        self._registered = False
         handler = type("Handler", (_Handler,), {"stand_in": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
@@ -54,6 +58,10 @@ class McpHttpStandIn:
         return f"http://127.0.0.1:{port}/mcp"
 
     def start(self) -> McpHttpStandIn:
+        # Its traffic is MCP, not the model's: no open (or later opened) model cassette
+        # records or plays it, so a test may use llm_cassette too with no ignore_hosts.
+        register_stand_in(self._port)
+        self._registered = True
         self._thread.start()
         return self
 
@@ -61,6 +69,13 @@ class McpHttpStandIn:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)
+        if self._registered:
+            self._registered = False
+            unregister_stand_in(self._port)
+
+    @property
+    def _port(self) -> int:
+        return int(self._server.server_address[1])
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -125,9 +140,10 @@ class _Handler(BaseHTTPRequestHandler):
             if name.lower() in _FORWARDED or name.lower().startswith("mcp-")
         }
         try:
-            response = httpx.request(
-                method, stand_in.upstream, content=body, headers=headers, timeout=300
-            )
+            with relaying():  # the hop to the real server is no model cassette's either
+                response = httpx.request(
+                    method, stand_in.upstream, content=body, headers=headers, timeout=300
+                )
         except httpx.HTTPError as exc:
             self._reply(502, str(exc).encode(), "text/plain")
             return

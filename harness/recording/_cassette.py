@@ -48,6 +48,7 @@ from harness.recording._playback import LazyInteractions
 from harness.recording._redact import redact_uri
 from harness.recording._storage import load_cassette, save_cassette
 from harness.recording._telemetry import is_telemetry, telemetry_response
+from harness.recording.stand_ins import is_stand_in
 
 __all__ = ["HarnessCassette"]
 
@@ -64,6 +65,8 @@ def _request_filter(ignore_hosts: frozenset[str]) -> Callable[[Any], Any]:
     def keep(request: Any) -> Any:
         if ignore_hosts and (urlsplit(request.uri).hostname or "").lower() in ignore_hosts:
             return None  # vcrpy then sends it on, unrecorded
+        if is_stand_in(request.uri):
+            return None  # harness's own loopback server (an MCP stand-in): not model traffic
         # A new Request rather than vcrpy's deepcopy: only the headers change.
         headers = keep_request_headers(request.headers)
         return Request(request.method, request.uri, request.body, headers)
@@ -256,7 +259,9 @@ class HarnessCassette(Cassette):  # type: ignore[misc]
 
     def _ignored(self, request: Any) -> bool:
         hosts = self.options.ignore_hosts
-        return bool(hosts) and (urlsplit(request.uri).hostname or "").lower() in hosts
+        if hosts and (urlsplit(request.uri).hostname or "").lower() in hosts:
+            return True
+        return is_stand_in(request.uri)
 
     def can_play_response_for(self, request: Any) -> bool:
         """Whether a stored response answers ``request``; raises on a replay miss."""

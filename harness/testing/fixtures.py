@@ -365,10 +365,11 @@ def _mcp_servers(request: pytest.FixtureRequest, value: Any, log: RunLog) -> Any
     node.stash[_MCP_COUNT_KEY] = index
     options = request.getfixturevalue("harness_options")
     cassette = mcp_cassette_for(node, options, log.cassette_path, index)
-    if index == 1:  # a tool-result mutant changes the first application's cassette
+    if options.mutants:  # a tool-result mutant changes one result of one of the cassettes
         from harness.testing.mcp_mutants import served_mcp_cassette
 
-        cassette = served_mcp_cassette(request, options, cassette)
+        first = mcp_cassette_for(node, options, log.cassette_path, 1)
+        cassette = served_mcp_cassette(request, options, first, index)
     return recorded_mcp_servers(value, cassette, options)
 
 
@@ -405,13 +406,14 @@ def mcp_cassette(
 ) -> Iterator[McpCassetteFixture]:
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
     from harness.core.errors import CassetteError
+    from harness.mcp.cassette import mcp_cassette_path
     from harness.testing.llm_cassette import llm_cassette_path
     from harness.testing.mcp_cassette import McpCassetteFixture
 
     node = request.node
     relative = test_file(Path(str(node.path)), harness_options.rootdir)
     beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
-    path = beside.with_name(beside.name.removesuffix(".yaml") + ".mcp.json")
+    path = mcp_cassette_path(beside)
     if harness_options.mutants and path.is_file():  # a tool-result mutant serves a changed copy
         from harness.testing.mcp_mutants import served_mcp_cassette
 

@@ -24,17 +24,15 @@ def mcp_cassette_for(
     node: Any, options: HarnessOptions, model_cassette: Path | None, index: int
 ) -> Path:
     """The MCP cassette of the ``index``-th (from 1) application of test ``node``."""
-    from harness.mcp.cassette import mcp_cassette_path
+    from harness.mcp.cassette import mcp_cassette_path, numbered_mcp_cassette
 
     if model_cassette is not None:
-        path = mcp_cassette_path(model_cassette)
-    else:
-        relative = Path(test_file(Path(str(node.path)), options.rootdir)).with_suffix("")
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in test_name(node))
-        path = options.cassette_dir / "mcp" / relative / f"{safe}.mcp.json"
-    if index > 1:
-        path = path.with_name(path.name.removesuffix(".mcp.json") + f"-{index}.mcp.json")
-    return path
+        return mcp_cassette_path(model_cassette, index)
+    relative = Path(test_file(Path(str(node.path)), options.rootdir)).with_suffix("")
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in test_name(node))
+    return numbered_mcp_cassette(
+        options.cassette_dir / "mcp" / relative / f"{safe}.mcp.json", index
+    )
 
 
 def recorded_mcp_servers(value: Any, cassette: Path, options: HarnessOptions) -> Any:

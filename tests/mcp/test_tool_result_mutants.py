@@ -180,3 +180,38 @@ def _types(value: Any) -> set[str]:
     if isinstance(value, list):
         return {"list"}.union(*(_types(v) for v in value))
     return {type(value).__name__}
+
+
+TWO_APPS = (
+    EVALS.split("@pytest.mark.eval")[0]
+    + f"""
+@pytest.mark.eval
+@pytest.mark.parametrize("rate", [1.5])
+def test_two_apps(provider, make_harness_app, tmp_path, rate):
+    for _ in range(2):  # the second application records its own -2.mcp.json
+        text, seen = _answer(provider, make_harness_app, tmp_path)
+        assert "{CODE}" in text
+        assert seen == ["The release code is {CODE}.\\n"], "the agent read the whole file"
+"""
+)
+
+
+@pytest.mark.deep
+def test_a_dotted_test_with_two_applications_has_every_tool_result_mutated(
+    pytester: pytest.Pytester, sim_server: Any
+) -> None:
+    pytester.makepyfile(test_agent=TWO_APPS)
+    shutil.copy(SERVER, pytester.path / "server.py")
+    common = ("-p", "no:randomly", "--harness-provider", "openai")
+    server = sim_server(SCRIPT)
+    recorded = pytester.runpytest_subprocess(
+        *common, "--record-mode=once", "--harness-base-url", server.url
+    )
+    recorded.assert_outcomes(passed=1)
+    server.stop()
+    names = sorted(p.name for p in pytester.path.rglob("*.mcp.json"))
+    assert names == ["test_two_apps-1.5-2.mcp.json", "test_two_apps-1.5.mcp.json"], names
+    (pytester.path / "server.py").unlink()
+    result = pytester.runpytest_subprocess(*common, "--harness-mutants", "--harness-block-live")
+    lines = [line.strip() for line in result.stdout.str().splitlines()]
+    assert "tool-result mutants: 6/6 killed (counted in the kill rate)" in lines, lines
