@@ -4,6 +4,7 @@ download kept off the network; without the profile the replay's import crashes."
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any
 
@@ -62,7 +63,9 @@ def test_the_profile_makes_the_price_map_host_offline_and_sets_litellm_offline()
 def test_litellm_imported_in_a_test_records_and_replays_offline_only_with_the_profile(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
-    pytest.importorskip("litellm", reason="needs the test extra: pip install -e '.[test]'")
+    # Not importorskip: importing LiteLLM here would download its price map.
+    if importlib.util.find_spec("litellm") is None:
+        pytest.skip("needs the test extra: pip install -e '.[test]'")
     pytester.makepyfile(test_llm=LITELLM_TEST.replace("**SETTINGS", 'profile="litellm"'))
     args = ("-p", "no:randomly", "--assert=plain")
     record = pytester.runpytest_subprocess(
@@ -80,4 +83,6 @@ def test_litellm_imported_in_a_test_records_and_replays_offline_only_with_the_pr
     pytester.makepyfile(test_llm=LITELLM_TEST.replace("**SETTINGS", ""))
     bare = pytester.runpytest_subprocess(*args, "--harness-block-live")
     bare.assert_outcomes(failed=1)
-    assert "raw.githubusercontent.com" in bare.stdout.str()
+    text = bare.stdout.str()
+    assert "GET /BerriAI/litellm/main/model_prices_and_context_window.json" in text
+    assert "raw.githubusercontent.com" in text and "import litellm" in text
