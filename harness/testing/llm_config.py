@@ -11,9 +11,13 @@ version-dependent, so a recording replays whatever the run:
   and neither when it points at the simulator or a proxy.
 - ``pydantic-ai``: pydantic-ai tags requests with ``metadata`` and ``user``
   fields from its model settings; neither picks the answer.
+- ``litellm``: no request field; LiteLLM's own downloads are kept off the
+  network instead (its price-map host is offline, see ``_PROFILE_OFFLINE_HOSTS``
+  and ``harness.testing.profile_hooks``).
 
 A profile may also set the framework up for each test
-(``harness.testing.profile_hooks``: the Agents SDK's per-test client).
+(``harness.testing.profile_hooks``: the Agents SDK's per-test client, LiteLLM's
+offline switches).
 ``offline_hosts`` are ignored hosts that fail as a dead network does;
 ``stream`` (marker only) twins one test into a plain and a streaming run
 (``harness.testing.stream_twins``).
@@ -32,6 +36,13 @@ __all__ = ["PROFILES", "LLMCassetteConfig", "resolve_config"]
 PROFILES: dict[str, tuple[str, ...]] = {
     "openai-agents": ("prompt_cache_key", "store"),
     "pydantic-ai": ("metadata", "user"),
+    "litellm": (),
+}
+# Hosts a profile makes offline (added to ``offline_hosts``): a download the
+# framework makes on its own, which a replay must neither hit nor crash on.
+_PROFILE_OFFLINE_HOSTS: dict[str, tuple[str, ...]] = {
+    # LiteLLM's model price map (and its other catalogs) at import.
+    "litellm": ("raw.githubusercontent.com",),
 }
 _LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts", "offline_hosts")
 _FIELDS = ("profile", *_LISTS, "allow_unplayed", "model", "stream")
@@ -143,11 +154,13 @@ def resolve_config(
     fields = [field for profile in profiles for field in PROFILES[profile]]
     fields += merged.get("ignore_body_fields", ())
     params = [*query_params, *merged.get("ignore_query_params", ())]
+    offline = [host for profile in profiles for host in _PROFILE_OFFLINE_HOSTS.get(profile, ())]
+    offline += merged.get("offline_hosts", ())
     return LLMCassetteConfig(
         profiles=profiles,
         ignore_body_fields=tuple(dict.fromkeys(fields)),
         ignore_query_params=tuple(dict.fromkeys(params)),
         ignore_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("ignore_hosts", ()))),
         allow_unplayed=merged.get("allow_unplayed"),
-        offline_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("offline_hosts", ()))),
+        offline_hosts=tuple(dict.fromkeys(h.lower() for h in offline)),
     )

@@ -11,12 +11,22 @@
   nothing of a test outlives its loop; the SDK's own client is restored after.
   A client the test passes to the SDK itself (``AsyncOpenAI(...)``,
   ``set_default_openai_client``) is left alone.
+- ``litellm``: ``import litellm`` downloads its model price map from
+  raw.githubusercontent.com; in a replay the network guard refuses that with an
+  error LiteLLM does not catch, so the import crashes, and a failed fetch also
+  starts a thread that retries it after the test. The profile sets LiteLLM's
+  own switches for the test (``LITELLM_LOCAL_MODEL_COST_MAP``: its bundled price
+  map; ``LITELLM_OFFLINE_MODE``: its bundled catalogs and tokenizers too), and
+  the host is offline as a fallback for a LiteLLM without them. Both act on an
+  import inside the test; a LiteLLM imported earlier (at a test module's top)
+  fetched before any cassette opened: set the variables in the environment then.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,7 +39,27 @@ def profile_hooks(profiles: tuple[str, ...]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         if "openai-agents" in profiles:
             stack.enter_context(_agents_sdk_client())
+        if "litellm" in profiles:
+            stack.enter_context(_environment(_LITELLM_OFFLINE))
         yield
+
+
+_LITELLM_OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_OFFLINE_MODE": "true"}
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables in the block, restoring what was there after."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _fresh_client(provider: Any) -> Any:
