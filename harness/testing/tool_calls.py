@@ -76,7 +76,7 @@ def tool_calls_of(tree: TraceTree, *, include_output_tools: bool = False) -> lis
             continue
         for asked in span.attributes.get("tool_calls") or ():
             name = str(asked.get("name", ""))
-            if not include_output_tools and is_output_tool(name):
+            if not include_output_tools and (asked.get("output") or is_output_tool(name)):
                 continue
             call_id = str(asked.get("id") or "")
             waiting = answers.get(call_id)

@@ -3,7 +3,8 @@
 Each model call's response is decoded by harness's own adapters (the same path
 mutants and replays take), so usage is normalised across providers exactly as
 for harness's runs: input tokens include cache reads and writes. An output tool's
-call (pydantic-ai's ``final_result``, smolagents' ``final_answer``: see
+call (pydantic-ai's ``final_result``, smolagents' ``final_answer``, a tool its
+request's definition marks as one: see
 ``harness.core.output_tools``) is the answer, not a tool call, as in the traffic trace.
 """
 
@@ -17,7 +18,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.core.messages import LLMResponse, Usage
-from harness.core.output_tools import is_output_tool
+from harness.core.output_tools import (
+    declared_output_tools,
+    is_output_tool,
+    may_declare_output_tools,
+)
 from harness.core.wire_parts import load_part
 from harness.core.wires import Capability, ready_wires, runtime_wires, wire_for_path
 
@@ -96,6 +101,20 @@ def _requested_model(body: Any) -> str | None:
     return model if isinstance(model, str) and model else None
 
 
+def _declared(api: str, request: Any) -> frozenset[str]:
+    """The output tools a request's tool definitions mark as such (``output_tools``)."""
+    body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
+    if not may_declare_output_tools(body):
+        return frozenset()
+    data = _json(body)
+    if data is None:
+        return frozenset()
+    from harness.traffic.sent import sent_from_body  # lazy: only bodies with a marker
+
+    tools = sent_from_body(api, data, request.uri).tools
+    return declared_output_tools((tool.name, tool.description) for tool in tools)
+
+
 def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> TrafficSummary:
     """Sum the model calls among ``(vcr request, response dict)`` exchanges."""
     from harness.core.errors import HarnessError
@@ -122,7 +141,10 @@ def summarize_traffic(exchanges: Sequence[tuple[Any, dict[str, Any]]]) -> Traffi
                 decoded = decode_recorded_response(api, response)
         usage = Usage()
         if isinstance(decoded, LLMResponse):
-            tools += sum(1 for call in decoded.tool_calls if not is_output_tool(call.name))
+            declared = _declared(api, request)
+            tools += sum(
+                1 for call in decoded.tool_calls if not is_output_tool(call.name, declared)
+            )
             usage = decoded.usage
         by_model[model] = by_model.get(model, Usage()) + usage
     return TrafficSummary(
@@ -168,5 +190,6 @@ def _read_only_call(api: str, request: Any, response: dict[str, Any]) -> tuple[s
         cache_write_input_tokens=answer.usage.cache_write_input,
         reasoning_tokens=answer.usage.reasoning or 0,
     )
-    asked = sum(1 for ask in answer.asks if not is_output_tool(ask.name))
+    declared = _declared(api, request)
+    asked = sum(1 for ask in answer.asks if not is_output_tool(ask.name, declared))
     return model or "unknown", usage, asked

@@ -27,15 +27,17 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from harness.core.output_tools import declared_output_tools, may_declare_output_tools
 from harness.core.wire_parts import load_part
 from harness.tracing import TraceMode, TraceTree
 from harness.traffic.attributes import capture_mode, payload_limit
+from harness.traffic.sent import sent_from_body
 from harness.traffic.spans import build_tree
 from harness.traffic.sse import is_event_stream, parse_sse
 from harness.traffic.threads import Call, place_calls
@@ -71,8 +73,7 @@ class HttpExchange:
     response_body: bytes
 
 
-def _readers(method: str, url: str) -> Readers | None:
-    wire = wire_for(method, url)
+def _readers(wire: str | None, method: str, url: str) -> Readers | None:
     if wire is None:
         return None
     # Each wire's readers live in its own package (``harness.wires``), a room above
@@ -91,10 +92,12 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 def _read_call(index: int, exchange: HttpExchange) -> Call | None:
     from harness.recording import decode_content  # lazy: yaml and the decoders
 
-    readers = _readers(exchange.method, exchange.url)
-    if readers is None:
+    wire = wire_for(exchange.method, exchange.url)
+    readers = _readers(wire, exchange.method, exchange.url)
+    if wire is None or readers is None:
         return None
-    data = json_object(decode_content(exchange.request_body, exchange.request_headers))
+    raw = decode_content(exchange.request_body, exchange.request_headers)
+    data = json_object(raw)
     if data is None:
         return None
     read_request, read_json, read_stream = readers
@@ -104,7 +107,12 @@ def _read_call(index: int, exchange: HttpExchange) -> Call | None:
         response = read_stream(exchange.status, parse_sse(body))
     else:
         response = read_json(exchange.status, json_object(body), body)
-    return Call(index, read_request(data), response)
+    request = read_request(data)
+    if may_declare_output_tools(raw):  # a framework's marker: read the tool definitions
+        tools = sent_from_body(wire, data, exchange.url).tools
+        declared = declared_output_tools((tool.name, tool.description) for tool in tools)
+        request = replace(request, output_tools=declared)
+    return Call(index, request, response)
 
 
 def _origin(exchanges: Sequence[HttpExchange]) -> datetime:

@@ -16,7 +16,8 @@ order and the nesting; the root says ``timing: "synthetic"``. Payload text
 redacted and truncated as the Tracer does.
 
 An output tool (``harness.core.output_tools``: pydantic-ai's ``final_result``,
-smolagents' ``final_answer``) is the answer, not a tool call: its ``llm.call``
+smolagents' ``final_answer``, or a tool its request's definition marks as one)
+is the answer, not a tool call: its ``llm.call``
 names it (``output_tool``) and marks it ``output`` among its ``tool_calls``, it
 counts in no ``tool_call_count`` or ``tool_calls`` total and gets no
 ``tool.call`` span, and its arguments are the run's answer.
@@ -116,8 +117,9 @@ class _Builder:
         start = call.index * SLOT_MS
         end = start + 1.0
         span.children.append(self.llm(call, span, start, end))
+        declared = call.request.output_tools
         for tool in step.tools:
-            if (tool.result is None and not tool.runs) or is_output_tool(tool.ask.name):
+            if (tool.result is None and not tool.runs) or is_output_tool(tool.ask.name, declared):
                 continue  # asked, never answered, or the answer: on the llm.call only
             finish = tool.answered_by * SLOT_MS if tool.answered_by is not None else end
             end = max(end, self.tool(tool, span, start + 1.0, finish)[1])
@@ -130,9 +132,10 @@ class _Builder:
     def llm(self, call: Call, parent: TraceSpan, start: float, end: float) -> TraceSpan:
         request, response = call.request, call.response
         listed = asked_calls(response.asks, limit=self.limit if self.replay else None)
-        outputs = [ask for ask in response.asks if is_output_tool(ask.name)]
+        declared = request.output_tools
+        outputs = [ask for ask in response.asks if is_output_tool(ask.name, declared)]
         for entry in listed:
-            if is_output_tool(entry["name"]):
+            if is_output_tool(entry["name"], declared):
                 entry["output"] = True
         attributes: dict[str, Any] = {
             "provider": request.wire,
@@ -270,8 +273,9 @@ def _tool_count(run: Run, *, nested: bool) -> int:
     total = 0
     for item in run.items:
         tools = item.tools if isinstance(item, Step) else [item]
+        declared = item.call.request.output_tools if isinstance(item, Step) else frozenset()
         for tool in tools:
-            total += tool.result is not None and not is_output_tool(tool.ask.name)
+            total += tool.result is not None and not is_output_tool(tool.ask.name, declared)
             if nested:
                 total += sum(_tool_count(child, nested=True) for child in tool.runs)
     return total
@@ -283,6 +287,7 @@ def _last_answer(run: Run) -> str | None:
     for step in reversed(steps):
         response = step.call.response
         if not response.failed:
-            output = next((a for a in response.asks if is_output_tool(a.name)), None)
+            declared = step.call.request.output_tools
+            output = next((a for a in response.asks if is_output_tool(a.name, declared)), None)
             return output.arguments if output is not None else response.text
     return None

@@ -147,7 +147,8 @@ class _Placer:
             waiting = [
                 tool
                 for tool in step.tools
-                if tool.ask.call_id in thread.pending and not is_output_tool(tool.ask.name)
+                if tool.ask.call_id in thread.pending
+                and not is_output_tool(tool.ask.name, step.call.request.output_tools)
             ]
             if waiting:
                 return next((tool for tool in waiting if not tool.runs), waiting[-1])

@@ -119,6 +119,9 @@ class ModelRequest:
     # Instructions sent beside the messages (Messages' ``system``, Responses'
     # ``instructions``); Chat Completions sends them as a message.
     system: str | None = None
+    # Tools the request's definitions mark as output tools whatever their name
+    # (``harness.core.output_tools.declared_output_tools``), set by ``exchanges``.
+    output_tools: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from vcr.request import Request
 
 from harness.core import ConfigurationError
-from harness.core.output_tools import OUTPUT_TOOLS, is_output_tool, output_tool_framework
+from harness.core.output_tools import (
+    OUTPUT_TOOLS,
+    declared_output_tools,
+    is_output_tool,
+    may_declare_output_tools,
+    output_tool_framework,
+)
 from harness.evals import EvalReport, EvalRow, Status, Verdict, compare_reports
 from harness.recording import read_cassette
 from harness.testing import (
@@ -53,6 +59,53 @@ ANSWER = json.dumps({"code": "RC-7"})
 def test_the_registry_knows_each_framework_s_output_tools(name: str, framework: str | None) -> None:
     assert output_tool_framework(name) == framework
     assert is_output_tool(name) is (framework is not None)
+
+
+MARK = "The final response which ends this conversation"
+
+
+@pytest.mark.parametrize(
+    ("description", "declared"),
+    [
+        (MARK, True),
+        (f"Weather: {MARK}", True),
+        (f"  {MARK}\n", True),
+        (f"{MARK}.", False),
+        (f"Read the notes. {MARK}", False),
+        ("The release code found in the notes.", False),
+        (None, False),
+        ("", False),
+    ],
+)
+def test_a_definition_declares_an_output_tool_by_pydantic_ai_s_marker(
+    description: str | None, declared: bool
+) -> None:
+    assert declared_output_tools([("release_code", description)]) == (
+        {"release_code"} if declared else set()
+    )
+    assert (
+        is_output_tool("release_code", declared_output_tools([("release_code", description)]))
+        is declared
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.text(max_size=30),
+    st.text(alphabet="abcdefghij_", min_size=1, max_size=12),
+    st.text(max_size=8).filter(lambda t: t.strip() != ""),
+)
+def test_only_the_marker_with_an_optional_type_prefix_declares(
+    text: str, name: str, tail: str
+) -> None:
+    declared = declared_output_tools([(name, text)])
+    # Declaring needs the marker, so the cheap body test never skips a declaring body.
+    assert not declared or may_declare_output_tools(text.encode("utf-8", "surrogatepass"))
+    prefix = text.replace(":", "").replace("\n", "").strip()
+    typed = f"{prefix}: {MARK}" if prefix else MARK
+    assert declared_output_tools([(name, typed)]) == {name}
+    assert declared_output_tools([(name, MARK + tail)]) == set()
+    assert is_output_tool(name, {name}) and not is_output_tool("read_file", {name})
 
 
 def test_the_agents_sdk_is_listed_with_no_output_tool() -> None:
@@ -122,6 +175,36 @@ def test_the_traffic_trace_reports_an_output_tool_as_the_answer() -> None:
     root = tree.root.attributes
     assert (root["tool_calls"], root["all_tool_calls"]) == (1, 1)
     assert root["answer_hash"] == text_digest(ANSWER)
+
+
+NAMED_TOOLS = [
+    TOOLS[0],
+    {"type": "function", "function": {"name": "answer", "description": MARK, "parameters": {}}},
+]
+
+
+def _named(
+    run: list[tuple[dict[str, Any], dict[str, Any]]],
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``run`` with pydantic-ai's ``ToolOutput(name="answer")``: its marker, not its name."""
+    renamed = []
+    for request, response in run:
+        text = json.dumps(response).replace('"final_result"', '"answer"')
+        renamed.append(({**request, "tools": NAMED_TOOLS}, json.loads(text)))
+    return renamed
+
+
+def test_a_tool_its_definition_marks_is_the_answer_in_trace_row_and_tool_calls() -> None:
+    run = _named(_run(OUTPUT_TOOL))
+    tree = trace_from_exchanges(_exchanges(run), mode="replay")
+    last = tree.find_all("llm.call")[-1]
+    assert (last.attributes["output_tool"], last.attributes["tool_call_count"]) == ("answer", 0)
+    assert tree.root.attributes["answer_hash"] == text_digest(ANSWER)
+    assert summarize_traffic(_pairs(run)).tool_calls == tree.root.attributes["tool_calls"] == 1
+    assert [c.name for c in tool_calls_from_exchanges(_exchanges(run))] == ["read_file"]
+    assert_trajectory(tree, [("read_file", {"path": "notes.txt"})])
+    every = [("read_file", {"path": "notes.txt"}), ("answer", {"code": "RC-7"})]
+    assert_trajectory(tree, every, include_output_tools=True)
 
 
 def test_the_row_counts_no_output_tool_and_agrees_with_the_trace() -> None:

@@ -7,10 +7,18 @@ attributes read are ``gen_ai.agent.name``, ``gen_ai.request.model`` /
 ``gen_ai.usage.input_tokens`` / ``output_tokens`` /
 ``cache_read.input_tokens`` / ``cache_creation.input_tokens``,
 ``gen_ai.response.finish_reasons``, the tool calls in ``gen_ai.output.messages``,
-and ``gen_ai.tool.name`` / ``gen_ai.tool.call.id`` / ``gen_ai.tool.call.arguments``
-/ ``gen_ai.tool.call.result``. OpenInference spans are read by
+pydantic-ai's ``model_request_parameters`` (its output tools), and
+``gen_ai.tool.name`` / ``gen_ai.tool.call.id`` / ``gen_ai.tool.call.arguments`` /
+``gen_ai.tool.call.result``. OpenInference spans are read by
 ``openinference.span.kind`` (``AGENT``, ``LLM``, ``TOOL``) with ``llm.model_name``,
 ``llm.token_count.*``, ``tool.name``, ``input.value`` / ``output.value``.
+
+An output tool (``harness.core.output_tools``: the call that is the answer) counts
+in no ``tool_call_count``: its model call names it (``output_tool``), marks it
+``output`` among its ``tool_calls`` and keeps its arguments as the ``output``
+payload, as the traffic trace does. pydantic-ai's model spans list the output
+tools the request offered (``kind: "output"``), so a ``ToolOutput(name=...)`` of
+any name is known; other spans fall back to the registry's names.
 
 Spans are read by duck typing (``name``, ``context``, ``parent``, ``start_time``,
 ``end_time``, ``attributes``, ``status``, ``events``, as the SDK's
@@ -24,9 +32,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from harness.core.output_tools import is_output_tool
 from harness.testing.adapters._nodes import AGENT, Node, build_tree
 from harness.tracing import TraceMode, TraceTree
 from harness.traffic.attributes import (
+    arguments_value,
     asked_calls,
     capture_mode,
     payload_limit,
@@ -111,6 +121,17 @@ def _output_parts(attributes: Mapping[str, Any]) -> tuple[list[ToolAsk], str]:
     return asks, "".join(texts)
 
 
+def _output_tools(attributes: Mapping[str, Any]) -> frozenset[str]:
+    """The output tools a pydantic-ai model span says its request offered."""
+    parameters = _json(attributes.get("model_request_parameters"))
+    listed = parameters.get("output_tools") if isinstance(parameters, dict) else None
+    return frozenset(
+        str(tool["name"])
+        for tool in (listed if isinstance(listed, list) else [])
+        if isinstance(tool, dict) and tool.get("name") and tool.get("kind", "output") == "output"
+    )
+
+
 def _llm(node: Node, attributes: Mapping[str, Any], replay_limit: int | None) -> None:
     usage = TokenUsage(
         input=_int(_first(attributes, "gen_ai.usage.input_tokens", "llm.token_count.prompt")),
@@ -137,16 +158,25 @@ def _llm(node: Node, attributes: Mapping[str, Any], replay_limit: int | None) ->
     )
     reasons = attributes.get("gen_ai.response.finish_reasons")
     asks, text = _output_parts(attributes)
+    declared = _output_tools(attributes)
+    outputs = [ask for ask in asks if is_output_tool(ask.name, declared)]
+    listed = asked_calls(asks, limit=replay_limit)
+    for entry in listed:
+        if is_output_tool(entry["name"], declared):
+            entry["output"] = True
     node.attributes = {
         "provider": _first(attributes, "gen_ai.provider.name", "gen_ai.system", "llm.provider"),
         "model": _first(attributes, "gen_ai.request.model", "llm.model_name"),
         "response_model": attributes.get("gen_ai.response.model"),
         **usage_attributes(usage),
-        "tool_call_count": len(asks),
-        "tool_calls": asked_calls(asks, limit=replay_limit),
+        "tool_call_count": len(asks) - len(outputs),
+        "tool_calls": listed,
         "text_chars": len(text),
         "stop_reason": reasons[0] if isinstance(reasons, list | tuple) and reasons else None,
     }
+    if outputs:
+        node.attributes["output_tool"] = outputs[0].name
+        node.payload["output"] = arguments_value(outputs[0].arguments)
     if not isinstance(usage.reasoning, int):
         node.attributes.pop("reasoning_tokens", None)
     messages = _first(attributes, "gen_ai.input.messages", "llm.input_messages", "input.value")
