@@ -14,15 +14,43 @@ import pytest
 from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
 
 from harness.simulator import SimulatorServer
-from harness.testing.adapters import from_smolagents
+from harness.testing.adapters import from_smolagents, watch_smolagents
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
 CODE = "RELEASE-CODE-5PL2"
+SHELVES = {"shelf-a.txt": "SHELF-A-91", "shelf-b.txt": "SHELF-B-27"}
+
+
+def _reply(name: str, **arguments: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+# A manager that calls its librarian twice, one shelf a call: the librarian reads the
+# shelf its task names and answers its code. Its memory is reset between the calls.
+LIBRARY_RULES: list[dict[str, Any]] = [
+    *(
+        {"when": {"tools_include": "read_file", "last_user_contains": code},
+         "reply": _reply("final_answer", answer=code)}
+        for code in SHELVES.values()
+    ),
+    *(
+        {"when": {"tools_include": "read_file", "last_user_contains": shelf},
+         "reply": _reply("read_file", path=shelf)}
+        for shelf in SHELVES
+    ),
+    {"when": {"tools_include": "librarian", "last_user_contains": SHELVES["shelf-b.txt"]},
+     "reply": _reply("final_answer", answer="Both codes read.")},
+    {"when": {"tools_include": "librarian", "last_user_contains": SHELVES["shelf-a.txt"]},
+     "reply": _reply("librarian", task="Read shelf-b.txt")},
+    {"when": {"tools_include": "librarian", "last_user_contains": "New task"},
+     "reply": _reply("librarian", task="Read shelf-a.txt")},
+]  # fmt: skip
 # smolagents sends observations as user text: the rules read the last user text.
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,
     "rules": [
+        *LIBRARY_RULES,
         {
             "when": {"last_user_contains": CODE},
             "reply": {
@@ -112,6 +140,37 @@ def test_a_managed_agent_is_a_sub_run_of_the_step_that_called_it(
     assert CODE in read.attributes["payload"]["observation"]
     final_ask = answered.children[0].attributes
     assert final_ask["output_tool"] == "final_answer" and final_ask["tool_call_count"] == 0
+
+
+def test_every_call_of_a_watched_managed_agent_is_a_sub_run(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
+    for shelf, code in SHELVES.items():
+        (tmp_path / shelf).write_text(f"The shelf code is {code}.\n")
+    librarian = ToolCallingAgent(
+        tools=[ReadFile(tmp_path)], model=_model(sim), name="librarian",
+        description="Reads one shelf file and answers its code.", max_steps=3, verbosity_level=0,
+    )  # fmt: skip
+    manager = ToolCallingAgent(
+        tools=[], model=_model(sim), managed_agents=[librarian], max_steps=4, verbosity_level=0
+    )
+    assert watch_smolagents(manager) is manager
+    watch_smolagents(manager)  # twice: still one log, each step kept once
+    for _ in range(2):  # the second run's trace pairs its own calls, not the first run's
+        assert str(manager.run("What are the two shelf codes?")) == "Both codes read."
+        trace = from_smolagents(manager, mode="replay")
+        calls = trace.find_all("tool.call", name="librarian")
+        assert [call.attributes["payload"]["arguments"] for call in calls] == [
+            {"task": "Read shelf-a.txt"},
+            {"task": "Read shelf-b.txt"},
+        ]
+        for call, (shelf, code) in zip(calls, SHELVES.items(), strict=True):
+            (sub,) = call.children
+            assert sub.kind == "subagent.run" and sub.attributes["agent_name"] == "librarian"
+            (read,) = trace.find_all("tool.call", name="read_file", within=sub)
+            assert read.attributes["payload"]["arguments"] == {"path": shelf}
+            assert code in read.attributes["payload"]["observation"]
+        assert (trace.root.attributes["tool_calls"], trace.root.attributes["llm_calls"]) == (2, 7)
 
 
 def test_a_tool_that_raised_is_an_error_span_in_a_failed_step(

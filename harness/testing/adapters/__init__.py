@@ -5,7 +5,8 @@
 - ``AgentsTraceProcessor``: an OpenAI Agents SDK tracing processor (``_agents``).
 - ``LangGraphTraceHandler``: a LangChain callback handler for LangGraph runs (``_langgraph``).
 - ``from_smolagents(agent)``: a smolagents agent's memory steps (``_smolagents``): its
-  text-protocol tool calls, ``final_answer`` as the answer, managed agents as sub-runs.
+  text-protocol tool calls, ``final_answer`` as the answer, managed agents as sub-runs
+  (every call of each with ``watch_smolagents(agent)`` before the run).
 
 Each shapes the framework's agent, model, tool and handoff spans as harness
 records its own runs (``_nodes``), so ``assert_trace_shape``, ``trace.one(...)``
@@ -20,7 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from harness.testing.adapters._otel import from_otel_spans
-from harness.testing.adapters._smolagents import from_smolagents
+from harness.testing.adapters._smolagents import from_smolagents, watch_smolagents
 
 if TYPE_CHECKING:
     from harness.testing.adapters._agents import AgentsTraceProcessor
@@ -31,6 +32,7 @@ __all__ = [
     "LangGraphTraceHandler",
     "from_otel_spans",
     "from_smolagents",
+    "watch_smolagents",
 ]
 
 

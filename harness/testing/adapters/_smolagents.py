@@ -11,19 +11,26 @@ sends tool calls and results to the model as it likes (plain text for a
   call: the root's ``answer_hash`` / ``answer_chars`` (and ``answer`` payload in
   replay mode), marked ``output`` among its model call's asks;
 - a managed agent called as a tool is a ``subagent.run`` inside that tool call,
-  built from the managed agent's own memory. smolagents resets that memory on
-  each call, so only the last call of each managed agent has its sub-run;
+  built from the managed agent's own steps. smolagents resets a managed agent's
+  memory on each call, so its memory holds only the last call: an agent passed
+  to ``watch_smolagents`` before it runs keeps every call's steps (a step
+  callback on each managed agent), and each call is the sub-run of the tool
+  call it ran in (the one whose step's time holds it); unwatched, only the
+  last call of each managed agent has its sub-run;
 - a step that failed (``step.error``) is status ``error``, as are its tool calls;
 - a ``CodeAgent``'s step shows the one call smolagents notes for it
   (``python_interpreter``, the code as its argument); planning steps are left out.
 
-smolagents is not imported: the agent is read by duck typing, so this module
-loads with the adapters package and needs no stubs.
+smolagents is not imported here: the agent is read by duck typing, so this
+module loads with the adapters package and needs no stubs (``watch_smolagents``
+imports it when called, for the step class its callback registers on).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import weakref
 from typing import Any
 
 from harness.core.output_tools import is_output_tool
@@ -39,7 +46,52 @@ from harness.traffic.attributes import (
 )
 from harness.traffic.wire import ToolAsk
 
-__all__ = ["from_smolagents"]
+__all__ = ["from_smolagents", "watch_smolagents"]
+
+
+class _CallLog:
+    """A step callback that keeps each call's steps, which the agent's memory forgets
+    when the next call resets it. A call ends with its final answer step; a step
+    numbered 1 opens a new one too (a call that raised has no final answer step)."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[Any]] = []
+        self._open = False
+
+    def __call__(self, step: Any, agent: Any = None) -> None:
+        if not hasattr(step, "timing"):  # FinalAnswerStep: the call is over
+            self._open = False
+            return
+        if not self._open or getattr(step, "step_number", None) == 1:
+            self.calls.append([])
+            self._open = True
+        self.calls[-1].append(step)
+
+
+# Each watched agent's log, kept only as long as the agent lives.
+_LOGS: weakref.WeakKeyDictionary[Any, _CallLog] = weakref.WeakKeyDictionary()
+
+
+def watch_smolagents(agent: Any) -> Any:
+    """Keep every call of ``agent``'s managed agents for ``from_smolagents``; returns ``agent``.
+
+    smolagents clears a managed agent's memory each time it is called, so after
+    a run its memory holds only the last call. Call this once, before running:
+    it registers a step callback on each managed agent (and theirs, at any
+    depth) that keeps the steps of every call. Watching twice changes nothing.
+
+    Raises:
+        TraceUsageError: ``agent`` is not a smolagents agent.
+    """
+    _action_steps(agent)  # the same check, the same message
+    # The agent exists, so smolagents is installed; every step class derives from this.
+    step_class = importlib.import_module("smolagents.memory").MemoryStep
+    for child in dict(getattr(agent, "managed_agents", None) or {}).values():
+        if child not in _LOGS:
+            log = _LOGS[child] = _CallLog()
+            child.step_callbacks.register(step_class, log)
+        watch_smolagents(child)
+    return agent
 
 
 def _ns(seconds: float | None) -> int | None:
@@ -157,20 +209,52 @@ def _action_steps(agent: Any) -> list[Any]:
     return [step for step in steps if hasattr(step, "step_number") and hasattr(step, "timing")]
 
 
-def _agent_node(agent: Any, replay_limit: int | None) -> Node:
-    """The agent's run: its action steps, each managed agent inside its last calling tool."""
-    steps = _action_steps(agent)
-    managed = dict(getattr(agent, "managed_agents", None) or {})
+def _calling(steps: list[Any], name: str) -> list[tuple[Any, int]]:
+    """Each ``(step, index)`` of a call of the tool ``name``, in order."""
+    return [
+        (step, index)
+        for step in steps
+        for index, ask in enumerate(a for a in _asks(step) if not is_output_tool(a.name))
+        if ask.name == name
+    ]
+
+
+def _within(step: Any, call: list[Any]) -> bool:
+    """Whether the logged ``call`` began during ``step`` (its tools run inside it)."""
+    timing = getattr(step, "timing", None)
+    start, end = getattr(timing, "start_time", None), getattr(timing, "end_time", None)
+    began = getattr(getattr(call[0], "timing", None), "start_time", None)
+    if start is None or began is None:
+        return False
+    return start <= began and (end is None or began <= end)
+
+
+def _subruns(agent: Any, steps: list[Any], replay_limit: int | None) -> dict[tuple[int, int], Node]:
+    """Each managed agent's run, keyed by the tool call it ran in (see the docstring)."""
     subruns: dict[tuple[int, int], Node] = {}
-    for name, child in managed.items():
-        last = None
-        for step in steps:
-            tools = [a for a in _asks(step) if not is_output_tool(a.name)]
-            for index, ask in enumerate(tools):
-                if ask.name == name:
-                    last = _key(step, index)
-        if last is not None and _action_steps(child):
-            subruns[last] = _agent_node(child, replay_limit)
+    for name, child in dict(getattr(agent, "managed_agents", None) or {}).items():
+        calling = _calling(steps, name)
+        log = _LOGS.get(child)
+        if log is None:  # unwatched: its memory holds its last call only
+            if calling and _action_steps(child):
+                subruns[_key(*calling[-1])] = _agent_node(child, _action_steps(child), replay_limit)
+            continue
+        taken: set[int] = set()
+        for step, index in calling:
+            found = next(
+                (n for n, call in enumerate(log.calls) if n not in taken and _within(step, call)),
+                None,
+            )
+            if found is not None:
+                taken.add(found)
+                call = [s for s in log.calls[found] if hasattr(s, "step_number")]
+                subruns[_key(step, index)] = _agent_node(child, call, replay_limit)
+    return subruns
+
+
+def _agent_node(agent: Any, steps: list[Any], replay_limit: int | None) -> Node:
+    """The agent's run of ``steps``, each managed agent's run inside its calling tool."""
+    subruns = _subruns(agent, steps, replay_limit)
     node = Node(AGENT, None, {"agent_name": _name(agent)})
     node.children = [_step(agent, step, subruns, replay_limit) for step in steps]
     starts = [c.start_ns for c in node.children if c.start_ns is not None]
@@ -204,6 +288,9 @@ def from_smolagents(
 ) -> TraceTree:
     """The trace of ``agent``'s last run, from its memory (see the module docstring).
 
+    Pass the agent to ``watch_smolagents`` before running it for every call of
+    its managed agents; otherwise a managed agent shows its last call only.
+
     Args:
         agent: a smolagents ``ToolCallingAgent`` or ``CodeAgent`` after ``run()``.
         name: the root span's name.
@@ -217,7 +304,7 @@ def from_smolagents(
     chosen = capture_mode(mode)
     limit = payload_limit(max_payload_chars)
     replay_limit = limit if chosen == "replay" else None
-    root = _agent_node(agent, replay_limit)
+    root = _agent_node(agent, _action_steps(agent), replay_limit)
     answer = _answer(agent)
     tree = build_tree(
         [root],
