@@ -9,10 +9,12 @@ import pytest
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage
 
-from examples.langchain_agent.agent import MODEL, ask, build
-from harness.testing import LLMCassette, assert_trajectory
+from examples.langchain_agent.agent import MODEL, SYSTEM, ask, build
+from harness.testing import LLMCassette, assert_requests, assert_trajectory, system_sha256
 
 CODE = "RELEASE-CODE-2LC6"
+# The schema LangChain derives from read_file's signature, as ChatAnthropic sends it.
+READ_FILE = {"properties": {"path": {"type": "string"}}, "required": ["path"], "type": "object"}
 
 
 def chat_model(llm_cassette: LLMCassette) -> ChatAnthropic:
@@ -48,3 +50,8 @@ def test_streams_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> 
     assert [(c.name, c.arguments) for c in calls] == [("read_file", {"path": "notes.txt"})]
     assert CODE in (calls[0].result or "")  # the tool node sent the file back
     assert_trajectory(llm_cassette.trace(mode="replay"), [("read_file", {"path": "notes.txt"})])
+    # What the agent sent, every turn: its model and prompt, no effort, read_file's schema,
+    # and each request the one before it plus the new turns (a stable cache prefix).
+    checks = assert_requests(llm_cassette).model(MODEL).effort(None)
+    checks.system_sha256(system_sha256(SYSTEM)).tools({"read_file": READ_FILE})
+    checks.stable_prefix().complete_history()

@@ -10,11 +10,13 @@ from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from examples.langgraph_agent.agent import MODEL, build
-from harness.testing import LLMCassette, assert_trajectory
+from examples.langgraph_agent.agent import MODEL, SYSTEM, build
+from harness.testing import LLMCassette, assert_requests, assert_trajectory, system_sha256
 from harness.testing.adapters import LangGraphTraceHandler
 
 CODE = "RELEASE-CODE-3M8K"
+# The schema LangChain derives from read_file's signature, as ChatOpenAI sends it.
+READ_FILE = {"properties": {"path": {"type": "string"}}, "required": ["path"], "type": "object"}
 
 
 def chat_model(llm_cassette: LLMCassette) -> ChatOpenAI:
@@ -25,6 +27,14 @@ def chat_model(llm_cassette: LLMCassette) -> ChatOpenAI:
         api_key=llm_cassette.api_key("openai"),  # type: ignore[arg-type]
         max_retries=0,
     )
+
+
+def check_requests(llm_cassette: LLMCassette) -> None:
+    """What the graph sent, every turn: its model and prompt, no effort, read_file's
+    schema, and each request the one before it plus the new turns (a stable cache prefix)."""
+    checks = assert_requests(llm_cassette).model(MODEL).effort(None)
+    checks.system_sha256(system_sha256(SYSTEM)).tools({"read_file": READ_FILE})
+    checks.stable_prefix().complete_history()
 
 
 @pytest.mark.eval("langgraph")
@@ -47,6 +57,7 @@ def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> No
     assert calls == [("read_file", {"path": "notes.txt"})]
     assert CODE in str(result["messages"][-1].content)
     assert_trajectory(handler.tree(), [("read_file", {"path": "notes.txt"})])
+    check_requests(llm_cassette)
 
 
 @pytest.mark.eval("langgraph-approval")
@@ -66,3 +77,4 @@ def test_resumes_after_the_reviewer_approves(llm_cassette: LLMCassette, tmp_path
 
     assert CODE in str(result["messages"][-1].content)
     assert graph.get_state(config).next == ()
+    check_requests(llm_cassette)  # the resumed run goes on from the paused run's history

@@ -10,11 +10,28 @@ from pathlib import Path
 
 import pytest
 
-from examples.smolagents_agent.agent import build
-from harness.testing import LLMCassette
+from examples.smolagents_agent.agent import MODEL, build
+from harness.testing import LLMCassette, assert_requests, system_sha256
 from harness.testing.adapters import from_smolagents
 
 CODE = "RELEASE-CODE-7QX4"
+# The tools as smolagents sends them: read_file's inputs, and its own final_answer.
+TOOLS = {
+    "read_file": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "the file, relative to the workspace"}
+        },
+        "required": ["path"],
+    },
+    "final_answer": {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "description": "The final answer to the problem"}
+        },
+        "required": ["answer"],
+    },
+}
 
 
 @pytest.mark.eval("smolagents")
@@ -32,3 +49,9 @@ def test_reads_the_release_code(llm_cassette: LLMCassette, tmp_path: Path) -> No
     assert tools == [("read_file", {"path": "notes.txt"})]
     assert trace.root.attributes["tool_calls"] == 1  # final_answer is the answer, not a tool
     assert CODE in answer
+    # What the agent sent, every step: its model, no effort, the system prompt it built
+    # (smolagents' template with the tools filled in), the tools' schemas, and each
+    # request the one before it plus the new step (a stable cache prefix).
+    checks = assert_requests(llm_cassette).model(MODEL).effort(None)
+    checks.system_sha256(system_sha256(agent.system_prompt)).tools(TOOLS)
+    checks.stable_prefix().complete_history()
