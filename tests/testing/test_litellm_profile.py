@@ -65,9 +65,8 @@ def test_litellm_imported_in_a_test_records_and_replays_offline_only_with_the_pr
 ) -> None:
     # Not importorskip: importing LiteLLM here would download its price map.
     if importlib.util.find_spec("litellm") is None:
-        # Not in the test extra yet: LiteLLM brings a large tree (boto3, aiohttp,
-        # tokenizers) that CI has not yet run the whole suite with.
-        pytest.skip("needs litellm (pip install litellm), which the test extra leaves out")
+        # In the test extra; a machine installed without it skips, saying how to add it.
+        pytest.skip("needs litellm: pip install -e '.[test]' (or pip install litellm)")
     pytester.makepyfile(test_llm=LITELLM_TEST.replace("**SETTINGS", 'profile="litellm"'))
     args = ("-p", "no:randomly", "--assert=plain")
     record = pytester.runpytest_subprocess(
