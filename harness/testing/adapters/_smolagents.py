@@ -51,8 +51,9 @@ __all__ = ["from_smolagents", "watch_smolagents"]
 
 class _CallLog:
     """A step callback that keeps each call's steps, which the agent's memory forgets
-    when the next call resets it. A call ends with its final answer step; a step
-    numbered 1 opens a new one too (a call that raised has no final answer step)."""
+    when the next call resets it. A call ends with its final answer step; an action
+    step numbered 1 after an action step opens a new one too (a call that raised has
+    no final answer step; a planning step before step 1 belongs to its call)."""
 
     def __init__(self) -> None:
         self.calls: list[list[Any]] = []
@@ -62,7 +63,12 @@ class _CallLog:
         if not hasattr(step, "timing"):  # FinalAnswerStep: the call is over
             self._open = False
             return
-        if not self._open or getattr(step, "step_number", None) == 1:
+        restarted = (
+            self._open
+            and getattr(step, "step_number", None) == 1
+            and any(hasattr(kept, "step_number") for kept in self.calls[-1])
+        )
+        if not self._open or restarted:
             self.calls.append([])
             self._open = True
         self.calls[-1].append(step)
