@@ -406,14 +406,11 @@ def mcp_cassette(
 ) -> Iterator[McpCassetteFixture]:
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
     from harness.core.errors import CassetteError
-    from harness.mcp.cassette import mcp_cassette_path
-    from harness.testing.llm_cassette import llm_cassette_path
     from harness.testing.mcp_cassette import McpCassetteFixture
+    from harness.testing.mcp_recording import fixture_mcp_cassette
 
     node = request.node
-    relative = test_file(Path(str(node.path)), harness_options.rootdir)
-    beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
-    path = mcp_cassette_path(beside)
+    path = fixture_mcp_cassette(node, harness_options)
     if harness_options.mutants and path.is_file():  # a tool-result mutant serves a changed copy
         from harness.testing.mcp_mutants import served_mcp_cassette
 

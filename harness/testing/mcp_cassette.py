@@ -12,9 +12,11 @@ it: pydantic-ai, the Agents SDK) is given a stand-in instead of each server:
   and recorded);
 * ``mcp_cassette.servers({...mcpServers...})`` rewrites a whole config.
 
-The cassette is ``<cassette dir>/<test file>/<test name>.mcp.json``, beside the
-test's ``llm_cassette``; the record mode is the plugin's; replay misses fail the
-test at teardown with the request and the nearest recorded one.
+The cassette is ``<test name>.mcp.json`` beside the model cassette the test's
+``llm_cassette`` opens, by the same path rules (model folder, stream, epoch:
+``harness.testing.mcp_recording.fixture_mcp_cassette``); the record mode is the
+plugin's; replay misses fail the test at teardown with the request and the
+nearest recorded one.
 """
 
 from __future__ import annotations

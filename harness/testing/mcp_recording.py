@@ -17,7 +17,22 @@ from typing import Any
 from harness.testing.naming import test_file, test_name
 from harness.testing.options import HarnessOptions
 
-__all__ = ["mcp_cassette_for", "recorded_mcp_servers"]
+__all__ = ["fixture_mcp_cassette", "mcp_cassette_for", "recorded_mcp_servers"]
+
+
+def fixture_mcp_cassette(node: Any, options: HarnessOptions) -> Path:
+    """The MCP cassette of the ``mcp_cassette`` fixture in test ``node``.
+
+    It is beside the model cassette ``llm_cassette`` opens for ``node``, by that
+    cassette's own rules (``harness.testing.llm_paths``: the model part from
+    ``--harness-model`` or the marker, the stream variant, the epoch), whether or
+    not the test uses ``llm_cassette``: ``--harness-mutants`` finds the tool
+    results to mutate beside that model cassette, so the two must never part.
+    """
+    from harness.mcp.cassette import mcp_cassette_path
+    from harness.testing.llm_paths import resolve_llm_target
+
+    return mcp_cassette_path(resolve_llm_target(node, options).path)
 
 
 def mcp_cassette_for(
