@@ -415,7 +415,12 @@ def mcp_cassette(
         from harness.testing.mcp_mutants import served_mcp_cassette
 
         path = served_mcp_cassette(request, harness_options, path)
-    fixture = McpCassetteFixture(path, harness_options.record_mode)
+    live = harness_options.tools == "live"
+    fixture = McpCassetteFixture(path, harness_options.record_mode, live=live)
+    if live:  # the first live answer unlike its recording fails the test, named
+        from harness.testing.tools_live import watch_stand_ins
+
+        watch_stand_ins(node, fixture.changes)
     yield fixture
     if harness_run_log.traffic_trace is not None:  # an llm_cassette test: mark its MCP calls
         from harness.testing.mcp_traffic import with_mcp_calls
