@@ -160,7 +160,11 @@ def relay_stdio(
 ) -> int:
     """Start ``command`` and pass every line both ways, each one shown to ``observer``
     (then ``after_each``) before it is passed on."""
-    child = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        child = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as exc:  # the client sees the stand-in exit; stderr says why
+        print(f"the MCP server {command[0]!r} could not be started: {exc}", file=sys.stderr)
+        return 2
     assert child.stdin is not None and child.stdout is not None
     child_out = child.stdout
 

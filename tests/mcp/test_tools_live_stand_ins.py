@@ -10,14 +10,16 @@ recorded against the live answer, whatever else the test asserts.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.mcp.cassette import McpExchange, McpServerTape
+from harness.mcp.cassette import McpCassette, McpExchange, McpServerTape, save_cassette
 from harness.mcp.live import LiveComparer
+from harness.mcp.replay import main
 from tests.mcp.servers import SERVER, new_tag, processes_with, start_http_server
 
 pytest.importorskip("mcp")
@@ -160,3 +162,16 @@ def test_a_call_the_recording_never_answered_has_nothing_to_differ_from() -> Non
     comparer = LiveComparer("calc", McpServerTape(transport="stdio"))
     _call(comparer, 1, {"content": [{"type": "text", "text": "new"}]})
     assert comparer.changes == [] and comparer.calls == 1
+
+
+@pytest.mark.parametrize("mode", ["--record", "--live"])
+def test_a_relay_whose_server_cannot_start_says_so_in_one_line(
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "t.mcp.json"
+    save_cassette(McpCassette(servers={"calc": _tape("5")}), cassette)
+    missing = str(tmp_path / "no-such-server")
+    assert main([str(cassette), "--server", "calc", mode, "--", missing]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"the MCP server {missing!r} could not be started: ")
+    assert len(err.splitlines()) == 1
