@@ -9,7 +9,10 @@ recorded against the live answer, whatever else the test asserts.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +178,52 @@ def test_a_relay_whose_server_cannot_start_says_so_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith(f"the MCP server {missing!r} could not be started: ")
     assert len(err.splitlines()) == 1
+
+
+def _example_copy(tmp_path: Path, change: bool) -> Path:
+    """examples/mcp_agents with its server and cassettes under ``tmp_path`` (the
+    server's answer changed when ``change``)."""
+    root = Path(__file__).resolve().parents[2]
+    copy = tmp_path / "tree"
+    for part in ("mcp_agents", "mcp_files", "cassettes/examples/mcp_agents"):
+        shutil.copytree(
+            root / "examples" / part,
+            copy / "examples" / part,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    (copy / "examples" / "__init__.py").write_text("")
+    (copy / "pytest.ini").write_text("[pytest]\n")  # the copy is the rootdir
+    if change:
+        server = copy / "examples" / "mcp_files" / "server.py"
+        text = server.read_text()
+        read = 'return target.read_text("utf-8")'
+        assert read in text
+        server.write_text(text.replace(read, read + '.replace("6QJ4", "7ZZ9")'))
+    return copy
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("change", [False, True], ids=["unchanged", "changed"])
+def test_the_agents_sdk_example_runs_its_real_server_live(tmp_path: Path, change: bool) -> None:
+    """examples/mcp_agents (stdio and HTTP) under --harness-tools live: the real
+    filesystem server runs; as recorded both evals pass, changed both fail named."""
+    pytest.importorskip("agents")
+    copy = _example_copy(tmp_path, change)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
+    command = [
+        *(sys.executable, "-m", "pytest", "examples/mcp_agents", "-p", "no:randomly"),
+        *("-p", "no:cacheprovider", "--harness-cassette-dir", "examples/cassettes"),
+        *("--harness-tools", "live", "--basetemp", str(tmp_path / "base")),
+    ]
+    done = subprocess.run(
+        command, cwd=copy, env=clean, capture_output=True, text=True, timeout=600, check=False
+    )
+    out = done.stdout
+    if not change:
+        assert done.returncode == 0, out[-4000:] + done.stderr[-2000:]
+        assert "2 passed" in out
+        return
+    assert "2 failed" in out, out[-4000:]
+    named = "ToolDivergence: MCP server 'files', tool 'read_file' answered differently"
+    assert out.count(named) == 2, out[-4000:]
+    assert "    +The release code is RELEASE-CODE-7ZZ9." in out
