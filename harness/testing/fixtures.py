@@ -407,16 +407,19 @@ def mcp_cassette(
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
     from harness.core.errors import CassetteError
     from harness.testing.mcp_cassette import McpCassetteFixture
-    from harness.testing.mcp_recording import fixture_mcp_cassette
+    from harness.testing.mcp_recording import fixture_mcp_cassette, old_fixture_mcp_cassette
 
     node = request.node
     path = fixture_mcp_cassette(node, harness_options)
+    moved_from = old_fixture_mcp_cassette(node, harness_options, path)
     if harness_options.mutants and path.is_file():  # a tool-result mutant serves a changed copy
         from harness.testing.mcp_mutants import served_mcp_cassette
 
         path = served_mcp_cassette(request, harness_options, path)
     live = harness_options.tools == "live"
-    fixture = McpCassetteFixture(path, harness_options.record_mode, live=live)
+    fixture = McpCassetteFixture(
+        path, harness_options.record_mode, live=live, moved_from=moved_from
+    )
     if live:  # the first live answer unlike its recording fails the test, named
         from harness.testing.tools_live import watch_stand_ins
 

@@ -60,8 +60,16 @@ def _replay_module(*args: str) -> tuple[str, list[str]]:
 class McpCassetteFixture:
     """Stand-ins for the MCP servers a test's agent starts; see the module docstring."""
 
-    def __init__(self, path: Path, record_mode: str = "none", *, live: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        record_mode: str = "none",
+        *,
+        live: bool = False,
+        moved_from: Path | None = None,
+    ) -> None:
         self.path = path
+        self.moved_from = moved_from  # the cassette at the path of an older rule, if any
         self.record_mode = record_mode
         self.recording = not live and (
             record_mode in _RECORDING_MODES or (record_mode == "once" and not path.exists())
@@ -274,6 +282,13 @@ class McpCassetteFixture:
         from harness.mcp.cassette import load_cassette
 
         if self._cassette is None:
+            if not self.path.exists() and self.moved_from is not None:
+                old, new = self.moved_from, self.path
+                raise CassetteError(
+                    f"no MCP cassette at {new}, but there is one at {old}, where it was "
+                    "recorded before it followed the model cassette's folder; move it "
+                    f"(mkdir -p {new.parent} && git mv {old} {new})"
+                )
             if not self.path.exists():
                 raise CassetteError(
                     f"no MCP cassette at {self.path}; record it once with --record-mode=once "
