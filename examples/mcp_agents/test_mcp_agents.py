@@ -68,9 +68,12 @@ def test_reads_the_code_over_http(
     llm_cassette: LLMCassette, mcp_cassette: McpCassetteFixture, tmp_path: Path
 ) -> None:
     (tmp_path / "notes.txt").write_text(NOTE)
-    # The real server runs only while recording; a replay never starts it.
+    # The real server runs only while recording (or under --harness-tools live);
+    # a replay never starts it.
     live = (
-        http_server(tmp_path) if mcp_cassette.recording else nullcontext("http://mcp.invalid/mcp")
+        http_server(tmp_path)
+        if mcp_cassette.real_servers
+        else nullcontext("http://mcp.invalid/mcp")
     )
     with live as url:
         server = MCPServerStreamableHttp({"url": mcp_cassette.url("files", url)}, name="files")

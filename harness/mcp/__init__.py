@@ -3,8 +3,9 @@
 ``config`` reads the ``mcpServers`` JSON shape; ``client`` holds the sessions on
 an event-loop thread of the application; ``tools`` makes each listed tool a
 harness tool; ``cassette`` is the recording format and its replay; ``streams``
-joins a session to a live server, a recorder or a tape; ``replay_server`` is a
-stand-in server (stdio or loopback HTTP) for agents that start their own.
+joins a session to a live server, a recorder or a tape; ``replay`` and
+``replay_http`` are stand-in servers (stdio, loopback HTTP) for agents that start
+their own; ``live`` compares a live server's answers with its recording.
 """
 
 from harness.mcp.cassette import McpCassette, McpCassetteMiss, McpMiss, load_cassette

@@ -406,19 +406,24 @@ def mcp_cassette(
 ) -> Iterator[McpCassetteFixture]:
     """Stand-ins for the MCP servers an agent starts: ``command()``, ``url()``, ``servers()``."""
     from harness.core.errors import CassetteError
-    from harness.mcp.cassette import mcp_cassette_path
-    from harness.testing.llm_cassette import llm_cassette_path
     from harness.testing.mcp_cassette import McpCassetteFixture
+    from harness.testing.mcp_recording import fixture_mcp_cassette, old_fixture_mcp_cassette
 
     node = request.node
-    relative = test_file(Path(str(node.path)), harness_options.rootdir)
-    beside = llm_cassette_path(harness_options.cassette_dir, relative, test_name(node))
-    path = mcp_cassette_path(beside)
+    path = fixture_mcp_cassette(node, harness_options)
+    moved_from = old_fixture_mcp_cassette(node, harness_options, path)
     if harness_options.mutants and path.is_file():  # a tool-result mutant serves a changed copy
         from harness.testing.mcp_mutants import served_mcp_cassette
 
         path = served_mcp_cassette(request, harness_options, path)
-    fixture = McpCassetteFixture(path, harness_options.record_mode)
+    live = harness_options.tools == "live"
+    fixture = McpCassetteFixture(
+        path, harness_options.record_mode, live=live, moved_from=moved_from
+    )
+    if live:  # the first live answer unlike its recording fails the test, named
+        from harness.testing.tools_live import watch_stand_ins
+
+        watch_stand_ins(node, fixture.changes)
     yield fixture
     if harness_run_log.traffic_trace is not None:  # an llm_cassette test: mark its MCP calls
         from harness.testing.mcp_traffic import with_mcp_calls

@@ -12,9 +12,17 @@ it: pydantic-ai, the Agents SDK) is given a stand-in instead of each server:
   and recorded);
 * ``mcp_cassette.servers({...mcpServers...})`` rewrites a whole config.
 
-The cassette is ``<cassette dir>/<test file>/<test name>.mcp.json``, beside the
-test's ``llm_cassette``; the record mode is the plugin's; replay misses fail the
-test at teardown with the request and the nearest recorded one.
+Under ``--harness-tools live`` the stand-ins relay to the real servers (the
+command is started, the URL is forwarded to) and compare each ``tools/call``
+answer with the recorded answer to the same request (:mod:`harness.mcp.live`);
+:meth:`McpCassetteFixture.changes` lists the differences, and the first fails
+the test as a named divergence (:mod:`harness.testing.tools_live`).
+
+The cassette is ``<test name>.mcp.json`` beside the model cassette the test's
+``llm_cassette`` opens, by the same path rules (model folder, stream, epoch:
+``harness.testing.mcp_recording.fixture_mcp_cassette``); the record mode is the
+plugin's; replay misses fail the test at teardown with the request and the
+nearest recorded one.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,15 +60,28 @@ def _replay_module(*args: str) -> tuple[str, list[str]]:
 class McpCassetteFixture:
     """Stand-ins for the MCP servers a test's agent starts; see the module docstring."""
 
-    def __init__(self, path: Path, record_mode: str = "none") -> None:
+    def __init__(
+        self,
+        path: Path,
+        record_mode: str = "none",
+        *,
+        live: bool = False,
+        moved_from: Path | None = None,
+    ) -> None:
         self.path = path
+        self.moved_from = moved_from  # the cassette at the path of an older rule, if any
         self.record_mode = record_mode
-        self.recording = record_mode in _RECORDING_MODES or (
-            record_mode == "once" and not path.exists()
+        self.recording = not live and (
+            record_mode in _RECORDING_MODES or (record_mode == "once" and not path.exists())
         )
+        self.live = live  # --harness-tools live: the real servers, compared with the recording
         self._work = Path(tempfile.mkdtemp(prefix="harness-mcp-"))
         self._misses = self._work / "misses.jsonl"
         self._calls = self._work / "calls.txt"
+        self._changes = self._work / "changes.jsonl"
+        self._changes_lock = threading.Lock()
+        self._comparers: list[Any] = []
+        self._seen_changes: list[Any] | None = None
         self._parts: dict[str, Path] = {}
         self._stand_ins: list[Any] = []
         self._recorders: dict[str, Any] = {}
@@ -68,6 +90,12 @@ class McpCassetteFixture:
         self._cassette: Any = None
         self._cassette_written: Any = None
         self.calls: dict[str, int] = {}
+
+    @property
+    def real_servers(self) -> bool:
+        """Whether the real servers run in this test (recording, or tools live): a test
+        that starts an HTTP server itself starts it only then."""
+        return self.recording or self.live
 
     # -- what the agent is given ---------------------------------------------------
 
@@ -78,6 +106,12 @@ class McpCassetteFixture:
             part = self._parts[server] = self._work / f"{server}.mcp.json"
             return _replay_module(str(part), "--server", server, "--record", "--", command, *args)
         self._tape(server)  # fails now, in the test, when there is nothing to replay
+        if self.live:
+            return _replay_module(
+                str(self.path),
+                *("--server", server, "--live", "--changes", str(self._changes)),
+                *("--calls", str(self._calls), "--", command, *args),
+            )
         return _replay_module(
             str(self.path),
             *("--server", server, "--misses", str(self._misses), "--calls", str(self._calls)),
@@ -99,7 +133,13 @@ class McpCassetteFixture:
 
             shown = shown_url(url).partition("?")[0]  # a login or a query may hold a key
             recorder = self._recorders[server] = TapeRecorder("http", shown)
-            stand_in = McpHttpStandIn(recorder=recorder, upstream=url)
+            stand_in = McpHttpStandIn(observer=recorder, upstream=url)
+        elif self.live:
+            from harness.mcp.live import LiveComparer
+
+            comparer = LiveComparer(server, self._tape(server), on_change=self._note_change)
+            self._comparers.append(comparer)
+            stand_in = McpHttpStandIn(observer=comparer, upstream=url)
         else:
             player = TapePlayer(server, self._tape(server), cassette=self.path)
             self._players.append(player)
@@ -122,6 +162,26 @@ class McpCassetteFixture:
             rewritten[name] = entry
         return {"mcpServers": rewritten} if "mcpServers" in config else rewritten
 
+    # -- --harness-tools live -------------------------------------------------------
+
+    def changes(self) -> list[Any]:
+        """The live answers unlike their recordings so far (``ResultChange``), in order."""
+        from harness.mcp.live import ResultChange
+
+        if self._seen_changes is not None:
+            return list(self._seen_changes)
+        if not self._changes.exists():
+            return []
+        with self._changes_lock:
+            lines = self._changes.read_text("utf-8").splitlines()
+        return [ResultChange.from_json(line) for line in lines if line.strip()]
+
+    def _note_change(self, change: Any) -> None:
+        # One file for every server, the stdio relays' and the HTTP stand-ins': the
+        # order of the lines is the order the changes were seen in.
+        with self._changes_lock, self._changes.open("a", encoding="utf-8") as file:
+            file.write(change.to_json() + "\n")
+
     # -- teardown --------------------------------------------------------------------
 
     def close(self) -> None:
@@ -133,6 +193,7 @@ class McpCassetteFixture:
             self._save()
         self.calls = self._counted_calls()
         misses = self._collected_misses()
+        self._seen_changes = self.changes()  # kept: the folder that holds them goes
         import shutil
 
         shutil.rmtree(self._work, ignore_errors=True)
@@ -166,7 +227,7 @@ class McpCassetteFixture:
                 ]
                 counts[server] = counts.get(server, 0) + len(answered)
             return counts
-        for player in self._players:
+        for player in [*self._players, *self._comparers]:
             counts[player.server] = counts.get(player.server, 0) + player.calls
         if self._calls.exists():
             for line in self._calls.read_text("utf-8").split():
@@ -221,6 +282,13 @@ class McpCassetteFixture:
         from harness.mcp.cassette import load_cassette
 
         if self._cassette is None:
+            if not self.path.exists() and self.moved_from is not None:
+                old, new = self.moved_from, self.path
+                raise CassetteError(
+                    f"no MCP cassette at {new}, but there is one at {old}, where it was "
+                    "recorded before it followed the model cassette's folder; move it "
+                    f"(mkdir -p {new.parent} && git mv {old} {new})"
+                )
             if not self.path.exists():
                 raise CassetteError(
                     f"no MCP cassette at {self.path}; record it once with --record-mode=once "

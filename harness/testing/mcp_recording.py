@@ -17,7 +17,39 @@ from typing import Any
 from harness.testing.naming import test_file, test_name
 from harness.testing.options import HarnessOptions
 
-__all__ = ["mcp_cassette_for", "recorded_mcp_servers"]
+__all__ = [
+    "fixture_mcp_cassette",
+    "mcp_cassette_for",
+    "old_fixture_mcp_cassette",
+    "recorded_mcp_servers",
+]
+
+
+def fixture_mcp_cassette(node: Any, options: HarnessOptions) -> Path:
+    """The MCP cassette of the ``mcp_cassette`` fixture in test ``node``.
+
+    It is beside the model cassette ``llm_cassette`` opens for ``node``, by that
+    cassette's own rules (``harness.testing.llm_paths``: the model part from
+    ``--harness-model`` or the marker, the stream variant, the epoch), whether or
+    not the test uses ``llm_cassette``: ``--harness-mutants`` finds the tool
+    results to mutate beside that model cassette, so the two must never part.
+    """
+    from harness.mcp.cassette import mcp_cassette_path
+    from harness.testing.llm_paths import resolve_llm_target
+
+    return mcp_cassette_path(resolve_llm_target(node, options).path)
+
+
+def old_fixture_mcp_cassette(node: Any, options: HarnessOptions, path: Path) -> Path | None:
+    """Where ``mcp_cassette`` recorded before it followed the model cassette (no model
+    part, no stream or epoch part), when a file is there and not at ``path``: the
+    replay's error then says how to move it."""
+    from harness.mcp.cassette import mcp_cassette_path
+    from harness.testing.llm_cassette import llm_cassette_path
+
+    relative = test_file(Path(str(node.path)), options.rootdir)
+    old = mcp_cassette_path(llm_cassette_path(options.cassette_dir, relative, test_name(node)))
+    return old if old != path and old.is_file() and not path.exists() else None
 
 
 def mcp_cassette_for(

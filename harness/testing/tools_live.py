@@ -10,6 +10,13 @@ alike, whatever the wire. What is compared is the text the model saw (an MCP
 result as the runtime turned it into an observation): a change the model could
 not see is no divergence.
 
+An agent on another framework gets its MCP servers from the ``mcp_cassette``
+fixture: in this mode its stand-ins relay to the real servers and compare each
+live ``tools/call`` answer with the recorded answer to the same request in the
+MCP cassette (:mod:`harness.mcp.live`), with no need of the model's request
+bodies; the first difference is reported in the same form (there the result
+is the server's answer as text, since what the model saw is the framework's).
+
 The run is not stopped at the divergence: the live result goes to the model,
 and the replayed model then usually misses on its next request (that request
 carries the new result). The test's failure report leads with the divergence,
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,10 +39,17 @@ import pytest
 if TYPE_CHECKING:
     from harness.app import Application
     from harness.core.messages import Message
+    from harness.mcp.live import ResultChange
     from harness.providers import RequestLoggingProvider
     from harness.testing.tool_calls import RecordedToolCall
 
-__all__ = ["ToolDivergence", "first_divergence", "lead_with_divergence", "watch_app"]
+__all__ = [
+    "ToolDivergence",
+    "first_divergence",
+    "lead_with_divergence",
+    "watch_app",
+    "watch_stand_ins",
+]
 
 _SHOWN = 300  # characters of a result shown in full on its line
 _DIFF_LINES = 20
@@ -157,10 +171,12 @@ def first_divergence(
 
 @dataclass
 class _Watch:
-    """The live-tools runs of one test: its apps' request logs and its model cassette."""
+    """The live-tools runs of one test: its apps' request logs and its model cassette,
+    and the changes its ``mcp_cassette`` stand-ins saw."""
 
     cassette: Path | None
     apps: list[tuple[Application, RequestLoggingProvider]] = field(default_factory=list)
+    stand_ins: list[Callable[[], list[ResultChange]]] = field(default_factory=list)
 
 
 _WATCH_KEY = pytest.StashKey[_Watch]()
@@ -177,6 +193,13 @@ def watch_app(node: pytest.Item, app: Application, sent: Any, cassette: Path | N
     watch.apps.append((app, sent))
 
 
+def watch_stand_ins(node: pytest.Item, changes: Callable[[], list[ResultChange]]) -> None:
+    """Report the first of ``changes()`` (an ``mcp_cassette`` under tools live: its
+    live answers unlike the recorded ones) when the test's call is reported."""
+    watch = node.stash.setdefault(_WATCH_KEY, _Watch(None))
+    watch.stand_ins.append(changes)
+
+
 def _mcp_names(app: Application) -> dict[str, tuple[str, str]]:
     from harness.mcp.tools import McpTool
 
@@ -189,6 +212,24 @@ def _mcp_names(app: Application) -> dict[str, tuple[str, str]]:
 
 
 def _divergence(watch: _Watch) -> ToolDivergence | None:
+    return _runtime_divergence(watch) or _stand_in_divergence(watch)
+
+
+def _stand_in_divergence(watch: _Watch) -> ToolDivergence | None:
+    for changes in watch.stand_ins:
+        for change in changes():
+            return ToolDivergence(
+                change.tool,
+                change.server,
+                change.tool,
+                change.arguments,
+                change.recorded,
+                change.live,
+            )
+    return None
+
+
+def _runtime_divergence(watch: _Watch) -> ToolDivergence | None:
     if watch.cassette is None or not watch.cassette.exists():
         return None
     from harness.testing.tool_calls import tool_calls_from_exchanges

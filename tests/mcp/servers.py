@@ -44,13 +44,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_http_server(tag: str) -> tuple[subprocess.Popen[bytes], str]:
-    """The test server over streamable HTTP on 127.0.0.1; its process and URL."""
+def start_http_server(
+    tag: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The test server over streamable HTTP on 127.0.0.1 (``env`` added to this
+    process's environment); its process and URL."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(SERVER), "http", str(port), tag],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -128,3 +128,57 @@ def test_it(mcp_cassette):
 """
     )
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+MODEL_TEST = """
+import pytest
+
+@pytest.mark.llm_cassette(model="marked-model")
+def test_it(mcp_cassette):
+    mcp_cassette.command("calc", "never-started")  # replays: the cassette must be found
+    print("MCP-CASSETTE", mcp_cassette.path)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "model"),
+    [((), "marked-model"), (("--harness-model", "other-model"), "other-model")],
+    ids=["marker", "harness-model"],
+)
+def test_the_mcp_cassette_follows_the_model_cassettes_model_folder(
+    pytester: pytest.Pytester, args: tuple[str, ...], model: str
+) -> None:
+    """Where ``--harness-mutants`` looks for it: beside ``<model>/<file>/<test>.yaml``."""
+    from harness.mcp.cassette import McpCassette, McpServerTape, save_cassette
+
+    pytester.makepyfile(test_agent=MODEL_TEST)
+    tape = McpServerTape(transport="stdio", target="never-started")
+    where = pytester.path / "cassettes" / model / "test_agent" / "test_it.mcp.json"
+    save_cassette(McpCassette(servers={"calc": tape}), where)
+    result = pytester.runpytest("-p", "no:randomly", "-s", *args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"*MCP-CASSETTE {where}"])
+
+
+def test_a_cassette_at_the_path_before_the_model_folder_is_named_with_its_move(
+    pytester: pytest.Pytester,
+) -> None:
+    from harness.mcp.cassette import McpCassette, McpServerTape, save_cassette
+
+    pytester.makepyfile(
+        test_agent="""
+import pytest
+
+@pytest.mark.llm_cassette(model="marked-model")
+def test_it(mcp_cassette):
+    mcp_cassette.command("calc", "never-started")
+"""
+    )
+    old = pytester.path / "cassettes" / "test_agent" / "test_it.mcp.json"
+    tape = McpServerTape(transport="stdio", target="never-started")
+    save_cassette(McpCassette(servers={"calc": tape}), old)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    new = pytester.path / "cassettes" / "marked-model" / "test_agent" / "test_it.mcp.json"
+    result.stdout.fnmatch_lines([f"*no MCP cassette at {new}, but there is one at {old}*"])
+    result.stdout.fnmatch_lines([f"*git mv {old} {new})*"])

@@ -60,7 +60,7 @@ def test_stand_in_traffic_is_neither_recorded_nor_played_in_either_order(
         with use_cassette(tmp_path / "model.yaml", record_mode="all") as handle:
             after = _player().start()  # llm_cassette set up first
             recording = McpHttpStandIn(
-                recorder=TapeRecorder("http", upstream), upstream=upstream
+                observer=TapeRecorder("http", upstream), upstream=upstream
             ).start()
             try:
                 for stand_in in (before, after, recording):
