@@ -432,7 +432,11 @@ class Comparison:
             f"{counts[Status.WEAKER]} weaker, {counts[Status.INCONCLUSIVE]} inconclusive, "
             f"{counts[Status.CHANGED]} other change(s); "
             f"{counts[Status.NOT_RUN]} not run, {counts[Status.SLOWER]} slower"
-            + ("; the suite's pass^k regressed" if reliable is not None and reliable.regression else "")
+            + (
+                "; the suite's pass^k regressed"
+                if reliable is not None and reliable.regression
+                else ""
+            )
         )
         return "\n".join(lines)
 

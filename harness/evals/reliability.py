@@ -84,7 +84,11 @@ class PassK:
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.interval.low, self.interval.high
-        return {"k": self.k, "value": round(self.value, 4), "interval": [round(low, 4), round(high, 4)]}
+        return {
+            "k": self.k,
+            "value": round(self.value, 4),
+            "interval": [round(low, 4), round(high, 4)],
+        }
 
 
 def case_pass_k(passes: int, runs: int, k: int, level: float = LEVEL) -> PassK:

@@ -27,8 +27,8 @@ from harness.documents import read_document
 from harness.evals.aggregate import aggregate_rows
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
-from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
 from harness.evals.reliability import suite_pass_k
+from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
 from harness.evals.stats import Interval, pass_hat_k, pass_hat_k_interval
 from harness.files import atomic_write_text
 

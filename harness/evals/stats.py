@@ -26,9 +26,9 @@ __all__ = [
     "EXACT_MAX_RUNS",
     "Interval",
     "detectable_drop",
+    "drop_interval",
     "drop_power",
     "epochs_needed",
-    "drop_interval",
     "fisher_drop_p",
     "pass_hat_k",
     "pass_hat_k_interval",
@@ -76,7 +76,9 @@ def wilson_mean_interval(total: float, count: int, z: float = _Z95) -> Interval:
     with the cases as the sample (``harness.evals.reliability``).
     """
     if count < 0 or not -1e-9 <= total <= count + 1e-9:
-        raise ValueError(f"a mean of values in [0, 1] needs 0 <= total <= count, got {total}/{count}")
+        raise ValueError(
+            f"a mean of values in [0, 1] needs 0 <= total <= count, got {total}/{count}"
+        )
     return _wilson(min(max(total, 0.0), float(count)), count, z)
 
 
@@ -144,7 +146,9 @@ def pass_hat_k_interval(passes: int, runs: int, k: int, z: float = _Z95) -> Inte
     return Interval(min(rate.low**k, estimate), max(rate.high**k, estimate))
 
 
-def drop_interval(old: float, old_interval: Interval, new: float, new_interval: Interval) -> Interval:
+def drop_interval(
+    old: float, old_interval: Interval, new: float, new_interval: Interval
+) -> Interval:
     """The 95% interval of ``old - new`` from the two sides' own 95% intervals.
 
     MOVER (Zou & Donner's method of variance estimates recovery; with Wilson
