@@ -14,6 +14,7 @@ existed loads as it did, and shows them once read.
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,12 +25,12 @@ from pydantic_core import PydanticSerializationError
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
-from harness.evals.aggregate import aggregate_rows
+from harness.evals.aggregate import aggregate_rows, case_counts
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.evals.reliability import suite_pass_k
 from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
-from harness.evals.stats import Interval, pass_hat_k, pass_hat_k_interval
+from harness.evals.stats import pass_hat_k, pass_hat_k_interval
 from harness.files import atomic_write_text
 
 __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
@@ -99,10 +100,7 @@ class EvalReport(BaseModel):
                         str(k): round(pass_hat_k(runs.passes, runs.runs, k), 4)
                         for k in range(1, runs.runs + 1)
                     },
-                    "pass_hat_k_interval": {
-                        str(k): _rounded(pass_hat_k_interval(runs.passes, runs.runs, k))
-                        for k in range(1, runs.runs + 1)
-                    },
+                    "pass_hat_k_interval": _pass_hat_k_intervals(runs.passes, runs.runs),
                     "interval": [round(interval.low, 4), round(interval.high, 4)],
                     "recordings": runs.recordings,
                     "cost_usd": None if per_run is None else per_run * runs.runs,
@@ -116,7 +114,7 @@ class EvalReport(BaseModel):
         """The suite's pass@1 and pass^k: means over the cases of ``cases``, at the
         fewest runs any case has, with Wilson 95% intervals over the cases
         (``harness.evals.reliability``); None when no case ran."""
-        found = suite_pass_k([(r.passes, r.runs) for r in aggregate_rows(self.rows).values()])
+        found = suite_pass_k(case_counts(self.rows))
         return None if found is None else found.to_json()
 
     @property
@@ -140,8 +138,11 @@ class EvalReport(BaseModel):
         atomic_write_text(path, text + "\n")
 
 
-def _rounded(interval: Interval) -> list[float]:
-    return [round(interval.low, 4), round(interval.high, 4)]
+# A few counts recur over thousands of cases; the dicts are shared: read, never change, them.
+@functools.lru_cache(maxsize=1024)
+def _pass_hat_k_intervals(passes: int, runs: int) -> dict[str, list[float]]:
+    found = (pass_hat_k_interval(passes, runs, k) for k in range(1, runs + 1))
+    return {str(k): [round(i.low, 4), round(i.high, 4)] for k, i in enumerate(found, start=1)}
 
 
 def load_report(path: Path) -> EvalReport:
