@@ -34,8 +34,9 @@ harness eval [OPTIONS] [PYTEST ARGS...]
     Unknown options and arguments pass through to pytest: -n auto, -k edit,
     --harness-provider openai, --harness-model MODEL, --record-mode once,
     --harness-base-url URL, ...  (put `--` before them to be explicit).
-    --epochs N: run each eval N times (rows show passes/runs and a Wilson 95%
-    interval); epochs count from 1: replay serves epoch k >= 2 its own
+    --epochs N: run each eval N times (rows show passes/runs, a Wilson 95%
+    interval and pass^k, all k runs pass; the suite's pass^k has an interval
+    over cases); epochs count from 1: replay serves epoch k >= 2 its own
     <test>[epochk].yaml cassette when one was recorded, else the single
     recording; recording records each epoch.
     --sequential (with --epochs N): skip a case's remaining epochs once they
@@ -49,6 +50,8 @@ harness eval compare OLD NEW [--fail-on regression (default)|weaker|change|slowe
     Cases pair by (case, provider, model role, test file and function);
     epochs fold into pass rates. A drop smaller than the runs detect at
     --power is inconclusive (needs >= N epochs), never weaker or same.
+    With 2+ runs a side, pass^k falling beyond its interval (a case's, or the
+    suite's over cases) is a regression.
     Exit codes: 0 ok, 1 regression, 3 weaker, 6 inconclusive (--fail-on weaker
     and below), 4 other change, 5 slower.
 harness eval --mutants [--fail-on weak|survivors|never] [--min-kill-rate 0.5]
@@ -304,7 +307,7 @@ def _run(
         comparison = compare_reports(old, run.report, prices=load_prices())
         typer.echo(f"\ncompared with the baseline {baseline}:")
         typer.echo(comparison.render())
-        regressed = bool(comparison.regressions)
+        regressed = comparison.regressed  # a case, or the suite's pass^k
     if not run.ok or regressed:
         raise typer.Exit(1)
 

@@ -23,7 +23,7 @@ from harness.evals.provenance import Source
 from harness.evals.rows import EvalRow, Verdict
 from harness.evals.stats import Interval, wilson_interval
 
-__all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "identity_of", "render_rate"]
+__all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "case_counts", "identity_of", "render_rate"]
 
 # (case, provider, model role, test): the test (``file::function`` of the node
 # id, parameters cut) keeps same-named evals of two files apart.
@@ -220,9 +220,27 @@ def identity_of(nodeid: str) -> str:
     return nodeid.partition("[")[0]
 
 
+def case_key(row: EvalRow) -> CaseKey:
+    """The case a row is a run of: (case, provider, model role, test)."""
+    return (row.scenario, row.provider, row.model_role, identity_of(row.nodeid))
+
+
 def aggregate_rows(rows: Iterable[EvalRow]) -> dict[CaseKey, CaseRuns]:
     """Group rows into ``CaseRuns`` by (case, provider, model role, test)."""
     groups: defaultdict[CaseKey, list[EvalRow]] = defaultdict(list)
     for row in rows:
-        groups[(row.scenario, row.provider, row.model_role, identity_of(row.nodeid))].append(row)
+        groups[case_key(row)].append(row)
     return {key: CaseRuns(key, tuple(found)) for key, found in sorted(groups.items())}
+
+
+def case_counts(rows: Iterable[EvalRow]) -> list[tuple[int, int]]:
+    """Each case's ``(passes, runs)``, skips left out, in ``aggregate_rows``'s order:
+    the counts alone, without building a ``CaseRuns`` per case."""
+    counts: defaultdict[CaseKey, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        found = counts[case_key(row)]
+        verdict = row.verdict
+        if verdict is not _SKIP:
+            found[1] += 1
+            found[0] += verdict is _PASS
+    return [(passes, runs) for _, (passes, runs) in sorted(counts.items())]

@@ -5,6 +5,10 @@ model compares with a run of another and two files' evals of one name stay two
 cases; epochs fold into pass rates (``aggregate``) and
 ``gate`` decides what a drop means. Each case and the suite as a whole state
 their power: the smallest drop the runs could detect, beside pass@1 and pass^k.
+With epochs on both sides the suite's pass^k (a mean over the cases both ran)
+is gated too: a fall beyond its interval over cases is a regression
+(``reliability``), which a suite of many slightly less reliable cases shows
+where no single case can.
 """
 
 from __future__ import annotations
@@ -30,8 +34,15 @@ from harness.evals.gate import (
 from harness.evals.grid import grid_lines
 from harness.evals.prices import PriceTable
 from harness.evals.provenance import Source
+from harness.evals.reliability import SuitePassKDrop, compare_suites
 from harness.evals.report import AGENT_ROLE, EvalReport
-from harness.evals.stats import EXACT_MAX_RUNS, detectable_drop, epochs_needed, pass_hat_k
+from harness.evals.stats import (
+    EXACT_MAX_RUNS,
+    detectable_drop,
+    epochs_needed,
+    pass_hat_k,
+    pass_hat_k_interval,
+)
 
 __all__ = ["Change", "Comparison", "SuitePower", "compare_reports"]
 
@@ -139,6 +150,14 @@ class Change:
         old = pass_hat_k(self.old.passes, self.old.runs, k)
         return k, old, pass_hat_k(self.new.passes, self.new.runs, k)
 
+    def _pass_k_json(self) -> dict[str, Any] | None:
+        """``k``, ``old``, ``new``; from k = 2 also their intervals, the fall's and the verdict."""
+        if self.rate is not None and self.rate.pass_k is not None:
+            return self.rate.pass_k.to_json()
+        if self.pass_k is None:
+            return None
+        return dict(zip(("k", "old", "new"), self.pass_k, strict=True))
+
     def to_json(self) -> dict[str, Any]:
         def side(runs: CaseRuns | None, cost: float | None) -> dict[str, Any] | None:
             if runs is None:
@@ -149,6 +168,7 @@ class Change:
                 "rate": runs.rate,
                 "pass_at_1": runs.rate,
                 "pass_hat_k": _pass_hat_ks(runs.passes, runs.runs),
+                "pass_hat_k_interval": _pass_hat_k_intervals(runs.passes, runs.runs),
                 "interval": [runs.interval.low, runs.interval.high],
                 "models": list(runs.models),
                 "sources": [s.value for s in runs.sources],
@@ -169,9 +189,7 @@ class Change:
             "reason": None if self.rate is None else self.rate.reason or None,
             "detectable_drop": None if self.rate is None else self.rate.detectable,
             "needs_epochs": None if self.rate is None else self.rate.needs_epochs,
-            "pass_k": None
-            if self.pass_k is None
-            else dict(zip(("k", "old", "new"), self.pass_k, strict=True)),
+            "pass_k": self._pass_k_json(),
             "notes": list(self.notes),
             "old": side(self.old, self.old_cost),
             "new": side(self.new, self.new_cost),
@@ -205,6 +223,11 @@ def _render_detectable(drop: float | None) -> str:
 
 def _pass_hat_ks(passes: int, runs: int) -> dict[str, float]:
     return {str(k): pass_hat_k(passes, runs, k) for k in range(1, runs + 1)}
+
+
+def _pass_hat_k_intervals(passes: int, runs: int) -> dict[str, list[float]]:
+    found = (pass_hat_k_interval(passes, runs, k) for k in range(1, runs + 1))
+    return {str(k): [i.low, i.high] for k, i in enumerate(found, start=1)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,9 +338,32 @@ class Comparison:
         """The suite's pooled power (None: no case both reports ran)."""
         return suite_power(self.changes, self.settings)
 
+    @property
+    def suite_pass_k(self) -> SuitePassKDrop | None:
+        """The suite's pass^k before and after over the cases both reports ran, at the
+        fewest runs any of them has (None: none ran on both sides, or one ran once)."""
+        return compare_suites(
+            [
+                ((c.old.passes, c.old.runs), (c.new.passes, c.new.runs))
+                for c in self.changes
+                if c.status is not Status.NOT_RUN and c.old is not None and c.new is not None
+            ],
+            1 - self.settings.alpha,
+        )
+
+    @property
+    def regressed(self) -> bool:
+        """A case regressed, or the suite's pass^k fell beyond its interval."""
+        reliable = self.suite_pass_k
+        return bool(self.regressions) or (reliable is not None and reliable.regression)
+
     def exit_code(self, fail_on: FailOn) -> int:
-        """The gravest failing finding's code (regression 1, weaker 3, change 4, slower 5)."""
+        """The gravest failing finding's code (regression 1, weaker 3, change 4, slower 5);
+        the suite's pass^k falling beyond its interval is a regression."""
         found = {c.status for c in self.changes}
+        reliable = self.suite_pass_k
+        if reliable is not None and reliable.regression:
+            found.add(Status.REGRESSION)
         for status in fail_on.failing:
             if status in found:
                 return status.exit_code
@@ -357,6 +403,9 @@ class Comparison:
             lines.append(f"{tag}: {change.label}")
             lines.extend(f"  {note}" for note in change.notes)
             lines.extend(f"    {line}" for line in change.shape_diff)
+        reliable = self.suite_pass_k
+        if reliable is not None and reliable.regression:
+            lines.append(f"REGRESSION: {reliable.reason}")
         lines.extend(_not_run_lines(self.with_status(Status.NOT_RUN)))
         both = len(self.changes) - len(self.with_status(Status.NOT_RUN))
         lines.append(
@@ -367,6 +416,8 @@ class Comparison:
         suite = self.suite
         if suite is not None:
             lines.append(suite.render(self.settings))
+            if reliable is not None and not reliable.regression:
+                lines.append(reliable.reason)
             lines.append(
                 _POWER_NOTE.format(
                     power=self.settings.power, alpha=self.settings.alpha, exact=EXACT_MAX_RUNS
@@ -381,11 +432,17 @@ class Comparison:
             f"{counts[Status.WEAKER]} weaker, {counts[Status.INCONCLUSIVE]} inconclusive, "
             f"{counts[Status.CHANGED]} other change(s); "
             f"{counts[Status.NOT_RUN]} not run, {counts[Status.SLOWER]} slower"
+            + (
+                "; the suite's pass^k regressed"
+                if reliable is not None and reliable.regression
+                else ""
+            )
         )
         return "\n".join(lines)
 
     def to_json(self) -> str:
         s = self.settings
+        reliable = self.suite_pass_k
         return json.dumps(
             {
                 "settings": {
@@ -401,6 +458,7 @@ class Comparison:
                 "new_cost_usd": self.new_cost,
                 "cases": [c.to_json() for c in self.changes],
                 "suite": None if self.suite is None else self.suite.to_json(),
+                "suite_pass_k": None if reliable is None else reliable.to_json(),
             },
             indent=2,
         )
@@ -502,6 +560,9 @@ def _change(
         notes.append(f"pass rate: {old.render_rate()} -> {new.render_rate()}")
         if rate.reason:
             notes.append(rate.reason)
+        reliable = rate.pass_k
+        if reliable is not None and reliable.reason != rate.reason and rate.drop > 0:
+            notes.append(reliable.reason)  # pass^k fell too, within its interval
         failures = Counter(_one_line(failure) for failure in new.failures)
         notes.extend(
             f"new {line}" + (f" ({count}x)" if count > 1 else "")

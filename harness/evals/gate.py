@@ -3,7 +3,9 @@
 - **regression**: the drop is significant (one-sided Fisher exact, p < alpha), or
   the old runs all passed and the rate fell by at least ``max_drop`` (a
   deterministic flip: 1/1 -> 0/1, 3/3 -> 1/3, which no test on so few runs can
-  call significant);
+  call significant), or, with 2 or more runs a side, pass^k (k = the runs both
+  sides have) fell beyond the (1 - alpha) interval of its fall
+  (``reliability.judge_pass_k``);
 - **weaker**: any other drop at least as large as the smallest drop these runs
   detect with 80% power (``stats.detectable_drop``), reported with its p-value;
 - **inconclusive**: a smaller drop, which these runs could not have told from
@@ -27,6 +29,7 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
+from harness.evals.reliability import MIN_K, PassKDrop, case_pass_k, judge_pass_k
 from harness.evals.stats import DEFAULT_POWER, detectable_drop, epochs_needed, fisher_drop_p
 
 __all__ = [
@@ -131,6 +134,8 @@ class RateVerdict:
     detectable: float | None = None
     # For an inconclusive drop: the runs a side that would detect it (None: > 10,000).
     needs_epochs: int | None = None
+    # pass^k before and after at the runs both sides have (None: fewer than 2 a side).
+    pass_k: PassKDrop | None = None
 
 
 def judge_rates(
@@ -142,17 +147,20 @@ def judge_rates(
     drop = old_rate - new_passes / new_runs
     alpha, power = settings.alpha, settings.power
     detectable = detectable_drop(old_rate, old_runs, new_runs, alpha, power)
+    reliable = _pass_k(old_passes, old_runs, new_passes, new_runs, 1 - alpha)
     if drop <= 0:
-        return RateVerdict(Status.SAME, p, drop, "", detectable)
+        return RateVerdict(Status.SAME, p, drop, "", detectable, pass_k=reliable)
     if p < alpha:
         reason = f"significant drop: p={p:.3g} < alpha {alpha:g} (one-sided Fisher exact)"
-        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable)
+        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable, pass_k=reliable)
     if old_passes == old_runs and drop >= settings.max_drop - 1e-12:
         reason = (
             f"every old run passed and the rate fell by {drop:.0%} >= max drop "
             f"{settings.max_drop:.0%} (p={p:.3g})"
         )
-        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable)
+        return RateVerdict(Status.REGRESSION, p, drop, reason, detectable, pass_k=reliable)
+    if reliable is not None and reliable.regression:
+        return RateVerdict(Status.REGRESSION, p, drop, reliable.reason, detectable, pass_k=reliable)
     if detectable is None or drop < detectable - 1e-12:
         needs = epochs_needed(old_rate, drop, alpha, power)
         seen = (
@@ -164,9 +172,21 @@ def judge_rates(
             f"{render_needs(needs)}: down {drop:.0%} (p={p:.3g}); with {old_runs} old and "
             f"{new_runs} new run(s) {seen} at {power:.0%} power"
         )
-        return RateVerdict(Status.INCONCLUSIVE, p, drop, reason, detectable, needs)
+        return RateVerdict(Status.INCONCLUSIVE, p, drop, reason, detectable, needs, reliable)
     reason = f"weaker: down {drop:.0%}, not significant (p={p:.3g} >= alpha {alpha:g})"
-    return RateVerdict(Status.WEAKER, p, drop, reason, detectable)
+    return RateVerdict(Status.WEAKER, p, drop, reason, detectable, pass_k=reliable)
+
+
+def _pass_k(
+    old_passes: int, old_runs: int, new_passes: int, new_runs: int, level: float
+) -> PassKDrop | None:
+    """pass^k at the runs both sides have, like with like (pass^k falls as k grows),
+    with intervals at ``level`` (1 - alpha: 95% at the default alpha)."""
+    k = min(old_runs, new_runs)
+    if k < MIN_K:
+        return None
+    old = case_pass_k(old_passes, old_runs, k, level)
+    return judge_pass_k(old, case_pass_k(new_passes, new_runs, k, level))
 
 
 def render_points(drop: float) -> str:

@@ -6,10 +6,15 @@ Schema 2 added ``source`` (and the derived ``tokens_synthetic``) to every row an
 epoch and cassette of each run, the model's role, cache token counts, the cost
 of each row and the price table it came from; older rows read as one run each
 (epoch None), unpriced.
+
+``cases`` and ``suite`` are derived from the rows on every dump (pass@1, pass^k
+and their intervals) and ignored on load, so a report written before they
+existed loads as it did, and shows them once read.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,11 +25,12 @@ from pydantic_core import PydanticSerializationError
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
-from harness.evals.aggregate import aggregate_rows
+from harness.evals.aggregate import aggregate_rows, case_counts
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
+from harness.evals.reliability import suite_pass_k
 from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
-from harness.evals.stats import pass_hat_k
+from harness.evals.stats import pass_hat_k, pass_hat_k_interval
 from harness.files import atomic_write_text
 
 __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]
@@ -75,8 +81,8 @@ class EvalReport(BaseModel):
     @property
     def cases(self) -> list[dict[str, Any]]:
         """Per (case, provider, model role): passes / runs, rate (pass@1), pass^k for
-        every k up to the runs (all k runs pass: τ-bench's reliability), Wilson 95%
-        interval, cost."""
+        every k up to the runs (all k runs pass: τ-bench's reliability) with its 95%
+        interval (the rate's Wilson interval to the k), Wilson 95% interval, cost."""
         summary = []
         for runs in aggregate_rows(self.rows).values():
             interval, per_run = runs.interval, runs.cost_per_run()
@@ -94,12 +100,22 @@ class EvalReport(BaseModel):
                         str(k): round(pass_hat_k(runs.passes, runs.runs, k), 4)
                         for k in range(1, runs.runs + 1)
                     },
+                    "pass_hat_k_interval": _pass_hat_k_intervals(runs.passes, runs.runs),
                     "interval": [round(interval.low, 4), round(interval.high, 4)],
                     "recordings": runs.recordings,
                     "cost_usd": None if per_run is None else per_run * runs.runs,
                 }
             )
         return summary
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def suite(self) -> dict[str, Any] | None:
+        """The suite's pass@1 and pass^k: means over the cases of ``cases``, at the
+        fewest runs any case has, with Wilson 95% intervals over the cases
+        (``harness.evals.reliability``); None when no case ran."""
+        found = suite_pass_k(case_counts(self.rows))
+        return None if found is None else found.to_json()
 
     @property
     def cost_usd(self) -> float | None:
@@ -120,6 +136,13 @@ class EvalReport(BaseModel):
             # the file keeps its escape, which load_report reads back as that text.
             text = json.dumps(report.model_dump(mode="json"), indent=2)
         atomic_write_text(path, text + "\n")
+
+
+# A few counts recur over thousands of cases; the dicts are shared: read, never change, them.
+@functools.lru_cache(maxsize=1024)
+def _pass_hat_k_intervals(passes: int, runs: int) -> dict[str, list[float]]:
+    found = (pass_hat_k_interval(passes, runs, k) for k in range(1, runs + 1))
+    return {str(k): [round(i.low, 4), round(i.high, 4)] for k, i in enumerate(found, start=1)}
 
 
 def load_report(path: Path) -> EvalReport:

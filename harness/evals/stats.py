@@ -1,5 +1,6 @@
 """Pass-rate statistics for repeated evals: Wilson intervals, a one-sided Fisher
-test, pass^k, and the power of the Fisher test (what drop a comparison could see).
+test, pass^k and its interval, the interval of a drop, and the power of the
+Fisher test (what drop a comparison could see).
 
 All are closed forms or finite sums over small integers, so harness computes them
 itself instead of pulling scipy into the runtime; the tests check them against
@@ -25,11 +26,14 @@ __all__ = [
     "EXACT_MAX_RUNS",
     "Interval",
     "detectable_drop",
+    "drop_interval",
     "drop_power",
     "epochs_needed",
     "fisher_drop_p",
     "pass_hat_k",
+    "pass_hat_k_interval",
     "wilson_interval",
+    "wilson_mean_interval",
 ]
 
 # The two-sided 95% normal quantile, to the precision scipy uses.
@@ -38,7 +42,8 @@ _Z95 = 1.959963984540054
 
 @dataclass(frozen=True, slots=True)
 class Interval:
-    """A confidence interval for a proportion, as fractions in [0, 1]."""
+    """A confidence interval, as fractions: in [0, 1] for a proportion, in [-1, 1]
+    for the difference of two (:func:`drop_interval`)."""
 
     low: float
     high: float
@@ -58,16 +63,36 @@ def wilson_interval(passes: int, runs: int, z: float = _Z95) -> Interval:
     0/n or n/n, which is where eval pass rates usually sit.
     """
     _check_counts(passes, runs)
-    if runs == 0:
+    return _wilson(passes, runs, z)
+
+
+def wilson_mean_interval(total: float, count: int, z: float = _Z95) -> Interval:
+    """The Wilson score interval of the mean of ``count`` values in [0, 1] summing to ``total``.
+
+    For 0/1 values it is :func:`wilson_interval`. For values in between (a case's
+    pass^k when its runs are more than k) it stays valid and errs wide: a variable
+    in [0, 1] with mean m has a variance of at most m(1 - m), the binomial's, which
+    is the variance the Wilson interval assumes. The suite's pass^k is such a mean,
+    with the cases as the sample (``harness.evals.reliability``).
+    """
+    if count < 0 or not -1e-9 <= total <= count + 1e-9:
+        raise ValueError(
+            f"a mean of values in [0, 1] needs 0 <= total <= count, got {total}/{count}"
+        )
+    return _wilson(min(max(total, 0.0), float(count)), count, z)
+
+
+def _wilson(total: float, count: int, z: float) -> Interval:
+    if count == 0:
         return Interval(0.0, 1.0)  # no evidence: every rate is possible
-    p = passes / runs
+    p = total / count
     z2 = z * z
-    denominator = 1 + z2 / runs
-    centre = (p + z2 / (2 * runs)) / denominator
-    half = z * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs)) / denominator
+    denominator = 1 + z2 / count
+    centre = (p + z2 / (2 * count)) / denominator
+    half = z * math.sqrt(p * (1 - p) / count + z2 / (4 * count * count)) / denominator
     # Exact at the ends, so 0/n reads 0 and n/n reads 100 despite float rounding.
-    low = 0.0 if passes == 0 else max(0.0, centre - half)
-    high = 1.0 if passes == runs else min(1.0, centre + half)
+    low = 0.0 if total == 0 else max(0.0, centre - half)
+    high = 1.0 if total == count else min(1.0, centre + half)
     return Interval(low, high)
 
 
@@ -103,6 +128,43 @@ def pass_hat_k(passes: int, runs: int, k: int) -> float:
     if not 1 <= k <= runs:
         raise ValueError(f"pass^k needs 1 <= k <= runs, got k={k} for {runs} run(s)")
     return math.comb(passes, k) / math.comb(runs, k)
+
+
+@functools.lru_cache(maxsize=4096)
+def pass_hat_k_interval(passes: int, runs: int, k: int, z: float = _Z95) -> Interval:
+    """The 95% interval of a case's pass^k: its Wilson interval of the pass rate, to the k.
+
+    pass^k of a case whose runs pass with probability p is p**k, which rises with p
+    on [0, 1]: the interval [low**k, high**k] covers p**k exactly when [low, high]
+    covers p, so it keeps the Wilson interval's coverage. The estimate
+    (:func:`pass_hat_k`, unbiased) can sit below low**k (3 of 4 runs passed:
+    pass^4 is 0, since not every run passed, while p**4 is likely above 0.3**4);
+    the interval is widened to hold it, which only adds coverage.
+    """
+    estimate = pass_hat_k(passes, runs, k)
+    rate = wilson_interval(passes, runs, z)
+    return Interval(min(rate.low**k, estimate), max(rate.high**k, estimate))
+
+
+def drop_interval(
+    old: float, old_interval: Interval, new: float, new_interval: Interval
+) -> Interval:
+    """The 95% interval of ``old - new`` from the two sides' own 95% intervals.
+
+    MOVER (Zou & Donner's method of variance estimates recovery; with Wilson
+    intervals it is Newcombe's hybrid score interval for a difference of two
+    proportions): each end of the difference takes the distance from each
+    estimate to the end of its interval that pushes the difference that way.
+    It holds for any estimate with a valid interval, so the same rule serves a
+    case's pass^k (its Wilson interval to the k) and a suite's (Wilson over
+    cases). It assumes the two sides independent; the same cases run on both
+    sides correlate them positively, which only makes it wider than it needs
+    to be: a gate that errs towards "not a regression".
+    """
+    difference = old - new
+    low = difference - math.hypot(old - old_interval.low, new_interval.high - new)
+    high = difference + math.hypot(old_interval.high - old, new - new_interval.low)
+    return Interval(max(-1.0, low), min(1.0, high))
 
 
 DEFAULT_POWER = 0.8

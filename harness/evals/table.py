@@ -8,8 +8,8 @@ from collections import defaultdict
 from harness.evals.aggregate import render_rate
 from harness.evals.cost import render_cost
 from harness.evals.grid import grid_lines
+from harness.evals.reliability import case_pass_k, suite_pass_k
 from harness.evals.report import EvalReport, EvalRow, Verdict
-from harness.evals.stats import pass_hat_k
 
 __all__ = ["SYNTHETIC_FOOTNOTE", "epoch_of", "render_pass_rates", "render_table"]
 
@@ -118,13 +118,17 @@ def render_pass_rates(report: EvalReport) -> str:
     """Pass rate per scenario and provider/model, for repeated (``--epochs``) runs.
 
     Beside the rate (pass@1), pass^k at k = the case's runs: whether every epoch
-    passed, the reliability a user of the agent meets (τ-bench). The last line
-    averages pass^k over the cases at the k every case reached.
+    passed, the reliability a user of the agent meets (τ-bench), with its 95%
+    interval. The last line averages pass@1 and pass^k over the cases at the k
+    every case reached, with Wilson 95% intervals over the cases
+    (``harness.evals.reliability`` says why cases, not runs).
     """
     groups: dict[tuple[str, str], list[EvalRow]] = defaultdict(list)
     for row in report.rows:
         groups[(row.scenario, f"{row.provider}/{row.model}")].append(row)
-    lines = ["pass rate per scenario (passes/runs, pass@1, Wilson 95% interval; pass^k):"]
+    lines = [
+        "pass rate per scenario (passes/runs, pass@1, Wilson 95% interval; pass^k, its interval):"
+    ]
     shared = False
     counts: list[tuple[int, int]] = []
     for (scenario, target), rows in sorted(groups.items()):
@@ -135,17 +139,14 @@ def render_pass_rates(report: EvalReport) -> str:
         mark = "†" if recordings and len(recordings) < len(rows) else ""
         shared = shared or bool(mark)
         runs = len(counted)
-        reliable = f" pass^{runs} {pass_hat_k(passed, runs, runs):.0%}" if runs else ""
+        reliable = f" {case_pass_k(passed, runs, runs).render()}" if runs else ""
         counts.append((passed, runs))
         lines.append(f"  {scenario:30s} {target:40s} {render_rate(passed, runs)}{mark}{reliable}")
-    ran = [(passed, runs) for passed, runs in counts if runs]
-    if ran:
-        k = min(runs for _, runs in ran)
-        at_1 = sum(passed / runs for passed, runs in ran) / len(ran)
-        at_k = sum(pass_hat_k(passed, runs, k) for passed, runs in ran) / len(ran)
+    suite = suite_pass_k(counts)
+    if suite is not None:
         lines.append(
-            f"  mean over {len(ran)} case(s): pass@1 {at_1:.0%}, pass^{k} {at_k:.0%} "
-            "(the chance that k runs of a case all pass)"
+            f"  {suite.render()} (pass^k: the chance that k runs of a case all pass; "
+            "intervals over the cases)"
         )
     if shared:
         lines.append("  † epochs replayed a shared recording: record each epoch for a real rate")

@@ -131,7 +131,8 @@ def pytest_configure(config: pytest.Config) -> None:
     elif hasattr(config.hook, "pytest_xdist_make_scheduler"):  # xdist's controller
         config.pluginmanager.register(_SdkScheduler(), "harness-sdk-scheduler")
     _start_budget(config, options)
-    wanted = options.report is not None or options.mutants  # mutants: for the summary table
+    # mutants and epochs: for their summary tables
+    wanted = options.report is not None or options.mutants or options.epochs > 1
     if wanted and not hasattr(config, "workerinput"):
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
     if wanted:  # an eval run, on the controller and on every worker
@@ -310,9 +311,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         )
     collector = config.stash.get(COLLECTOR_KEY, None)
     options = config.stash[OPTIONS_KEY]
-    # With --harness-report the table goes to the report (`harness eval --mutants`
-    # prints it from there); a bare `pytest --harness-mutants` shows it here.
-    if collector is None or not options.mutants or options.report is not None:
+    # With --harness-report the tables go to the report (`harness eval` prints them
+    # from there); a bare `pytest --harness-mutants` or `--harness-epochs N` shows them here.
+    if collector is None or options.report is not None:
+        return
+    if options.epochs > 1 and not options.mutants:
+        from harness.evals.table import render_pass_rates
+
+        terminalreporter.write_sep("=", "harness pass rates")
+        terminalreporter.write_line(render_pass_rates(collector.report()))
+        return
+    if not options.mutants:
         return
     from harness.evals.mutant_table import render_mutants
 

@@ -16,6 +16,7 @@ from typing import Any
 from harness.evals.aggregate import CaseRuns
 from harness.evals.compare import Change, compare_reports
 from harness.evals.gate import GateSettings, Status
+from harness.evals.reliability import SuitePassKDrop
 from harness.evals.report import EvalReport
 from harness.view.report_data import RunSources, TraceIndex, run_data
 from harness.view.run_transcripts import TranscriptIndex
@@ -60,7 +61,14 @@ def compare_data(
         "settings": {"alpha": gate.alpha, "max_drop": gate.max_drop},
         "counts": counts,
         "changes": [_change(change, sides) for change in changes],
+        # The suite's pass^k over the cases both ran (None: no epochs on both sides):
+        # a fall beyond its interval fails the gate as a case's regression does.
+        "suite_pass_k": _suite_pass_k(comparison.suite_pass_k),
     }
+
+
+def _suite_pass_k(found: SuitePassKDrop | None) -> dict[str, Any] | None:
+    return None if found is None else {**found.to_json(), "reason": found.reason}
 
 
 def _report(report: EvalReport, source: str, cost: float | None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from harness.core.errors import HarnessError
 from harness.evals.aggregate import CaseRuns, aggregate_rows
 from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
+from harness.evals.reliability import case_pass_k, suite_pass_k
 from harness.evals.report import EvalReport, EvalRow
 from harness.tracing import TraceTree
 from harness.view.report_folder import run_time
@@ -112,6 +113,7 @@ def report_data(
         for runs in aggregate_rows(rows).values()
     ]
     dropped = _empty_columns(cases) if cases else {}
+    suite = suite_pass_k([(case["passes"], case["runs"]) for case in cases])
     return {
         "source": source,
         "created_at": report.created_at,
@@ -124,6 +126,9 @@ def report_data(
         "runs": len(rows),
         "passed": sum(1 for row in rows if row.verdict.value == "pass"),
         "cases": cases,
+        # Means over the cases at the k every case reached, with intervals over cases;
+        # shown only when that k is 2 or more (at 1, pass^k is the pass rate).
+        "suite": None if suite is None else suite.to_json(),
         "columns": [column for column in CASE_COLUMNS if column not in dropped],
         "dropped": [{"column": column, "why": why} for column, why in dropped.items() if why],
         "mutants": [_mutants(summary) for summary in summarize_mutants(report.mutants)],
@@ -178,6 +183,8 @@ def _case(runs: CaseRuns, sources: RunSources) -> dict[str, Any]:
         "passes": runs.passes,
         "rate": runs.rate,
         "interval": [round(interval.low, 4), round(interval.high, 4)],
+        # pass^k at k = the runs (every epoch passed), with its 95% interval.
+        "pass_k": case_pass_k(runs.passes, runs.runs, runs.runs).to_json() if runs.runs else None,
         # One run: its verdict (pass / fail / error / skip) says more than "1/1".
         "verdict": ordered[0].verdict.value if len(ordered) == 1 else None,
         "recordings": runs.recordings,

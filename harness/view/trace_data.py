@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from harness.tracing import TraceSpan, TraceTree
 from harness.tracing.outline import walk_with_depth
+from harness.view.chat import chat
 from harness.view.trace_cases import TraceCase, trace_providers
 from harness.view.transcript import transcript
 
@@ -69,11 +70,15 @@ def trace_data(
         "has_payloads": has_payloads,
         "source": source,
         "root": tree.root.label,
-        "stop_reason": tree.root.attributes.get("stop_reason"),
+        # A conversation's root says why the talking stopped under its own name.
+        "stop_reason": tree.root.attributes.get("stop_reason")
+        or tree.root.attributes.get("conversation.stop_reason"),
         "total_ms": total,
         "errors": sum(1 for s in spans if s["st"] == "error"),
         "spans": spans,
         "tx": transcript(tree) if with_transcript else None,
+        # A conversation's turns as a chat (None: not a conversation; the tree then).
+        "chat": chat(tree, index),
     }
 
 

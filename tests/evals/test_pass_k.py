@@ -37,11 +37,13 @@ def test_the_epochs_table_shows_pass_hat_k_and_its_mean() -> None:
     lines = render_pass_rates(report).splitlines()
     edit = next(line for line in lines if line.strip().startswith("edit"))
     plan = next(line for line in lines if line.strip().startswith("plan"))
-    assert edit.split()[2:] == ["3/4", "75%", "[30–95]", "pass^4", "0%"]
-    assert plan.split()[-2:] == ["pass^2", "100%"]
-    # Mean pass^k at the k every case reached (2): (3/6 + 1) / 2.
+    # pass^4 is 0 (a run failed); its interval is the rate's Wilson interval to the 4th.
+    assert edit.split()[2:] == ["3/4", "75%", "[30–95]", "pass^4", "0%", "[0–83]"]
+    assert plan.split()[-3:] == ["pass^2", "100%", "[12–100]"]
+    # Means at the k every case reached (2): pass^2 (3/6 + 1) / 2, Wilson over 2 cases.
     assert lines[-1] == (
-        "  mean over 2 case(s): pass@1 88%, pass^2 75% (the chance that k runs of a case all pass)"
+        "  mean over 2 case(s): pass@1 88% [26–99], pass^2 75% [20–97] (pass^k: the chance "
+        "that k runs of a case all pass; intervals over the cases)"
     )
 
 
@@ -49,7 +51,10 @@ def test_compare_puts_pass_hat_k_at_the_runs_both_sides_have() -> None:
     old = EvalReport(rows=tuple(_rows("edit", 5, 5)))
     new = EvalReport(rows=tuple(_rows("edit", 2, 3, model="gpt-5-mini")))
     (case,) = json.loads(compare_reports(old, new).to_json())["cases"]
-    assert case["pass_k"] == {"k": 3, "old": 1.0, "new": 0.0}
+    pass_k = case["pass_k"]
+    assert {key: pass_k[key] for key in ("k", "old", "new")} == {"k": 3, "old": 1.0, "new": 0.0}
+    # 5/5 against 2/3 is no fall beyond the interval: its low end is below zero.
+    assert pass_k["regression"] is False and pass_k["drop_interval"][0] < 0
     assert case["old"]["pass_hat_k"]["5"] == 1.0 and case["new"]["pass_at_1"] == 2 / 3
     assert case["status"] == "inconclusive"
     # 5 old and 3 new runs catch a fall from 100% only when it is 93 points or more.

@@ -64,6 +64,8 @@ def test_report_page_shows_every_case_with_its_source_and_trace(
         assert row.locator("td.source").text_content() == "simulator "
         assert row.locator(".badge").text_content() == "2/2 100%"
         assert "95% CI 34%–100%" in (row.locator(".interval").text_content() or "")
+        # pass^2 (both epochs passed) with the Wilson interval to the square.
+        assert row.locator(".pass-k").text_content() == "pass^2 100% [12%–100%]"
         assert row.locator(".synthetic").count() == 1  # simulator tokens are marked
         # One trace button per trace file of each epoch's runs.
         assert row.locator(".trace-link").count() == sum(len(r.traces) for r in runs.rows) >= 2

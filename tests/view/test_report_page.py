@@ -286,3 +286,42 @@ def test_a_column_with_one_value_stays_whole(tmp_path: Path) -> None:
     columns, dropped = _columns(EvalReport(rows=rows), tmp_path)
     assert {"cost", "tool_calls", "tokens", "failure", "trace"} <= set(columns)
     assert set(dropped) == {"steps", "duration"}
+
+
+def test_cases_and_the_summary_carry_pass_hat_k_with_intervals(tmp_path: Path) -> None:
+    rows = (
+        *(_row("flaky", Verdict.PASS if k % 2 == 0 else Verdict.FAIL, epoch=k) for k in range(5)),
+        *(_row("steady", epoch=k) for k in range(5)),
+    )
+    data = report_data(EvalReport(rows=rows), source="r.json", traces=TraceIndex())
+    cases = {case["case"]: case for case in data["cases"]}
+    assert cases["flaky"]["pass_k"] == {"k": 5, "value": 0.0, "interval": [0.0, 0.5349]}
+    assert cases["steady"]["pass_k"]["value"] == 1.0
+    suite = data["suite"]
+    assert (suite["k"], suite["pass_hat_k"], suite["pass_at_1"], suite["cases"]) == (5, 0.5, 0.8, 2)
+    page = build_report_page([(EvalReport(rows=rows), "r.json")])
+    assert _embedded(page)["reports"][0]["suite"]["interval_over"] == "cases"
+
+
+def test_the_compare_page_carries_the_suites_pass_hat_k_verdict() -> None:
+    def suite(flaky: int, model: str) -> EvalReport:
+        rows = [
+            _row(
+                f"c{n}",
+                Verdict.FAIL if n < flaky and k == 0 else Verdict.PASS,
+                epoch=k,
+                model=model,
+            )
+            for n in range(10)
+            for k in range(5)
+        ]
+        return EvalReport(rows=tuple(rows))
+
+    data = compare_data(suite(0, "a"), suite(4, "b"), old_source="o.json", new_source="n.json")
+    found = data["suite_pass_k"]
+    assert found["regression"] is True and (found["k"], found["cases"]) == (5, 10)
+    assert found["reason"].startswith("suite pass^5 over 10 case(s) (interval over cases): 100%")
+    # No case regressed on its own: the suite line is what the gate fails on.
+    assert data["counts"]["regression"] == 0
+    page = build_compare_page((suite(0, "a"), "o.json"), (suite(4, "b"), "n.json"))
+    assert 'id="suite-pass-k"' in page

@@ -47,3 +47,45 @@ def big_tree(spans: int = 1000) -> TraceTree:
     tree = tracer.end_trace(root, attributes={"stop_reason": "final", "steps": step})
     assert tree is not None
     return tree
+
+
+# A secret-free sentinel a hostile message carries, to show the chat inserts text, never HTML.
+HOSTILE_TEXT = "<img src=x onerror=window.pwned=1>"
+
+
+def conversation_tree(mode: str = "replay") -> TraceTree:
+    """A two-turn conversation as ``harness.conversations`` traces one: the user
+    restarts their router (a user tool) and asks; the agent reads a file and answers;
+    the user thanks it and stops; a judge passes it. Built with harness's own tracer."""
+    tracer = Tracer(MemoryTraceRecorder(), mode=mode)  # type: ignore[arg-type]
+    root = tracer.begin_trace(
+        "agent.run", session_key="conv", attributes={"conversation.user": "scripted"}
+    )
+
+    def say(span_kind: str, turn: int, text: str) -> None:
+        with tracer.span(span_kind) as span:
+            if span_kind == "user.turn" and turn == 1:
+                with tracer.span("user.tool", "restart_router") as tool:
+                    tracer.set_attributes(tool, **{"gen_ai.tool.name": "restart_router"})
+                    if tracer.capture_payloads:
+                        tracer.set_attributes(tool, arguments='{"force": true}', result="rebooted")
+            if span_kind == "agent.turn" and turn == 1:
+                with tracer.span("agent.run"), tracer.span("agent.step"):
+                    with tracer.span("llm.call"):
+                        pass
+                    with tracer.span("tool.call", "read") as read:
+                        tracer.set_payload(read, "arguments", {"path": "router.log"})
+                        tracer.set_payload(read, "observation", "link up at 10:02")
+            tracer.set_attributes(span, **{"conversation.turn": turn})
+            tracer.set_text(span, "message.content", text)
+
+    say("user.turn", 1, "My internet is down. " + HOSTILE_TEXT)
+    say("agent.turn", 1, "The log says the link came up at 10:02; try again now.")
+    say("user.turn", 2, "It works, thanks! ###STOP###")
+    with tracer.span("judge.call") as judge:
+        tracer.set_attributes(judge, verdict="pass", reason="the agent read the log first")
+    tree = tracer.end_trace(
+        root, attributes={"conversation.turns": 2, "conversation.stop_reason": "user_stop"}
+    )
+    assert tree is not None
+    return tree
