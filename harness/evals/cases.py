@@ -439,7 +439,9 @@ def _where(loc: Iterable[int | str]) -> str:
 
 
 def _first_error(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # A misspelt key also leaves the field it meant missing: name the spelling first.
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] in ("tuple_type", "list_type") and error["loc"]:
         listed = error["loc"][-1] in _STRING_LISTS
