@@ -196,7 +196,6 @@ def test_cases(
     app = make_harness_app(
         enabled_tools=case.tools, tool_allowlist=case.allow, tool_denylist=case.deny
     )
-    seen = Evidence(app)  # not the fixture: one fewer to set up per row
     judge_model = harness_options.judge_model or harness_run_log.model
     conversation = None
     if case.user is None:
@@ -211,8 +210,9 @@ def test_cases(
             workspace.root,
             harness_run_log,
             judge_model=judge_model,
-            calls=seen.calls,
+            calls=lambda: Evidence(app).calls(),
         )
+    seen = Evidence(app)  # not the fixture: one fewer to set up per row
     shown = {
         str(message.tool_call_id): str(message.content)
         for request in seen.requests
