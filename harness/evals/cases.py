@@ -60,8 +60,22 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
           judge:                          # graded by an LLM through the cassette
             rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
 
+A conversation case holds a ``user:`` block instead of ``prompt:`` (see
+:mod:`harness.conversations.spec` for the block, docs/conversations.md for a
+guide), and may check the whole conversation::
+
+        user: {persona: Dana, a customer., goal: Get order W-1001 refunded.}
+        checks:
+          said_contains: [SENTINEL-REFUND-1]   # in any agent turn
+          said_not_contains: ["can't help"]    # in no agent turn
+          state: {path: state.json, equals: {orders: {W-1001: refunded}}}
+          max_turns: 4                         # user turns, at most
+          conversation_end: user_stop          # user_stop | goal_reached | max_turns |
+                                               # script_end | no_branch | user_silent
+
 Honesty rule, checked at load time: a sentinel the answer or a file must contain
-may not appear in the prompt, or the model could pass by repeating its task.
+may not appear in the prompt (or the user block), or the model could pass by
+repeating its task.
 """
 
 from __future__ import annotations

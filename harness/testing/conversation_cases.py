@@ -114,16 +114,19 @@ def _one_result(run_log: RunLog, turns: list[Any], result: ConversationResult) -
     from harness.engine.run_types import RunResult, StopReason
 
     last = turns[-1] if turns else None
+    # A turn that stopped otherwise than with an answer is the conversation's verdict,
+    # even when later turns went on: checks.stop_reason sees the first that failed.
+    worst = next((turn for turn in turns if turn.stop_reason is not StopReason.FINAL), last)
     usage = sum((turn.usage for turn in turns), Usage()) + result.user_usage
     whole = RunResult(
         text=result.last_reply,
-        stop_reason=last.stop_reason if last is not None else StopReason.FINAL,
+        stop_reason=worst.stop_reason if worst is not None else StopReason.FINAL,
         steps=sum(turn.steps for turn in turns),
         usage=usage,
         mode=last.mode if last is not None else "act",
         session_key=last.session_key if last is not None else None,
         tool_calls=sum(turn.tool_calls for turn in turns),
-        error=last.error if last is not None else None,
+        error=worst.error if worst is not None else None,
         trace_id=result.trace_id,
         trace_path=result.trace_path,
     )
