@@ -307,3 +307,29 @@ def test_a_foreign_agent_converses_through_a_target(
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*test_target_cases?foreign? PASSED*"])
     assert "conversation_end: it ended by user_stop, expected max_turns" in result.stdout.str()
+
+
+@pytest.mark.deep  # records against the simulator, then replays with the network blocked
+def test_a_model_user_talks_to_a_foreign_target_through_one_cassette(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, sim_server: Any
+) -> None:
+    folder = _project(pytester)
+    pytester.makepyfile(shopbot=TARGET)
+    monkeypatch.chdir(pytester.path / "fixtures" / "conv" / "shop")
+    monkeypatch.syspath_prepend(str(pytester.path))
+    checks = f"    checks:\n      said_contains: [{CODE}]\n      conversation_end: user_stop\n"
+    text = "version: 1\ncases:\n" + _case(
+        "foreign-model", USER, checks, "    target: shopbot:SHOP\n"
+    )
+    (folder / "conv.yaml").write_text(text, "utf-8")
+    server: SimulatorServer = sim_server(SCRIPT)
+    evals = str(pytester.path / "evals")
+    recorded = pytester.runpytest(
+        evals, "-p", "no:randomly", "--record-mode", "once", "--harness-base-url", server.url
+    )
+    recorded.assert_outcomes(passed=1)
+    server.stop()
+    replayed = pytester.runpytest(evals, "-p", "no:randomly", "--harness-block-live")
+    replayed.assert_outcomes(passed=1)
+    (cassette,) = (pytester.path / "cassettes").rglob("*foreign-model*.yaml")
+    assert cassette.read_text("utf-8").count("You play the user in a conversation") >= 3
