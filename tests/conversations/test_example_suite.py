@@ -19,8 +19,12 @@ def test_each_case_has_a_state_goal_and_a_sentinel_only_a_tool_result_holds() ->
     assert {case.name for case in cases} == {
         "retail-refund",
         "retail-address",
+        "retail-cancel",
+        "retail-exchange",
         "telecom-router",
         "telecom-plan",
+        "telecom-roaming",
+        "telecom-signal",
     }
     for case in cases:
         assert case.user is not None and case.checks.state is not None, case.name
@@ -32,7 +36,7 @@ def test_each_case_has_a_state_goal_and_a_sentinel_only_a_tool_result_holds() ->
         assert not any(s in text for s in sentinels for text in case.user.texts()), case.name
 
 
-@pytest.mark.deep  # sixteen rows in a pytest subprocess
+@pytest.mark.deep  # 32 rows in a pytest subprocess
 def test_the_suite_replays_offline_on_every_provider() -> None:
     done = subprocess.run(
         [
@@ -44,4 +48,4 @@ def test_the_suite_replays_offline_on_every_provider() -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:]
-    assert "16 passed" in done.stdout
+    assert "32 passed" in done.stdout
