@@ -32,7 +32,7 @@ from harness.evals.judge import JUDGE_INSTRUCTIONS
 from harness.providers import ScriptedProvider
 from harness.tracing import MemoryTraceRecorder, Tracer
 
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+TEXT = st.text(max_size=40)
 
 
 # -- matching what the agent said ------------------------------------------------
