@@ -60,8 +60,22 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
           judge:                          # graded by an LLM through the cassette
             rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
 
+A conversation case holds a ``user:`` block instead of ``prompt:`` (see
+:mod:`harness.conversations.spec` for the block, docs/conversations.md for a
+guide), and may check the whole conversation::
+
+        user: {persona: Dana, a customer., goal: Get order W-1001 refunded.}
+        checks:
+          said_contains: [SENTINEL-REFUND-1]   # in any agent turn
+          said_not_contains: ["can't help"]    # in no agent turn
+          state: {path: state.json, equals: {orders: {W-1001: refunded}}}
+          max_turns: 4                         # user turns, at most
+          conversation_end: user_stop          # user_stop | goal_reached | max_turns |
+                                               # script_end | no_branch | user_silent
+
 Honesty rule, checked at load time: a sentinel the answer or a file must contain
-may not appear in the prompt, or the model could pass by repeating its task.
+may not appear in the prompt (or the user block), or the model could pass by
+repeating its task.
 """
 
 from __future__ import annotations
@@ -73,6 +87,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from harness.conversations.spec import UserSpec
 from harness.core.errors import ConfigurationError
 from harness.evals.request_spec import RequestSpec
 from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
@@ -85,6 +100,7 @@ __all__ = [
     "FileCheck",
     "JudgeSpec",
     "ObservationCheck",
+    "StateCheck",
     "TrajectoryCall",
     "TrajectorySpec",
     "case_sources",
@@ -202,6 +218,31 @@ class JudgeSpec(BaseModel):
     rubric: str = Field(min_length=1)
 
 
+class StateCheck(BaseModel):
+    """The goal of a conversation, τ-bench style: the JSON state file after it.
+
+    ``equals``: the whole file must equal this value; ``subset``: the keys given
+    (at any depth) must hold these values, others may be anything.
+    """
+
+    model_config = _STRICT
+
+    path: str = Field(min_length=1)
+    equals: Any = None
+    subset: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> StateCheck:
+        if (self.equals is None) == (self.subset is None):
+            raise ValueError("give equals (the whole state) or subset (some keys), one of them")
+        return self
+
+
+ConversationEnd = Literal[
+    "user_stop", "goal_reached", "max_turns", "script_end", "no_branch", "user_silent"
+]
+
+
 class ApprovalStep(BaseModel):
     """The run must pause for ``tool``; the human then takes ``decision``."""
 
@@ -236,6 +277,13 @@ class CaseChecks(BaseModel):
     trace_outline: str | None = None
     trajectory: TrajectorySpec | None = None
     judge: JudgeSpec | None = None
+    # Conversations (a case with ``user:``): what the agent said in any turn, the
+    # state file after, how many user turns at most, and why it ended.
+    said_contains: tuple[str, ...] = ()
+    said_not_contains: tuple[str, ...] = ()
+    state: StateCheck | None = None
+    max_turns: int | None = Field(default=None, ge=1)
+    conversation_end: ConversationEnd | None = None
 
     @field_validator("tools_called", "tools_failed")
     @classmethod
@@ -261,11 +309,16 @@ class CaseChecks(BaseModel):
             self.judge,
             self.steps,
             self.stop_reason != "final",
+            self.said_contains,
+            self.said_not_contains,
+            self.state,
+            self.conversation_end,
         )
         if not any(behaviour):
             raise ValueError(
                 "a case needs a check that can fail: answer_contains, files, tools_called, "
-                "calls, observations, trace_outline, trajectory, judge, steps or a stop_reason"
+                "calls, observations, trace_outline, trajectory, judge, steps, a stop_reason, "
+                "or (a conversation) said_contains, state or conversation_end"
             )
         clash = set(self.tools_called) & set(self.tools_not_called)
         if clash:
@@ -274,7 +327,7 @@ class CaseChecks(BaseModel):
 
     def sentinels(self) -> tuple[str, ...]:
         """The strings the answer or a file must contain: the model must find them."""
-        found = list(self.answer_contains)
+        found = [*self.answer_contains, *self.said_contains]
         for check in self.files:
             found += check.contains
         return tuple(found)
@@ -287,7 +340,9 @@ class Case(BaseModel):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     workspace: str = Field(min_length=1)
-    prompt: str = Field(min_length=1)
+    # One prompt, or a simulated ``user`` (a conversation, harness.conversations).
+    prompt: str | None = Field(default=None, min_length=1)
+    user: UserSpec | None = None
     mode: Mode = "act"
     tools: tuple[str, ...] = ("read",)
     allow: tuple[str, ...] = ()
@@ -308,12 +363,17 @@ class Case(BaseModel):
 
     @model_validator(mode="after")
     def _honest(self) -> Case:
-        leaked = [s for s in self.checks.sentinels() if s in self.prompt]
+        if (self.prompt is None) == (self.user is None):
+            raise ValueError("give a prompt (one task) or a user block (a conversation), not both")
+        told = (self.prompt,) if self.prompt is not None else self.user.texts()  # type: ignore[union-attr]
+        leaked = [s for s in self.checks.sentinels() if any(s in text for text in told)]
         if leaked:
+            where = "prompt" if self.prompt is not None else "user block"
             raise ValueError(
-                f"the prompt contains the sentinel(s) {leaked} the checks look for; the model "
+                f"the {where} contains the sentinel(s) {leaked} the checks look for; the model "
                 "could pass by repeating its task. Put the value in a workspace file instead"
             )
+        self._conversation_checks()
         if self.approval is not None and self.approval.tool not in self.tools:
             raise ValueError(f"approval.tool {self.approval.tool!r} is not in tools")
         if self.profile is not None and self.target is None:
@@ -329,6 +389,31 @@ class Case(BaseModel):
                 )
         return self
 
+    def _conversation_checks(self) -> None:
+        checks = self.checks
+        asked = sorted(_CONVERSATION_CHECKS & checks.model_fields_set)
+        if self.user is None:
+            if asked:
+                raise ValueError(f"{', '.join(asked)} check(s) a conversation: give a user block")
+            return
+        if self.approval is not None:
+            raise ValueError("approval is for one-prompt cases; a conversation case has none")
+        if self.user.stop.on_goal and checks.state is None:
+            raise ValueError("user.stop.on_goal needs the goal: a checks.state block")
+        if checks.max_turns is not None and checks.max_turns > self.user.stop.max_turns:
+            raise ValueError(
+                f"checks.max_turns {checks.max_turns} exceeds user.stop.max_turns "
+                f"{self.user.stop.max_turns}: it could never fail"
+            )
+
+    @property
+    def task(self) -> str:
+        """What the agent is asked to do: the prompt, or the user's goal."""
+        if self.prompt is not None:
+            return self.prompt
+        assert self.user is not None
+        return self.user.goal
+
     @property
     def session_name(self) -> str:
         return self.session or f"case-{self.name}"
@@ -341,6 +426,12 @@ _RUNTIME_CHECKS = frozenset(
 )
 
 
+# Checks on a conversation: only a case with a user block has one.
+_CONVERSATION_CHECKS = frozenset(
+    {"said_contains", "said_not_contains", "state", "max_turns", "conversation_end"}
+)
+
+
 class _CaseFile(BaseModel):
     model_config = _STRICT
 
@@ -350,7 +441,7 @@ class _CaseFile(BaseModel):
 
 _STRING_LISTS = frozenset(
     {"contains", "not_contains", "answer_contains", "answer_not_contains", "tools_not_called"}
-    | {"tools", "allow", "deny"}
+    | {"tools", "allow", "deny", "said_contains", "said_not_contains", "any"}
 )
 
 
@@ -362,7 +453,9 @@ def _where(loc: Iterable[int | str]) -> str:
 
 
 def _first_error(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # A misspelt key also leaves the field it meant missing: name the spelling first.
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] in ("tuple_type", "list_type") and error["loc"]:
         listed = error["loc"][-1] in _STRING_LISTS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from harness.evals.conversation_mutants import earlier_turn
 from harness.evals.grid import grid_lines
 from harness.evals.mutant_results import (
     CONTROL,
@@ -86,6 +87,13 @@ def _details(summary: EvalMutants) -> list[str]:
     for result in summary.errors:
         first = result.message.splitlines()[:1] or ["(no message)"]
         lines.append(f"  error: {result.mutant} ({result.description}): {first[0]}")
+    earlier = [r for r in summary.survivors if not r.inert and earlier_turn(r.description)]
+    if earlier:
+        lines.append(
+            f"  note: {len(earlier)} survivor(s) changed an agent turn before the last: the "
+            "eval reads only the last message of the conversation (check every turn: "
+            "said_contains, said_not_contains, state, a trajectory, conversation_end)"
+        )
     return lines
 
 

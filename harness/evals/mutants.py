@@ -19,7 +19,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.core.errors import ProviderError
-from harness.core.messages import LLMRequest, LLMResponse
+from harness.core.messages import LLMRequest, LLMResponse, Role
+from harness.core.roles import role_of_system
+from harness.evals.conversation_mutants import (
+    ConversationMutant,
+    Streams,
+    conversation_mutants,
+    is_conversation,
+)
 from harness.evals.mutant_results import CONTROL
 from harness.evals.mutations import Mutant, Recorded, derive_mutants
 from harness.evals.provenance import Source, cassette_source
@@ -55,10 +62,13 @@ class PositionalProvider:
         *,
         change: RequestChange | None = None,
         effort: str | None = None,
+        by_role: Streams | None = None,
     ) -> None:
         self._name = name
         self._model = model
         self._responses = responses
+        # A conversation: each role (agent, user, judge) is served its own sequence.
+        self._by_role = {role: list(stream) for role, stream in by_role} if by_role else None
         self._lock = threading.Lock()
         self.served = 0
         self.exhausted = False
@@ -79,6 +89,21 @@ class PositionalProvider:
     def available(self) -> int:
         return len(self._responses)
 
+    def _next_of_role(self, request: LLMRequest) -> Recorded:
+        """The next answer of the role ``request`` speaks for (a conversation's mutant)."""
+        assert self._by_role is not None
+        system = "\n".join(m.content for m in request.messages if m.role is Role.SYSTEM)
+        role = role_of_system(system)
+        stream = self._by_role.get(role) or []
+        if not stream:
+            self.exhausted = True
+            raise MutantExhaustedError(
+                f"mutant sequence exhausted: the run asked for one more {role} response "
+                "than the mutant holds",
+                provider=self._name,
+            )
+        return stream.pop(0)
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         # Positional: what was asked does not pick the answer; a request mutant
         # changes what the run is recorded to have sent.
@@ -86,14 +111,17 @@ class PositionalProvider:
             if self.change is not None:
                 request = self.change.apply(request, len(self.requests))
             self.requests.append(request)
-            if self.served >= len(self._responses):
+            if self._by_role is not None:
+                item = self._next_of_role(request)
+            elif self.served >= len(self._responses):
                 self.exhausted = True
                 raise MutantExhaustedError(
                     f"mutant sequence exhausted: the run asked for model response "
                     f"{self.served + 1}, the mutant holds {len(self._responses)}",
                     provider=self._name,
                 )
-            item = self._responses[self.served]
+            else:
+                item = self._responses[self.served]
             self.served += 1
         if isinstance(item, ProviderError):
             raise ProviderError(str(item), status_code=item.status_code, provider=item.provider)
@@ -102,11 +130,15 @@ class PositionalProvider:
 
 @lru_cache(maxsize=64)
 def _cached(path: Path, provider: str, stamp: tuple[int, ...]) -> tuple[Mutant, ...]:
-    from harness.evals.recorded_responses import read_recorded_responses
+    from harness.evals.recorded_responses import read_recorded_responses, read_recorded_roles
     from harness.evals.tool_result_mutants import tool_result_mutants_beside
 
     del stamp  # part of the cache key only: an edited cassette is read again
     recorded = read_recorded_responses(path, provider)
+    roles = read_recorded_roles(path, provider)
+    if len(roles) == len(recorded) and is_conversation(roles):
+        # One stream per role; request and tool-result mutants assume one stream.
+        return conversation_mutants(recorded, roles)
     control = Mutant(CONTROL, CONTROL, "the recorded responses, unchanged", recorded)
     sent = _recorded_requests(path)
     return (
@@ -139,7 +171,10 @@ def serving(mutant: Mutant, name: str, model: str | None, path: Path) -> Positio
     else:
         sent = _recorded_requests(path)
         effort = sent[0].effort if sent else None
-    return PositionalProvider(name, model, mutant.responses, change=change, effort=effort)
+    by_role = mutant.by_role if isinstance(mutant, ConversationMutant) else None
+    return PositionalProvider(
+        name, model, mutant.responses, change=change, effort=effort, by_role=by_role
+    )
 
 
 @lru_cache(maxsize=64)

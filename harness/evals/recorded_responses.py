@@ -19,6 +19,7 @@ import yaml
 
 from harness.core.errors import CassetteError, ProviderError
 from harness.core.messages import LLMRequest, Message, Role
+from harness.core.roles import ConversationRole, role_of_system
 from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires
 from harness.evals.mutations import Recorded
@@ -26,7 +27,7 @@ from harness.jsonload import load_json
 from harness.providers.protocol import LLMProvider
 from harness.yamlload import YamlSyntaxError, load_yaml
 
-__all__ = ["decode_recorded_response", "read_recorded_responses"]
+__all__ = ["decode_recorded_response", "read_recorded_responses", "read_recorded_roles"]
 
 # The path endings of each wire a provider adapter decodes, from the wire registry.
 _ENDPOINTS = {w.name: w.path_suffixes for w in runtime_wires()}
@@ -142,6 +143,54 @@ def read_recorded_responses(path: Path, provider: str) -> tuple[Recorded, ...]:
             decoded = _decode(provider, interaction.get("response"))
             responses.append(decoded)
     return tuple(responses)
+
+
+def read_recorded_roles(path: Path, provider: str) -> tuple[ConversationRole, ...]:
+    """The role of each ``provider`` model request in ``path`` (as ``read_recorded_responses``
+    orders them): read from the system text of its body (see ``harness.core.roles``).
+
+    Raises:
+        CassetteError: the file is missing, unreadable, or not a vcrpy cassette.
+    """
+    if provider not in _ENDPOINTS:
+        return ()
+    return tuple(
+        role_of_system(_system_text(interaction.get("request") or {}))
+        for interaction in _load(path)
+        if _is_model_call(interaction, provider)
+    )
+
+
+def _system_text(request: dict[str, Any]) -> str:
+    """The system text of a stored request body on any wire ("" when there is none)."""
+    body = request.get("body")
+    raw = body.get("string") if isinstance(body, dict) else body
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    parts: list[Any] = [data.get("system"), data.get("instructions")]  # Messages, Responses
+    instruction = data.get("systemInstruction") or data.get("system_instruction")  # Gemini
+    if isinstance(instruction, dict):
+        parts.append(instruction.get("parts"))
+    for message in data.get("messages") or data.get("input") or []:  # Chat, Responses
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            parts.append(message.get("content"))
+    return "\n".join(_text(part) for part in parts if part).strip()
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(_text(item) for item in value)
+    if isinstance(value, dict):
+        return _text(value.get("text") or value.get("content") or "")
+    return ""
 
 
 def decode_recorded_response(provider: str, response: dict[str, Any]) -> Recorded:

@@ -35,6 +35,8 @@ class Conversation:
         input_tokens: a realistic estimate of the prompt size.
         options: provider-specific flags (e.g. ``include_usage``).
         tool_names: the names of the tools the request offers.
+        system: the request's system text (instructions), which tells its role
+            (``harness.core.roles``): ``when: {role: user}`` scripts the simulated user.
     """
 
     model: str
@@ -46,6 +48,7 @@ class Conversation:
     input_tokens: int
     options: dict[str, Any]
     tool_names: tuple[str, ...] = ()
+    system: str = ""
 
 
 def text_of(content: Any) -> str:

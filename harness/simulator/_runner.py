@@ -7,6 +7,7 @@ import re
 import threading
 from typing import Any
 
+from harness.core.roles import role_of_system
 from harness.simulator._conversation import Conversation
 from harness.simulator._script import (
     Condition,
@@ -40,6 +41,7 @@ def _holds(condition: Condition, conversation: Conversation) -> bool:
         condition.tools_include is None or condition.tools_include in conversation.tool_names,
         condition.has_tool_results is None
         or condition.has_tool_results == bool(conversation.trailing_tool_results),
+        condition.role is None or condition.role == role_of_system(conversation.system),
     )
     return all(checks)
 

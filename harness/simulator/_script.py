@@ -119,6 +119,9 @@ class Condition(BaseModel):
     model: str | None = None
     tools_include: str | None = None
     has_tool_results: bool | None = None
+    # Whose request it is in a conversation case (read from its system text, see
+    # harness.core.roles): script the simulated user with ``role: user``.
+    role: Literal["agent", "user", "judge"] | None = None
 
     @field_validator("tool_results_match")
     @classmethod

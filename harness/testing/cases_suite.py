@@ -36,6 +36,7 @@ from harness.testing.options import HarnessOptions
 if TYPE_CHECKING:
     from harness.app import Application
     from harness.evals.cases import Case
+    from harness.evals.judge import JudgeResult
     from harness.providers.protocol import LLMProvider
     from harness.testing.runlog import RunLog
     from harness.testing.workspace import Workspace
@@ -140,6 +141,7 @@ def load_target(spec: str) -> Callable[[str, Path], str]:
 
 
 def _run(case: Case, app: Application) -> None:
+    assert case.prompt is not None
     first = app.run(
         case.prompt, mode=case.mode, session=case.session_name, max_steps=case.max_steps
     )
@@ -157,6 +159,14 @@ def _run(case: Case, app: Application) -> None:
     app.resume_approval(
         first.approval_id, step.decision, session=case.session_name, reason=step.reason
     )
+
+
+def _judged(judged: JudgeResult | None, run_log: RunLog, failures: list[str]) -> None:
+    if judged is None:
+        return
+    run_log.judge = judged.model_dump()
+    if not judged.passed:
+        failures.append(f"judge: fail: {judged.reason}")
 
 
 def _failed(case: Case, failures: list[str]) -> str:
@@ -186,7 +196,22 @@ def test_cases(
     app = make_harness_app(
         enabled_tools=case.tools, tool_allowlist=case.allow, tool_denylist=case.deny
     )
-    _run(case, app)
+    judge_model = harness_options.judge_model or harness_run_log.model
+    conversation = None
+    if case.user is None:
+        _run(case, app)
+    else:
+        from harness.testing.conversation_cases import converse_on_runtime
+
+        conversation = converse_on_runtime(
+            case,
+            app,
+            provider,
+            workspace.root,
+            harness_run_log,
+            judge_model=judge_model,
+            calls=lambda: Evidence(app).calls(),
+        )
     seen = Evidence(app)  # not the fixture: one fewer to set up per row
     shown = {
         str(message.tool_call_id): str(message.content)
@@ -207,25 +232,30 @@ def test_cases(
 
         failures += request_spec_failures(case.request, app)
     failures += _trajectory(case, seen.calls())
+    told = (case.task, *(case.user.texts() if case.user is not None else ()))
     for result in run.results:  # metadata traces hold none of the case's secrets
         tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
-        seen.assert_metadata_trace(result, (*case.checks.sentinels(), case.prompt), tree=tree)
-    if case.checks.judge is not None:
+        seen.assert_metadata_trace(result, (*case.checks.sentinels(), *told), tree=tree)
+    if conversation is not None:
+        from harness.evals.conversation_checks import conversation_failures
+
+        failures += conversation_failures(case.checks, conversation.result, workspace.root)
+        failures += conversation.errors
+        _judged(conversation.judged, harness_run_log, failures)
+    elif case.checks.judge is not None:
         try:
             judged = run_judge(
                 provider,
                 case.checks.judge.rubric,
-                task=case.prompt,
+                task=case.task,
                 answer=run.final.text or "",
                 tool_calls=seen.calls(),
-                model=harness_options.judge_model or harness_run_log.model,
+                model=judge_model,
             )
         except HarnessError as exc:
             failures.append(f"judge: {exc}")
         else:
-            harness_run_log.judge = judged.model_dump()
-            if not judged.passed:
-                failures.append(f"judge: fail: {judged.reason}")
+            _judged(judged, harness_run_log, failures)
     assert not failures, _failed(case, failures)
 
 
@@ -237,18 +267,33 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
 
     case = _CASES[case_name]
     assert case.target is not None
-    try:
-        target = load_target(case.target)
-    except ConfigurationError as exc:
-        pytest.fail(f"{case.source}: case {case.name!r}: {exc}", pytrace=False)
     workspace.copy_fixture(case.workspace)
-    answer = target(case.prompt, workspace.root)
-    if not isinstance(answer, str):
-        pytest.fail(
-            f"case target {case.target} returned {type(answer).__name__}, not the answer text",
-            pytrace=False,
-        )
-    failures = answer_failures(case.checks, answer) + check_files(case.checks.files, workspace.root)
+    if case.user is not None:
+        from harness.evals.conversation_checks import conversation_failures
+        from harness.testing.conversation_cases import converse_with_target
+
+        try:
+            conversation = converse_with_target(case, workspace.root, llm_cassette)
+        except ConfigurationError as exc:
+            pytest.fail(f"{case.source}: case {case.name!r}: {exc}", pytrace=False)
+        answer = conversation.last_reply
+        failures = conversation_failures(case.checks, conversation, workspace.root)
+    else:
+        try:
+            target = load_target(case.target)
+        except ConfigurationError as exc:
+            pytest.fail(f"{case.source}: case {case.name!r}: {exc}", pytrace=False)
+        assert case.prompt is not None
+        answer = target(case.prompt, workspace.root)
+        if not isinstance(answer, str):
+            pytest.fail(
+                f"case target {case.target} returned {type(answer).__name__}, not the answer text",
+                pytrace=False,
+            )
+        failures = []
+    failures += answer_failures(case.checks, answer) + check_files(
+        case.checks.files, workspace.root
+    )
     if case.request is not None:
         from harness.testing.request_checks import request_spec_failures
 

@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("documents", "effects", "recording", "session", "tracing"),
     ("providers", "tools", "traffic"),  # traffic: cassettes read back into traces
     ("approval", "simulator"),  # the risk rules read shell commands through harness.shell
+    ("conversations",),  # simulated users: providers for the user model, tracing for turns
     ("mcp",),  # MCP servers' tools (harness.tools) and their cassettes (scrubbed as recording's)
     ("engine",),
     ("evals", "subagent"),

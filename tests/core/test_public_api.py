@@ -11,6 +11,7 @@ PACKAGES = [
     "harness",
     "harness.approval",
     "harness.cli",
+    "harness.conversations",
     "harness.core",
     "harness.effects",
     "harness.engine",

@@ -227,7 +227,7 @@ def test_a_case_file_trajectory_block_is_checked(
         ("{calls: [read], match: exact}", "checks.trajectory.match: Input should be 'strict'"),
         ("{calls: [read], args: loose}", "checks.trajectory.args: Input should be 'exact'"),
         ("{calls: [read], per_tool: {read: fuzzy}}", "checks.trajectory.per_tool.read"),
-        ("{calls: [{tool: read}]}", "checks.trajectory.calls[0].name: Field required"),
+        ("{calls: [{tool: read}]}", "checks.trajectory.calls[0].tool: unknown field"),
         ("{match: strict}", "checks.trajectory.calls: Field required"),
     ],
     ids=["match", "args", "per_tool", "call", "no-calls"],

@@ -151,6 +151,7 @@ def parse(body: Any) -> Conversation:
         ),
         options={},
         tool_names=tuple(str(tool.get("name", "")) for tool in body.get("tools") or []),
+        system=text_of(body.get("system") or ""),
     )
 
 

@@ -201,6 +201,7 @@ class GeminiApi:
             input_tokens=estimate_tokens(contents, system or "", tools, messages=len(contents)),
             options={},
             tool_names=tuple(names),
+            system=text_of(system.get("parts")) if isinstance(system, Mapping) else "",
         )
 
     def answer(self, reply: Reply, conversation: Conversation, ids: Ids, model: str) -> Answer:

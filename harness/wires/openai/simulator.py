@@ -128,6 +128,9 @@ def parse(body: Any) -> Conversation:
         tool_names=tuple(
             str((tool.get("function") or {}).get("name", "")) for tool in body.get("tools") or []
         ),
+        system="\n".join(
+            text_of(m.get("content")) for m in messages if m["role"] in ("system", "developer")
+        ),
     )
 
 

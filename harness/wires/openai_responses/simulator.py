@@ -177,6 +177,10 @@ def parse(body: Any) -> Conversation:
             },
         },
         tool_names=tuple(str(t.get("name", "")) for t in tools),
+        system="\n".join(
+            [str(body.get("instructions") or "")]
+            + [text_of(i.get("content")) for i in items if i.get("role") in ("system", "developer")]
+        ).strip(),
     )
 
 
