@@ -398,3 +398,17 @@ def test_a_missing_command_and_a_stopped_proxy_fail_fast(
         )
     )
     assert (code, out) == (0, "answer: b''\n")
+
+
+@pytest.mark.deep
+def test_the_child_gets_the_signal_defaults_of_the_host(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    # Python ignores SIGPIPE and an ignored signal survives exec: without the
+    # bridge's reset, `yes` would get EPIPE and complain instead of dying quietly.
+    contained = contained_command(
+        ["sh", "-c", "yes | head -n 1"], proxy_port=make_server().port, cwd=tmp_path
+    )
+    if isinstance(contained, Refusal):
+        pytest.skip(contained.reason)
+    assert _run(contained) == (0, "y\n", "")
