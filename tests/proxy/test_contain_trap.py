@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from harness.proxy._bridge_in import trap_target
 
-_labels = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True)
+_labels = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=12)
 hosts = st.lists(_labels, min_size=1, max_size=4).map(".".join)
+_segments = st.text("abcdefghijklmnopqrstuvwxyzABC0123456789_.~-", max_size=12)
 ports = st.integers(min_value=1, max_value=65535)
 
 
@@ -23,18 +24,20 @@ def test_a_connect_line_names_its_host_and_port(host: str, port: int) -> None:
     scheme=st.sampled_from(["http", "https"]),
     host=hosts,
     port=st.none() | ports,
-    path=st.from_regex(r"(/[a-zA-Z0-9_.~-]{0,12}){0,3}(\?key=[a-zA-Z0-9-]{1,20})?", fullmatch=True),
+    path=st.lists(_segments, max_size=3).map(lambda parts: "".join(f"/{p}" for p in parts)),
+    key=st.none() | _labels,
     method=st.sampled_from(["GET", "POST", "HEAD"]),
 )
 def test_an_absolute_request_names_host_port_and_method_only(
-    scheme: str, host: str, port: int | None, path: str, method: str
+    scheme: str, host: str, port: int | None, path: str, key: str | None, method: str
 ) -> None:
     where = host if port is None else f"{host}:{port}"
-    head = f"{method} {scheme}://{where}{path} HTTP/1.1\r\n".encode()
+    query = "" if key is None else f"?key=sk-{key}"
+    head = f"{method} {scheme}://{where}{path}{query} HTTP/1.1\r\n".encode()
     default = 443 if scheme == "https" else 80
     found = trap_target(head)
     assert found == (host, default if port is None else port, method)
-    assert "key=" not in repr(found)  # a key in a query string never leaves the line
+    assert "sk-" not in repr(found)  # a key in a query string never leaves the line
 
 
 @given(st.binary(max_size=300))
