@@ -40,7 +40,7 @@ TYPE_CHECKING = False  # typing's own constant, without importing typing (mypy k
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["PROXY_VARIABLES", "splice", "splice_both", "trap_target"]
+__all__ = ["PROXY_VARIABLES", "origin_form", "splice", "splice_both", "trap_target"]
 
 _CHUNK = 65536
 _HEAD_LIMIT = 8192
@@ -58,6 +58,7 @@ _NO_PROXY = "127.0.0.1,localhost,::1"
 
 if TYPE_CHECKING:
     Report = Callable[[dict[str, object]], None]
+    Handle = Callable[[socket.socket], None]
 
 
 def splice(source: socket.socket, sink: socket.socket) -> None:
@@ -158,19 +159,24 @@ def _accept_forever(server: socket.socket, handle: Callable[[socket.socket], Non
     while True:
         try:
             conn, _ = server.accept()
-        except OSError:
-            continue  # e.g. ECONNABORTED: the child gave up on one connection
+        except ConnectionAbortedError:
+            continue  # the child gave up on one connection
+        except OSError:  # out of descriptors, say: wait for some to close, never spin
+            threading.Event().wait(0.05)
+            continue
         threading.Thread(target=handle, args=(conn,), daemon=True).start()
 
 
-def _forward(folder: str) -> Callable[[socket.socket], None]:
+def _forward(folder: str) -> Callable[[socket.socket, bytes], None]:
     path = os.path.join(folder, "proxy.sock")
 
-    def handle(conn: socket.socket) -> None:
+    def handle(conn: socket.socket, prefix: bytes = b"") -> None:
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             upstream.connect(path)
+            if prefix:
+                upstream.sendall(prefix)
         except OSError:
             upstream.close()
             conn.close()  # the child sees the connection close: the relay is gone
@@ -180,18 +186,48 @@ def _forward(folder: str) -> Callable[[socket.socket], None]:
     return handle
 
 
-def _trap(port: int, report: Report) -> Callable[[socket.socket], None]:
+def _read_until(conn: socket.socket, head: bytes, end: bytes) -> bytes:
+    with contextlib.suppress(OSError):
+        while end not in head and len(head) < _HEAD_LIMIT:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return head
+
+
+def origin_form(head: bytes) -> bytes:
+    """``head`` with its absolute-form request line made origin-form (``/path?query``)."""
+    from urllib.parse import urlsplit
+
+    line, newline, rest = head.partition(b"\n")
+    method, target, version = line.split(b" ")
+    split = urlsplit(target.decode("latin-1"))
+    path = (split.path or "/") + (f"?{split.query}" if split.query else "")
+    return b" ".join((method, path.encode("latin-1"), version)) + newline + rest
+
+
+def _trap(port: int, report: Report, forward: Callable[[socket.socket, bytes], None]) -> Handle:
+    """The proxy variables' target: a request naming the proxy itself goes on to it
+    (a client that skips ``NO_PROXY`` for ``[::1]``, as Python's urllib does); any
+    other is refused with 403 and reported."""
+    proxy_names = ("127.0.0.1", "localhost", "::1")
+
     def handle(conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(_TRAP_READ_SECONDS)
-            head = b""
+        conn.settimeout(_TRAP_READ_SECONDS)
+        head = _read_until(conn, b"", b"\n")
+        found = trap_target(head)
+        if found is not None and found[0] in proxy_names and found[1] == port:
+            conn.settimeout(None)
+            if found[2] != "CONNECT":
+                forward(conn, origin_form(head))
+                return
+            head = _read_until(conn, head, b"\r\n\r\n")
             with contextlib.suppress(OSError):
-                while b"\n" not in head and len(head) < _HEAD_LIMIT:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        break
-                    head += chunk
-            found = trap_target(head)
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            forward(conn, head.partition(b"\r\n\r\n")[2])
+            return
+        with conn:
             host, where, method = found if found else ("(unknown)", 0, "?")
             report({"blocked": host, "port": where, "method": method})
             body = (
@@ -231,7 +267,7 @@ def _serve(
     """The forwarder's body: one accepting thread per listening socket, for good."""
     forward = _forward(folder)
     threads = [threading.Thread(target=_accept_forever, args=(s, forward)) for s in proxy]
-    catch = _trap(port, _reporter(control))
+    catch = _trap(port, _reporter(control), forward)
     threads.append(threading.Thread(target=_accept_forever, args=(trap, catch)))
     for thread in threads:
         thread.start()

@@ -93,6 +93,7 @@ CONTAINMENT_FLAGS: tuple[str, ...] = (
 )  # fmt: skip
 
 _TMPFS, _READ_WRITE, _READ_ONLY = "--tmpfs", "--bind", "--ro-bind"
+_SOCKET_PATH_LIMIT = 107  # sun_path is 108 bytes, one for the terminating NUL
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +239,11 @@ def _relay_folder() -> Path:
 
     Short, under the temp folder: a Unix socket's path must fit in 107 bytes.
     """
-    return Path(tempfile.gettempdir()).resolve() / f"harness-contain-{secrets.token_hex(6)}"
+    name = f"harness-contain-{secrets.token_hex(6)}"
+    folder = Path(tempfile.gettempdir()).resolve() / name
+    if len(str(folder / "control.sock").encode()) > _SOCKET_PATH_LIMIT:
+        folder = Path("/tmp") / name  # a TMPDIR too deep for a socket's path
+    return folder
 
 
 def _mounts(folders: Sequence[Path], relay: Path) -> list[str]:

@@ -412,3 +412,35 @@ def test_the_child_gets_the_signal_defaults_of_the_host(
     if isinstance(contained, Refusal):
         pytest.skip(contained.reason)
     assert _run(contained) == (0, "y\n", "")
+
+
+@pytest.mark.deep
+def test_a_request_to_the_proxy_through_the_proxy_variables_reaches_it(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    # urllib skips NO_PROXY for [::1], so it asks the trap in absolute form; and
+    # a CONNECT to the proxy's own address is tunnelled, not refused.
+    proxy = make_server()
+    contained = _contain(
+        tmp_path,
+        proxy.port,
+        f"""
+        import os, socket, urllib.parse, urllib.request
+        request = urllib.request.Request("http://[::1]:{proxy.port}/v1?a=1", data=b"one")
+        print(urllib.request.urlopen(request, timeout={_GUARD_SECONDS}).read().decode())
+        trap = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+        tunnel = socket.create_connection((trap.hostname, trap.port), {_GUARD_SECONDS})
+        tunnel.sendall(b"CONNECT 127.0.0.1:{proxy.port} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+        print(tunnel.recv(4096).decode().splitlines()[0])
+        tunnel.sendall(b"POST /v1 HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 3\\r\\n\\r\\ntwo")
+        answer = b""
+        while not answer.endswith(b"two"):
+            answer += tunnel.recv(4096)
+        print(answer.decode().splitlines()[-1])
+        """,
+    )
+    code, out, err = _run(contained)
+    assert (code, err) == (0, "")
+    assert out == "got one\nHTTP/1.1 200 Connection established\ngot two\n"
+    assert proxy.bodies == [b"one", b"two"]
+    assert contained.blocked == ()

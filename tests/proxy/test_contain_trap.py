@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.proxy._bridge_in import trap_target
+from harness.proxy._bridge_in import origin_form, trap_target
 
 _labels = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=12)
 hosts = st.lists(_labels, min_size=1, max_size=4).map(".".join)
@@ -58,3 +58,15 @@ def test_any_bytes_give_a_target_or_none_without_raising(head: bytes) -> None:
 )
 def test_what_names_no_host_is_none(head: bytes) -> None:
     assert trap_target(head) is None
+
+
+@given(
+    host=hosts,
+    path=st.lists(_segments, max_size=3).map(lambda parts: "".join(f"/{p}" for p in parts)),
+    query=st.none() | _labels,
+)
+def test_origin_form_keeps_path_query_and_the_rest(host: str, path: str, query: str | None) -> None:
+    tail = "" if query is None else f"?q={query}"
+    head = f"POST http://{host}:8080{path}{tail} HTTP/1.1\r\nHost: {host}\r\n\r\nbody".encode()
+    expected = f"POST {path or '/'}{tail} HTTP/1.1\r\nHost: {host}\r\n\r\nbody".encode()
+    assert origin_form(head) == expected
