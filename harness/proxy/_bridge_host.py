@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from harness.core.errors import ConfigurationError
 from harness.proxy._bridge_in import splice_both
 from harness.tools.sandbox import open_pidfd, wait_for_exit
 
@@ -127,7 +128,9 @@ class HostRelay:
     def start(self) -> None:
         """Make the folder and both sockets, and start the relay's thread."""
         if self._loop is not None or self._closed:
-            raise RuntimeError("a contained command's relay starts once (enter it once)")
+            raise ConfigurationError(
+                "a contained command is entered once: make a new one with contained_command"
+            )
         self.folder.mkdir(mode=0o700)
         try:
             listeners = [self._bind(self.proxy_socket), self._bind(self.control_socket)]

@@ -9,6 +9,7 @@ cannot make namespaces, not by patching harness.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import ConfigurationError
-from harness.proxy.contain import ContainedCommand, Refusal, contained_command
+from harness.proxy.contain import ContainedCommand, Refusal, contained_command, unreachable_hosts
 
 # A hang guard for the child's socket calls, never a timing assertion.
 _GUARD_SECONDS = 30
@@ -444,3 +445,42 @@ def test_a_request_to_the_proxy_through_the_proxy_variables_reaches_it(
     assert out == "got one\nHTTP/1.1 200 Connection established\ngot two\n"
     assert proxy.bodies == [b"one", b"two"]
     assert contained.blocked == ()
+
+
+@pytest.mark.deep
+@pytest.mark.skipif(
+    not (shutil.which("node") and shutil.which("curl")), reason="needs node and curl"
+)
+def test_other_languages_reach_only_the_proxy(tmp_path: Path, make_server: MakeServer) -> None:
+    proxy = make_server()
+    script = tmp_path / "agent.mjs"
+    script.write_text(
+        f"const url = 'http://127.0.0.1:{proxy.port}/v1';\n"
+        "const r = await fetch(url, {method: 'POST', body: 'node'});\n"
+        "console.log(await r.text());\n"
+        "try { await fetch('https://api.openai.com/v1/models'); }\n"
+        "catch (e) { console.error(String(e.cause ?? e)); }\n"
+    )
+    contained = contained_command(
+        ["sh", "-c", f"node {script}; curl -sS https://api.anthropic.com/v1/messages"],
+        proxy_port=proxy.port,
+        cwd=tmp_path,
+    )
+    if isinstance(contained, Refusal):
+        pytest.skip(contained.reason)
+    code, out, err = _run(contained)
+    assert out == "got node\n"
+    assert code != 0  # curl's refused tunnel
+    # Node's fetch (before 22.21) ignores the proxy variables: its lookup fails
+    # and says where; curl honours them: the trap names the host to the host.
+    hosts = {*unreachable_hosts(err), *(b.host for b in contained.blocked)}
+    assert hosts == {"api.openai.com", "api.anthropic.com"}
+
+
+def test_a_contained_command_is_entered_once(tmp_path: Path) -> None:
+    contained = contained_command(["true"], proxy_port=8080, cwd=tmp_path)
+    if isinstance(contained, Refusal):
+        pytest.skip(contained.reason)
+    with contained, pytest.raises(ConfigurationError, match="entered once"):
+        contained.__enter__()
+    assert not contained.relay.folder.exists()
