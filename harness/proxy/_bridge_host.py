@@ -2,10 +2,10 @@
 
 A private folder (mode 0700) holds two sockets, bound into the namespace:
 
-* ``proxy.sock``: each connection the forwarder inside makes (one per
+* ``proxy``: each connection the forwarder inside makes (one per
   connection of the child) is relayed to a new TCP connection to
   ``127.0.0.1:<proxy_port>``, byte for byte as bytes arrive;
-* ``control.sock``: each contained process says hello there once, before its
+* ``control``: each contained process says hello there once, before its
   command starts. The relay reads the caller's pid from the socket
   (``SO_PEERCRED``), finds the namespace's init (its parent) and holds a pidfd
   to it, then answers; later the forwarder reports each connection its trap
@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 
 from harness.core.errors import ConfigurationError
-from harness.proxy._bridge_in import splice_both
+from harness.proxy._bridge_in import CONTROL_SOCKET, PROXY_SOCKET, splice_both
 from harness.tools.sandbox import open_pidfd, wait_for_exit
 
 __all__ = ["BlockedConnection", "HostRelay"]
@@ -119,11 +119,11 @@ class HostRelay:
 
     @property
     def proxy_socket(self) -> Path:
-        return self.folder / "proxy.sock"
+        return self.folder / PROXY_SOCKET
 
     @property
     def control_socket(self) -> Path:
-        return self.folder / "control.sock"
+        return self.folder / CONTROL_SOCKET
 
     def start(self) -> None:
         """Make the folder and both sockets, and start the relay's thread."""

@@ -7,10 +7,10 @@ package's import). It
 1. listens on ``127.0.0.1:PORT`` (and ``[::1]:PORT`` where the namespace has
    IPv6), the proxy's address as the child knows it, and on an ephemeral
    loopback port, the *trap*, that the child's proxy variables name;
-2. says hello on ``FOLDER/control.sock`` and waits for the host's answer: the
+2. says hello on ``FOLDER/control`` and waits for the host's answer: the
    host has then taken hold of this namespace (to tear it down at the end);
 3. double-forks the *forwarder*, which carries each connection to ``PORT`` over
-   its own new connection to ``FOLDER/proxy.sock`` (the host relays that to the
+   its own new connection to ``FOLDER/proxy`` (the host relays that to the
    proxy), byte for byte as they arrive; and answers each request to the trap
    with ``403``, telling the host the host:port it named;
 4. execs ``ARGV`` with its environment plus the proxy variables, so the child is
@@ -40,7 +40,19 @@ TYPE_CHECKING = False  # typing's own constant, without importing typing (mypy k
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["PROXY_VARIABLES", "origin_form", "splice", "splice_both", "trap_target"]
+__all__ = [
+    "CONTROL_SOCKET",
+    "PROXY_SOCKET",
+    "PROXY_VARIABLES",
+    "origin_form",
+    "splice",
+    "splice_both",
+    "trap_target",
+]
+
+# The two sockets in the relay's folder (short: a socket's whole path must fit in 107 bytes).
+PROXY_SOCKET = "proxy"
+CONTROL_SOCKET = "control"
 
 _CHUNK = 65536
 _HEAD_LIMIT = 8192
@@ -147,7 +159,7 @@ def _hello(folder: str) -> socket.socket:
     """Connect to the host's control socket and wait until it has taken hold of us."""
     control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     control.settimeout(_HELLO_SECONDS)
-    control.connect(os.path.join(folder, "control.sock"))
+    control.connect(os.path.join(folder, CONTROL_SOCKET))
     control.sendall(b'{"hello": 1}\n')
     if not control.recv(1):
         raise ConnectionError("the host closed the control socket before answering")
@@ -168,7 +180,7 @@ def _accept_forever(server: socket.socket, handle: Callable[[socket.socket], Non
 
 
 def _forward(folder: str) -> Callable[[socket.socket, bytes], None]:
-    path = os.path.join(folder, "proxy.sock")
+    path = os.path.join(folder, PROXY_SOCKET)
 
     def handle(conn: socket.socket, prefix: bytes = b"") -> None:
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -6,7 +6,7 @@ wraps a command so that it runs in a new network namespace. Inside, only
 loopback exists, and ``127.0.0.1:<proxy_port>`` (also ``[::1]``) leads to the
 proxy on the host through a Unix socket bridged in::
 
-    child -> 127.0.0.1:PORT (inside) -> forwarder -> proxy.sock -> host relay
+    child -> 127.0.0.1:PORT (inside) -> forwarder -> FOLDER/proxy -> host relay
           -> 127.0.0.1:PORT (host) = the proxy
 
 Everything else fails at once, inside the child: a name lookup
@@ -201,6 +201,7 @@ def contained_command(
     env: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
     writable: Iterable[Path | str] = (),
+    relay_dir: Path | str | None = None,
     finder: BwrapFinder = find_bwrap,
 ) -> ContainedCommand | Refusal:
     """Wrap ``argv`` so that the only connection it can make is to the proxy.
@@ -214,6 +215,9 @@ def contained_command(
         cwd: the child's working folder, read-write (default: the current one).
         writable: more folders the child may write to (a home or config folder
             outside ``cwd`` and ``/tmp``); everything else is read-only.
+        relay_dir: where the relay's folder (two sockets, mode 0700) is made
+            while the command is entered (default: the temp folder; ``/tmp``
+            when the path would be too long for a socket).
         finder: where bwrap is (default: the wheel's, else PATH's); a finder
             that returns None gives the refusal of a machine without bwrap.
 
@@ -235,7 +239,8 @@ def contained_command(
     check = check_bwrap(finder())
     if not check.works or check.path is None:
         return Refusal(f"containment is off: {check.problem}")
-    relay = HostRelay(_relay_folder(), proxy_port)
+    parent = None if relay_dir is None else _folder(relay_dir, "relay_dir")
+    relay = HostRelay(_relay_folder(parent), proxy_port)
     bridge = [sys.executable, "-I", "-S", _bridge_in.__file__, str(relay.folder), str(proxy_port)]
     wrapped = [
         str(check.path),
@@ -282,16 +287,18 @@ def _folder(path: Path | str, what: str) -> Path:
     return folder
 
 
-def _relay_folder() -> Path:
+def _relay_folder(parent: Path | None) -> Path:
     """A fresh name for the relay's folder; made on ``__enter__``, so nothing leaks before.
 
-    Short, under the temp folder: a Unix socket's path must fit in 107 bytes.
+    A Unix socket's whole path must fit in 107 bytes: a parent too deep for
+    that (pytest's ``tmp_path`` under xdist comes close) gives way to ``/tmp``.
     """
-    name = f"harness-contain-{secrets.token_hex(6)}"
-    folder = Path(tempfile.gettempdir()).resolve() / name
-    if len(str(folder / "control.sock").encode()) > _SOCKET_PATH_LIMIT:
-        folder = Path("/tmp") / name  # a TMPDIR too deep for a socket's path
-    return folder
+    name = f"harness-ct-{secrets.token_hex(5)}"
+    base = Path(tempfile.gettempdir()).resolve() if parent is None else parent
+    longest = max(len(_bridge_in.PROXY_SOCKET), len(_bridge_in.CONTROL_SOCKET))
+    if len(str(base / name).encode()) + 1 + longest > _SOCKET_PATH_LIMIT:
+        base = Path("/tmp")
+    return base / name
 
 
 def _mounts(folders: Sequence[Path], relay: Path) -> list[str]:

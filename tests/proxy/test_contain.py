@@ -99,7 +99,10 @@ def make_server() -> Iterator[MakeServer]:
 
 def _contain(tmp_path: Path, port: int, script: str) -> ContainedCommand:
     found = contained_command(
-        [sys.executable, "-c", textwrap.dedent(script)], proxy_port=port, cwd=tmp_path
+        [sys.executable, "-c", textwrap.dedent(script)],
+        proxy_port=port,
+        cwd=tmp_path,
+        relay_dir=tmp_path,
     )
     if isinstance(found, Refusal):
         pytest.skip(found.reason)
@@ -364,6 +367,7 @@ def test_the_child_keeps_its_exit_status_env_and_working_folder(
         env={**os.environ, "CONTAIN_MARKER": "seen", "HOME": str(home)},
         cwd=work,
         writable=[home],
+        relay_dir=tmp_path,
     )
     if isinstance(contained, Refusal):
         pytest.skip(contained.reason)
@@ -379,7 +383,9 @@ def test_a_missing_command_and_a_stopped_proxy_fail_fast(
     tmp_path: Path, make_server: MakeServer
 ) -> None:
     closed = _free_port()
-    missing = contained_command(["no-such-program-xyz"], proxy_port=closed, cwd=tmp_path)
+    missing = contained_command(
+        ["no-such-program-xyz"], proxy_port=closed, cwd=tmp_path, relay_dir=tmp_path
+    )
     if isinstance(missing, Refusal):
         pytest.skip(missing.reason)
     code, _, err = _run(missing)
@@ -408,7 +414,10 @@ def test_the_child_gets_the_signal_defaults_of_the_host(
     # Python ignores SIGPIPE and an ignored signal survives exec: without the
     # bridge's reset, `yes` would get EPIPE and complain instead of dying quietly.
     contained = contained_command(
-        ["sh", "-c", "yes | head -n 1"], proxy_port=make_server().port, cwd=tmp_path
+        ["sh", "-c", "yes | head -n 1"],
+        proxy_port=make_server().port,
+        cwd=tmp_path,
+        relay_dir=tmp_path,
     )
     if isinstance(contained, Refusal):
         pytest.skip(contained.reason)
@@ -465,6 +474,7 @@ def test_other_languages_reach_only_the_proxy(tmp_path: Path, make_server: MakeS
         ["sh", "-c", f"node {script}; curl -sS https://api.anthropic.com/v1/messages"],
         proxy_port=proxy.port,
         cwd=tmp_path,
+        relay_dir=tmp_path,
     )
     if isinstance(contained, Refusal):
         pytest.skip(contained.reason)
@@ -478,9 +488,30 @@ def test_other_languages_reach_only_the_proxy(tmp_path: Path, make_server: MakeS
 
 
 def test_a_contained_command_is_entered_once(tmp_path: Path) -> None:
-    contained = contained_command(["true"], proxy_port=8080, cwd=tmp_path)
+    contained = contained_command(["true"], proxy_port=8080, cwd=tmp_path, relay_dir=tmp_path)
     if isinstance(contained, Refusal):
         pytest.skip(contained.reason)
     with contained, pytest.raises(ConfigurationError, match="entered once"):
         contained.__enter__()
     assert not contained.relay.folder.exists()
+
+
+def test_the_relay_folder_is_private_where_asked_and_gone_after(tmp_path: Path) -> None:
+    contained = contained_command(["true"], proxy_port=8080, cwd=tmp_path, relay_dir=tmp_path)
+    if isinstance(contained, Refusal):
+        pytest.skip(contained.reason)
+    folder = contained.relay.folder
+    assert folder.parent == tmp_path
+    with contained:
+        assert folder.stat().st_mode & 0o777 == 0o700
+        assert sorted(p.name for p in folder.iterdir()) == ["control", "proxy"]
+    assert not folder.exists()
+
+
+def test_a_relay_dir_too_deep_for_a_socket_gives_way_to_tmp(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    contained = contained_command(["true"], proxy_port=8080, cwd=tmp_path, relay_dir=deep)
+    if isinstance(contained, Refusal):
+        pytest.skip(contained.reason)
+    assert contained.relay.folder.parent == Path("/tmp")  # named only: not entered, not made
