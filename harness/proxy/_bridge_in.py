@@ -301,6 +301,7 @@ def _start_forwarder(
             os.setsid()  # out of the command's process group: its signals are its own
             if os.fork() == 0:
                 _quiet_stdio()  # the child's output is the child's alone
+                _close_others([s.fileno() for s in (*proxy, trap, control)])
                 _serve(folder, port, proxy, trap, control)
         finally:
             os._exit(0)
@@ -315,6 +316,16 @@ def _quiet_stdio() -> None:
         os.dup2(null, fd)
     if null > 2:
         os.close(null)
+
+
+def _close_others(keep: Sequence[int]) -> None:
+    """Close every descriptor above 2 but ``keep``: the forwarder must not hold the
+    command's pipes or passed descriptors open past the command's own exit."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
 
 
 def _child_environment(trap_port: int) -> dict[str, str]:
