@@ -1,0 +1,33 @@
+"""A record-through proxy: the model traffic of any process, recorded and replayed.
+
+An agent that runs as its own program (a coding-agent CLI, a Node or Go agent,
+the Claude Agent SDK's bundled CLI) makes no HTTP call harness's in-process
+cassettes can see. ``harness proxy`` is a loopback server that speaks every
+wire of the registry: pointed at the real API or ``harness sim serve``
+(``--upstream``) it forwards and records; without an upstream it answers from
+the cassette and never forwards. Profiles (``codex``, ``claude-code``) pin the
+per-run values those agents put in their requests. The ``llm_proxy`` pytest
+fixture (``harness.testing``) runs it for a test.
+"""
+
+from harness.proxy.normalise import IGNORED, RequestNormaliser, TextRule
+from harness.proxy.profiles import PROFILES, ProxyProfile, normaliser_for, profile
+from harness.proxy.run import READY_PREFIX, run_proxy
+from harness.proxy.server import ProxyServer
+from harness.proxy.spec import ANY_WIRE, ProxySpec, parse_upstreams
+
+__all__ = [
+    "ANY_WIRE",
+    "IGNORED",
+    "PROFILES",
+    "READY_PREFIX",
+    "ProxyProfile",
+    "ProxyServer",
+    "ProxySpec",
+    "RequestNormaliser",
+    "TextRule",
+    "normaliser_for",
+    "parse_upstreams",
+    "profile",
+    "run_proxy",
+]
