@@ -72,14 +72,21 @@ class Upstreams:
         return _join(upstream, target)
 
     def forward(
-        self, handler: BaseHTTPRequestHandler, url: str, body: bytes
+        self,
+        handler: BaseHTTPRequestHandler,
+        url: str,
+        body: bytes,
+        extra_headers: tuple[tuple[str, str], ...] = (),
     ) -> dict[str, Any]:
         """Send the handler's request to ``url``, stream the answer to its client, return it.
+
+        ``extra_headers`` are added to what the client sent.
 
         Raises:
             httpx.HTTPError: the upstream could not be reached or broke off.
         """
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _HOP]
+        headers += list(extra_headers)
         request = self._client.build_request(handler.command, url, headers=headers, content=body)
         answer = self._client.send(request, stream=True)
         try:

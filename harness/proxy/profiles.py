@@ -82,7 +82,7 @@ def normaliser_for(
     ignore_body_fields: Iterable[str] = (),
     normalize: Iterable[tuple[str, str]] = (),
 ) -> RequestNormaliser:
-    """The normaliser of ``profiles`` plus a test's own fields and ``(regex, placeholder)`` rules."""
+    """The normaliser of ``profiles``, a test's own fields and ``(regex, placeholder)`` rules."""
     chosen = [profile(name) for name in profiles]
     fields = [f for p in chosen for f in p.ignore_body_fields] + list(ignore_body_fields)
     rules = [r for p in chosen for r in p.rules]

@@ -15,7 +15,6 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import Any
 
 from harness.core.errors import HarnessError
 from harness.proxy.server import ProxyServer, Responder
@@ -47,20 +46,20 @@ def run_proxy(spec: ProxySpec, responder: Responder | None = None) -> int:
     print(f"{READY_PREFIX}{proxy.url}", flush=True)
     mode = "recording" if spec.upstreams and spec.record_mode != "none" else "replaying"
     print(f"  {mode} {spec.cassette} (record mode {spec.record_mode})", flush=True)
-    final: dict[str, Any] = {}
 
     def _stop(signum: int, frame: FrameType | None) -> None:
-        threading.Thread(target=lambda: final.update(proxy.stop()), daemon=True).start()
+        threading.Thread(target=proxy.stop, daemon=True).start()
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)
         signal.signal(signal.SIGINT, _stop)
     proxy.wait()
-    state = final or proxy.state(closed=True)
+    state = proxy.final or proxy.state(closed=True)
     played, recorded = state["played"], state["recorded"]
+    saved = "saved" if state.get("saved") else "unchanged"
     print(
         f"harness proxy stopped: {played} played, {recorded} recorded, "
-        f"{len(state['errors'])} refused; cassette {'saved' if state.get('saved') else 'unchanged'}",
+        f"{len(state['errors'])} refused; cassette {saved}",
         file=sys.stderr,
         flush=True,
     )

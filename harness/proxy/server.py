@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import logging
 import socket
@@ -38,6 +39,7 @@ from harness.proxy.forward import Upstreams
 from harness.proxy.profiles import normaliser_for
 from harness.proxy.spec import ProxySpec
 from harness.recording import ServedCassette
+from harness.simulator import SEED_HEADER
 
 __all__ = ["ProxyServer"]
 
@@ -113,6 +115,7 @@ class ProxyServer:
             allow_unplayed=spec.allow_unplayed,
         )
         self.errors: list[dict[str, str]] = []
+        self.final: dict[str, Any] | None = None  # the state once stopped
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -145,10 +148,11 @@ class ProxyServer:
         """Block until :meth:`stop` (or a ``POST /__harness__/stop``)."""
         self._stopped.wait()
 
-    def stop(self, *, keep: socket.socket | None = None) -> dict[str, Any]:
+    def stop(self, *, keep: socket.socket | None = None, release: bool = True) -> dict[str, Any]:
         """Stop listening and save the cassette; returns the final state (see :meth:`state`).
 
-        ``keep`` is a connection left open: the one a stop request came on.
+        ``keep`` is a connection left open: the one a stop request came on, which
+        releases :meth:`wait` itself once it has answered (``release=False``).
         """
         with self._lock:
             server, self._server = self._server, None
@@ -168,8 +172,10 @@ class ProxyServer:
         except HarnessError as exc:
             failure = str(exc)
             _log.error("cassette %s not saved: %s", self.spec.cassette, exc)
-        self._stopped.set()
-        return self.state(failure=failure, closed=True)
+        self.final = self.state(failure=failure, closed=True)
+        if release:
+            self._stopped.set()
+        return self.final
 
     def state(self, *, failure: str | None = None, closed: bool = False) -> dict[str, Any]:
         """The exchanges answered so far, the errors, and at the end whether it saved."""
@@ -226,10 +232,14 @@ class ProxyServer:
             )
             return self._refuse(handler, target, "harness_no_upstream", message), "no upstream"
         try:
-            response = self.upstreams.forward(handler, forward_to, raw)
+            # The simulator names its ids after the pinned body: a re-recording matches.
+            seed = (SEED_HEADER, hashlib.sha256(body).hexdigest()[:12])
+            response = self.upstreams.forward(handler, forward_to, raw, (seed,))
         except Exception as exc:  # httpx's errors and the OS's: the client gets a 502
             message = f"harness proxy: upstream {forward_to} failed: {type(exc).__name__}: {exc}"
-            return self._refuse(handler, target, "harness_upstream_error", message, 502), "upstream error"
+            return self._refuse(
+                handler, target, "harness_upstream_error", message, 502
+            ), "upstream error"
         self.cassette.record(request, response)
         return int(response["status"]["code"]), f"recorded from {forward_to}"
 
@@ -254,7 +264,7 @@ class ProxyServer:
             payload, after = {"error": f"unknown control request {command!r}"}, None
         if after:
             # A handler runs on its own thread, so shutdown() may wait for the serving loop.
-            payload = self.stop(keep=handler.connection)
+            payload = self.stop(keep=handler.connection, release=False)
             handler.close_connection = True
         body = json.dumps(payload).encode("utf-8")
         write_response(
@@ -265,6 +275,8 @@ class ProxyServer:
                 "body": {"string": body},
             },
         )
+        if after:
+            self._stopped.set()
 
 
 def _bind(address: tuple[str, int], owner: ProxyServer) -> _Server:

@@ -66,7 +66,9 @@ class ProxySpec(BaseModel):
                 raise ValueError(f"no wire {name!r}; known: {', '.join(sorted(known))}")
             parts = urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.netloc:
-                raise ValueError(f"upstream {url!r} is not an http(s) URL; use e.g. http://127.0.0.1:8765")
+                raise ValueError(
+                    f"upstream {url!r} is not an http(s) URL; use e.g. http://127.0.0.1:8765"
+                )
         return value
 
 

@@ -25,7 +25,13 @@ if TYPE_CHECKING:
     # vcrpy is imported when a cassette is first used, not with harness.recording.
     from harness.recording._cassette import HarnessCassette
 
-__all__ = ["CassetteHandle", "CassetteReport", "count_recording", "recording_active", "use_cassette"]
+__all__ = [
+    "CassetteHandle",
+    "CassetteReport",
+    "count_recording",
+    "recording_active",
+    "use_cassette",
+]
 
 # Open sessions that may send requests on to the network (any mode but none), so
 # that a guard against live calls (harness.testing's) lets their traffic through.

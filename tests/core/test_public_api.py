@@ -19,6 +19,7 @@ PACKAGES = [
     "harness.integrations.feishu",
     "harness.mcp",
     "harness.providers",
+    "harness.proxy",
     "harness.recording",
     "harness.session",
     "harness.shell",
