@@ -8,13 +8,23 @@ wire of the registry: pointed at the real API or ``harness sim serve``
 the cassette and never forwards. Profiles (``codex``, ``claude-code``) pin the
 per-run values those agents put in their requests. The ``llm_proxy`` pytest
 fixture (``harness.testing``) runs it for a test.
+
+Names resolve on first use: the profiles are read by the pytest plugin's
+config, which needs neither the server nor its HTTP client.
 """
 
-from harness.proxy.normalise import IGNORED, RequestNormaliser, TextRule
-from harness.proxy.profiles import PROFILES, ProxyProfile, normaliser_for, profile
-from harness.proxy.run import READY_PREFIX, run_proxy
-from harness.proxy.server import ProxyServer
-from harness.proxy.spec import ANY_WIRE, ProxySpec, parse_upstreams
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness.core.lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from harness.proxy.normalise import IGNORED, RequestNormaliser, TextRule
+    from harness.proxy.profiles import PROFILES, ProxyProfile, normaliser_for, profile
+    from harness.proxy.run import READY_PREFIX, run_proxy
+    from harness.proxy.server import ProxyServer
+    from harness.proxy.spec import ANY_WIRE, ProxySpec, parse_upstreams
 
 __all__ = [
     "ANY_WIRE",
@@ -31,3 +41,25 @@ __all__ = [
     "profile",
     "run_proxy",
 ]
+
+_HOME = {
+    "ANY_WIRE": "spec",
+    "IGNORED": "normalise",
+    "PROFILES": "profiles",
+    "READY_PREFIX": "run",
+    "ProxyProfile": "profiles",
+    "ProxyServer": "server",
+    "ProxySpec": "spec",
+    "RequestNormaliser": "normalise",
+    "TextRule": "normalise",
+    "normaliser_for": "profiles",
+    "parse_upstreams": "spec",
+    "profile": "profiles",
+    "run_proxy": "run",
+}
+
+__getattr__ = lazy_getattr(__name__, _HOME)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

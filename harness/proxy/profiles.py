@@ -32,6 +32,8 @@ class ProxyProfile:
     name: str
     ignore_body_fields: tuple[str, ...]
     rules: tuple[TextRule, ...]
+    # Variables the agent's process gets under ``llm_proxy`` (its own switches).
+    env: tuple[tuple[str, str], ...] = ()
 
 
 _DATE = r"\d{4}-\d{2}-\d{2}"
@@ -59,6 +61,9 @@ PROFILES: dict[str, ProxyProfile] = {
         name="claude-code",
         ignore_body_fields=("metadata.user_id",),
         rules=_SHARED,
+        # Claude Code's own switch: no telemetry, error reports, update checks
+        # or title requests, only the model calls of the task.
+        env=(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),),
     ),
 }
 
