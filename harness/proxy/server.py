@@ -167,8 +167,10 @@ class ProxyServer:
         server.server_close()
         self.upstreams.close()
         failure = None
+        # After a refused request the refusal is the story: no unplayed complaint on top.
+        refused = CassetteError("requests were refused") if self.errors else None
         try:
-            self.cassette.__exit__(None, None, None)
+            self.cassette.__exit__(type(refused) if refused else None, refused, None)
         except HarnessError as exc:
             failure = str(exc)
             _log.error("cassette %s not saved: %s", self.spec.cassette, exc)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.testing.fixtures import OPTIONS_KEY
-from harness.testing.misses import HANDLE_KEY, already_reported
+from harness.testing.misses import HANDLE_KEY, PROXY_MISS_KEY, REPORTED_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id
 from harness.testing.naming import is_streaming
 from harness.testing.options import HarnessOptions
@@ -140,6 +140,7 @@ def llm_proxy(
         proxy.url = process.start()
     except CassetteError as exc:
         pytest.fail(str(exc), pytrace=False)
+    node.stash[PROXY_MISS_KEY] = proxy.miss
     try:
         yield proxy
     finally:
@@ -151,9 +152,10 @@ def llm_proxy(
     failure = proxy.final.get("failure")
     if failure:
         raise CassetteError(f"llm_proxy: {failure}")
-    errors = [e for e in proxy.final.get("errors", []) if e.get("kind") == "harness_replay_miss"]
-    if errors and mid is None:
-        pytest.fail(f"llm_proxy answered a request with a replay miss:\n{errors[0]['message']}")
+    miss = proxy.miss()
+    if miss is not None and mid is None and node.stash.get(REPORTED_KEY, None) is not miss:
+        # The agent swallowed the miss (a CLI that retried, logged, answered anyway).
+        pytest.fail(str(miss), pytrace=False)
     _finish(request, harness_run_log, proxy, target.model, responder is not None)
 
 

@@ -163,6 +163,7 @@ class LLMProxy(LLMCassette):
         self.log_path = log_path
         self.final: dict[str, Any] | None = None
         self.process: ProxyProcess | None = None
+        self._miss: CassetteError | None = None
 
     @property
     def opened(self) -> bool:
@@ -225,3 +226,20 @@ class LLMProxy(LLMCassette):
         if self.process is None or not self.url:
             return []
         return list(self.process.state().get("errors", []))
+
+    def miss(self) -> CassetteError | None:
+        """The first replay miss the proxy answered, as the error a test reports (the same
+        object each time)."""
+        from harness.recording import UnmatchedRequestError
+
+        if self._miss is None:
+            try:
+                errors = self.errors()
+            except (OSError, CassetteError, ValueError):
+                return None  # the proxy is gone; its teardown reports what it knew
+            first = next((e for e in errors if e.get("kind") == "harness_replay_miss"), None)
+            if first is not None:
+                self._miss = UnmatchedRequestError(
+                    first["message"], cassette_path=str(self.path), method="", path=""
+                )
+        return self._miss
