@@ -135,11 +135,9 @@ def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[list[str], 
     """The mutant ids this item's cassette has, in order, or none and why."""
     from harness.core.errors import HarnessError
     from harness.evals.mutants import cassette_mutants
-
     from harness.testing import http_mutants  # served at the HTTP layer
 
     if http_mutants.uses_llm_cassette(item):  # llm_cassette, or llm_proxy's process
-
         ids, why = http_mutants.applicable(item, options)
         return sorted(ids), why
     if not qualifies(getattr(item, "fixturenames", ())):
