@@ -14,6 +14,11 @@ version-dependent, so a recording replays whatever the run:
 - ``litellm``: no request field; LiteLLM's own downloads are kept off the
   network instead (its price-map host is offline, see ``_PROFILE_OFFLINE_HOSTS``
   and ``harness.testing.profile_hooks``).
+- ``codex``, ``claude-code``: agents that run as their own process, under
+  ``llm_proxy``; their fields here, their text rules (the date and working
+  folder of the system prompt, tool-output timings) and variables in
+  ``harness.proxy.profiles``. ``normalize`` (a regex -> placeholder mapping)
+  adds a test's own text rules there.
 
 A profile may also set the framework up for each test
 (``harness.testing.profile_hooks``: the Agents SDK's per-test client, LiteLLM's

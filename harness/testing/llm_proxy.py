@@ -101,7 +101,10 @@ class ProxyProcess:
             )
         line = self._ready_line()
         if not line.startswith(READY_PREFIX):
-            self._process.wait(timeout=_STOP_TIMEOUT)
+            process, self._process = self._process, None
+            process.wait(timeout=_STOP_TIMEOUT)
+            if process.stdout is not None:
+                process.stdout.close()
             raise CassetteError(self._failure() or f"harness proxy did not start: {line!r}")
         self.url = line[len(READY_PREFIX) :].strip()
         return self.url

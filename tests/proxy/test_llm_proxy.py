@@ -14,7 +14,8 @@ from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
 from tests.proxy.agents import INNER_TESTS, NODE_AGENT, PYTHON_AGENT, SIM_SCRIPT
 
-pytestmark = pytest.mark.deep  # each run starts proxy processes and agents
+# Each deep test starts proxy processes and agents; the default run keeps the cheap one.
+deep = pytest.mark.deep
 
 
 def _files(pytester: pytest.Pytester) -> None:
@@ -33,6 +34,7 @@ def _record(pytester: pytest.Pytester) -> tuple[pytest.RunResult, int]:
         return result, sim.hits
 
 
+@deep
 def test_children_record_through_the_proxy_and_replay_with_the_simulator_stopped(
     pytester: pytest.Pytester,
 ) -> None:
@@ -56,6 +58,7 @@ def test_children_record_through_the_proxy_and_replay_with_the_simulator_stopped
     assert check.ret == 0, check.stderr.str()
 
 
+@deep
 def test_a_replay_miss_names_the_nearest_recorded_request(pytester: pytest.Pytester) -> None:
     _files(pytester)
     _record(pytester)
@@ -70,6 +73,7 @@ def test_a_replay_miss_names_the_nearest_recorded_request(pytester: pytest.Pytes
     assert "The code is" in out and "The secret code is" in out
 
 
+@deep
 def test_mutants_are_served_by_the_proxy_and_killed(pytester: pytest.Pytester) -> None:
     _files(pytester)
     _record(pytester)
@@ -81,3 +85,20 @@ def test_mutants_are_served_by_the_proxy_and_killed(pytester: pytest.Pytester) -
     mutants = [r for r in results if r.mutant != "original"]
     killed = [r for r in mutants if r.outcome.value == "killed"]
     assert mutants and len(killed) / len(mutants) >= 0.8, [(r.mutant, r.outcome) for r in mutants]
+
+
+def test_a_missing_cassette_fails_the_setup_in_one_line_naming_the_record_command(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_cli="""
+        def test_cli(llm_proxy):
+            raise AssertionError("never reached")
+        """
+    )
+    result = pytester.runpytest("--assert=plain", "-p", "no:randomly")
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert "cassettes/test_cli/test_cli.yaml does not exist" in out
+    assert "pytest 'test_cli.py::test_cli' --record-mode=once" in out
+    assert "never reached" not in out
