@@ -243,7 +243,10 @@ class ProxyServer:
                 handler, target, "harness_upstream_error", message, 502
             ), "upstream error"
         self.cassette.record(request, response)
-        return int(response["status"]["code"]), f"recorded from {forward_to}"
+        status = int(response["status"]["code"])
+        if status >= 400 and not self.spec.save_error_responses:
+            return status, f"from {forward_to}, not recorded (an error answer)"
+        return status, f"recorded from {forward_to}"
 
     def _forwards(self) -> bool:
         return bool(self.upstreams) and self.cassette.records

@@ -12,7 +12,7 @@ import pytest
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
-from tests.proxy.agents import INNER_TESTS, NODE_AGENT, PYTHON_AGENT, SIM_SCRIPT
+from tests.proxy.child_agents import INNER_TESTS, NODE_AGENT, PYTHON_AGENT, SIM_SCRIPT
 
 # Each deep test starts proxy processes and agents; the default run keeps the cheap one.
 deep = pytest.mark.deep
