@@ -62,7 +62,13 @@ def _anthropic(url: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "call", [_openai_chat, _openai_responses, _anthropic], ids=["chat", "responses", "messages"]
+    "call",
+    [
+        _openai_chat,
+        pytest.param(_openai_responses, marks=pytest.mark.deep),
+        pytest.param(_anthropic, marks=pytest.mark.deep),  # the chat run covers the default tier
+    ],
+    ids=["chat", "responses", "messages"],
 )
 def test_a_stream_is_recorded_through_and_replayed_without_the_upstream(
     tmp_path: Path, sim: SimulatorServer, call: Any
