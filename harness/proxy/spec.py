@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.core.errors import ConfigurationError
+from harness.core.urls import is_loopback_host
 from harness.core.wires import ready_wires
 from harness.recording import RecordMode
 
@@ -56,6 +57,17 @@ class ProxySpec(BaseModel):
     save_error_responses: bool = False
     rerecord_hint: str | None = None
     mutant: str | None = None
+
+    @field_validator("host")
+    @classmethod
+    def _check_host(cls, value: str) -> str:
+        # 0.0.0.0 and :: name this machine when dialled, but bound they listen everywhere.
+        if value.strip("[]") in ("0.0.0.0", "::") or not is_loopback_host(value):
+            raise ValueError(
+                f"host {value!r} is not a loopback address: the proxy answers from a cassette "
+                "and forwards with the caller's keys, so it listens on 127.0.0.1 only"
+            )
+        return value
 
     @field_validator("upstreams")
     @classmethod

@@ -5,7 +5,10 @@ as the wire's error, ``HEAD`` probes, and a re-recording that is byte-identical.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -185,3 +188,54 @@ def test_re_recording_a_codex_run_gives_the_same_bytes_and_replays_either(
         assert answer.status_code == 200 and json.loads(answer.text)["output"]
     finally:
         replay.stop()
+
+
+def test_the_proxy_listens_on_loopback_only(tmp_path: Path) -> None:
+    for host in ("0.0.0.0", "192.168.1.5"):
+        with pytest.raises(ValueError, match="not a loopback address"):
+            ProxySpec(cassette=tmp_path / "c.yaml", host=host)
+
+
+NODE_STREAM = """
+const base = process.env.OPENAI_BASE_URL;
+async function main() {
+  const answer = await fetch(base + "/chat/completions", {
+    method: "POST",
+    headers: {"content-type": "application/json", "authorization": "Bearer dummy"},
+    body: JSON.stringify({model: "gpt-4.1-mini", stream: true,
+                          messages: [{role: "user", content: "hi"}]}),
+  });
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of answer.body) {
+    for (const line of decoder.decode(chunk).split("\\n")) {
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      const delta = JSON.parse(line.slice(6)).choices[0]?.delta?.content;
+      if (delta) text += delta;
+    }
+  }
+  console.log(text);
+}
+main();
+"""
+
+
+@pytest.mark.deep
+def test_a_node_fetch_stream_is_recorded_and_replayed(tmp_path: Path, sim: SimulatorServer) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = tmp_path / "stream.js"
+    script.write_text(NODE_STREAM)
+    cassette = tmp_path / "c.yaml"
+    for upstream in (sim.url, None):  # record, then replay with no upstream
+        proxy = _proxy(cassette, upstream)
+        try:
+            env = {**os.environ, "OPENAI_BASE_URL": proxy.url + "/v1"}
+            done = subprocess.run(
+                [node, str(script)], env=env, capture_output=True, text=True, timeout=60
+            )
+        finally:
+            proxy.stop()
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "The answer is 42."
