@@ -34,7 +34,7 @@ _REPORTED_KEY = pytest.StashKey[bool]()
 def llm_cassette_config() -> dict[str, Any]:
     """Settings of every ``llm_cassette`` in scope; override it like pytest-recording's
     ``vcr_config`` (keys: profile, ignore_body_fields, ignore_query_params,
-    ignore_hosts, offline_hosts, allow_unplayed)."""
+    ignore_hosts, offline_hosts, allow_unplayed; normalize for ``llm_proxy``)."""
     return {}
 
 

@@ -91,14 +91,14 @@ def test_a_missing_cassette_fails_the_setup_in_one_line_naming_the_record_comman
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(
-        test_cli="""
-        def test_cli(llm_proxy):
+        test_proxied_cli="""
+        def test_proxied_cli(llm_proxy):
             raise AssertionError("never reached")
         """
     )
     result = pytester.runpytest("--assert=plain", "-p", "no:randomly")
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
-    assert "cassettes/test_cli/test_cli.yaml does not exist" in out
-    assert "pytest 'test_cli.py::test_cli' --record-mode=once" in out
+    assert "cassettes/test_proxied_cli/test_proxied_cli.yaml does not exist" in out
+    assert "pytest 'test_proxied_cli.py::test_proxied_cli' --record-mode=once" in out
     assert "never reached" not in out
