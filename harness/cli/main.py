@@ -150,6 +150,7 @@ def _register_subcommands() -> None:
         approval_cmd,
         eval_cmd,
         eval_prune_cmd,
+        proxy_cmd,
         serve_cmd,
         tools_cmd,
         trace_cmd,
@@ -158,7 +159,7 @@ def _register_subcommands() -> None:
     )
 
     # These modules register their commands on `app` (eval_prune_cmd on eval_app) when imported.
-    del approval_cmd, eval_prune_cmd, serve_cmd, tools_cmd, undo_cmd, view_cmd
+    del approval_cmd, eval_prune_cmd, proxy_cmd, serve_cmd, tools_cmd, undo_cmd, view_cmd
     app.add_typer(eval_cmd.eval_app, name="eval")
     app.add_typer(trace_cmd.trace_app, name="trace")
 

@@ -86,10 +86,17 @@ def serve(
             help="Allow a --host other machines can reach (the simulator has no authentication).",
         ),
     ] = False,
+    log_bodies: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append each request (method, path, status, body) to FILE as JSON lines."
+        ),
+    ] = None,
 ) -> None:
     """Serve /v1/chat/completions, /v1/responses and /v1/messages from SCRIPT until interrupted.
 
-    Each request is logged on stderr: the path, the status and what answered it."""
+    Each request is logged on stderr: the path, the status and what answered it;
+    with --log-bodies FILE its body too, as a JSON line in FILE."""
     from harness.simulator import check_host, log_requests
     from harness.simulator import serve as run_server
 
@@ -99,7 +106,7 @@ def serve(
     log_requests()
     # The simulator's own start-up errors are one line each (missing or invalid
     # script, schema, bad or busy port): ConfigurationError, shown by the CLI.
-    run_server(script, host, port)
+    run_server(script, host, port, log_bodies=log_bodies)
 
 
 app.add_typer(cassettes_app, name="cassettes")

@@ -20,6 +20,7 @@ from harness.recording._matching import normalize_body
 from harness.recording._metadata import METADATA_KEY, SIMULATOR_HEADER, CassetteMetadata
 from harness.recording._modes import RecordMode, parse_record_mode
 from harness.recording._secrets import Finding
+from harness.recording._served import ServedCassette
 from harness.recording._session import (
     CassetteHandle,
     CassetteReport,
@@ -44,6 +45,7 @@ __all__ = [
     "Finding",
     "NetworkBlockedError",
     "RecordMode",
+    "ServedCassette",
     "StoredCassette",
     "StoredInteraction",
     "TrafficKind",

@@ -25,7 +25,13 @@ if TYPE_CHECKING:
     # vcrpy is imported when a cassette is first used, not with harness.recording.
     from harness.recording._cassette import HarnessCassette
 
-__all__ = ["CassetteHandle", "CassetteReport", "recording_active", "use_cassette"]
+__all__ = [
+    "CassetteHandle",
+    "CassetteReport",
+    "count_recording",
+    "recording_active",
+    "use_cassette",
+]
 
 # Open sessions that may send requests on to the network (any mode but none), so
 # that a guard against live calls (harness.testing's) lets their traffic through.
@@ -38,7 +44,8 @@ def recording_active() -> bool:
     return _recording > 0
 
 
-def _count_recording(delta: int) -> None:
+def count_recording(delta: int) -> None:
+    """Count a recording session in (``1``) or out (``-1``): see :func:`recording_active`."""
     global _recording
     with _recording_lock:
         _recording += delta
@@ -160,8 +167,8 @@ class _CassetteSession(contextlib.AbstractContextManager[CassetteHandle]):
             with known_absent_skipped():  # vcrpy imports every library it could patch
                 self._cassette = stack.enter_context(patcher)
             if self._options.mode is not RecordMode.NONE:
-                _count_recording(1)
-                stack.callback(_count_recording, -1)
+                count_recording(1)
+                stack.callback(count_recording, -1)
             self._stack = stack.pop_all()
         self._handle = CassetteHandle(self._cassette)
         return self._handle

@@ -16,9 +16,10 @@ from harness.simulator._script import (
     load_script,
 )
 from harness.simulator._serve import check_host, log_requests, serve, serve_or_exit
-from harness.simulator._server import ReceivedRequest, SimulatorServer
+from harness.simulator._server import SEED_HEADER, ReceivedRequest, SimulatorServer
 
 __all__ = [
+    "SEED_HEADER",
     "Condition",
     "EchoSentinelsRule",
     "ErrorReply",

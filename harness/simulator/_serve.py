@@ -39,16 +39,20 @@ def serve(
     port: int = 8765,
     *,
     stop: threading.Event | None = None,
+    log_bodies: str | os.PathLike[str] | None = None,
 ) -> None:
     """Serve ``script_path`` (default: ``$HARNESS_SCRIPT``) until interrupted or ``stop``.
 
-    Each request is logged at INFO on the ``harness.simulator`` logger.
+    Each request is logged at INFO on the ``harness.simulator`` logger; with
+    ``log_bodies``, its body is appended to that file as a JSON line too.
 
     Raises:
         ConfigurationError: no script, a missing or invalid script, or a port that
             cannot be listened on (one line each).
     """
-    server = SimulatorServer(_script_path(script_path), host=host, port=port).start()
+    server = SimulatorServer(
+        _script_path(script_path), host=host, port=port, log_bodies=log_bodies
+    ).start()
     print(f"harness simulator listening on {server.url}", flush=True)
     print(f"  OpenAI:    base_url={server.url}/v1", flush=True)
     print(f"  Anthropic: base_url={server.url}", flush=True)
@@ -101,6 +105,7 @@ def serve_or_exit(
     port: int = 8765,
     *,
     allow_remote: bool = False,
+    log_bodies: str | os.PathLike[str] | None = None,
 ) -> None:
     """:func:`serve` for a command line: request log on stderr, errors as one line, exit 2.
 
@@ -111,7 +116,7 @@ def serve_or_exit(
         warning = check_host(host, allow_remote=allow_remote)
         if warning:
             print(warning, file=sys.stderr, flush=True)
-        serve(script_path, host, port)
+        serve(script_path, host, port, log_bodies=log_bodies)
     except ConfigurationError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
@@ -133,5 +138,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="allow a --host other machines can reach (the simulator has no authentication)",
     )
     parser.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 = any)")
+    parser.add_argument(
+        "--log-bodies", default=None, help="append each request body to FILE as a JSON line"
+    )
     args = parser.parse_args(argv)
-    serve_or_exit(args.script, args.host, args.port, allow_remote=args.allow_remote)
+    serve_or_exit(
+        args.script,
+        args.host,
+        args.port,
+        allow_remote=args.allow_remote,
+        log_bodies=args.log_bodies,
+    )

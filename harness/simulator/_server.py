@@ -8,6 +8,7 @@ import gzip
 import json
 import logging
 import os
+import re
 import socket
 import threading
 from collections.abc import Mapping
@@ -23,14 +24,18 @@ from harness.recording import SIMULATOR_HEADER
 from harness.simulator._addressing import foreign_target, split_target
 from harness.simulator._conversation import ApiError, Conversation
 from harness.simulator._held import HeldConversations
+from harness.simulator._json_output import json_output_schema, shape_json_text
 from harness.simulator._runner import ScriptExhausted, ScriptRunner
 from harness.simulator._script import ErrorReply, Reply, Script, load_script
 from harness.simulator._wire import Answer, Ids, json_answer, request_seed
 
-__all__ = ["ReceivedRequest", "SimulatorServer"]
+__all__ = ["SEED_HEADER", "ReceivedRequest", "SimulatorServer"]
 
 # One INFO line per request: the path, the status and the rule or turn that answered.
 _log = logging.getLogger("harness.simulator")
+# Names the ids of an answer in place of the body's digest (see SimulatorServer.handle).
+SEED_HEADER = "x-harness-seed"
+_SEED = re.compile(r"[0-9a-f]{12}")
 
 
 class _Api(Protocol):
@@ -114,7 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         if self._addressed_here():
-            self._send(*self.server.owner.handle(self.path, raw))
+            seed = self.headers.get(SEED_HEADER)
+            self._send(*self.server.owner.handle(self.path, raw, seed=seed))
 
     def do_GET(self) -> None:
         if self._addressed_here():
@@ -122,6 +128,15 @@ class _Handler(BaseHTTPRequestHandler):
                 json_answer({"error": {"message": "Not found", "type": "not_found_error"}}, 404),
                 "x-request-id",
             )
+
+    def do_HEAD(self) -> None:
+        # A client's connectivity probe (Claude Code's HEAD on the API root): the API is up.
+        if self._addressed_here():
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.send_header(SIMULATOR_HEADER, "1")
+            self.end_headers()
+            _log.info("HEAD %s -> 200, a connectivity probe", self.path)
 
     def do_CONNECT(self) -> None:
         self._addressed_here()  # a tunnel is always for another host
@@ -209,6 +224,8 @@ class SimulatorServer:
         host: interface to bind; keep it loopback.
         port: TCP port, 0 for any free one.
         gzip: compress answers when the client accepts gzip (to test decoding).
+        log_bodies: a file to which each request is appended as one JSON line
+            (method, path, status, body): what a process under test really sent.
     """
 
     def __init__(
@@ -218,9 +235,11 @@ class SimulatorServer:
         port: int = 0,
         *,
         gzip: bool = False,
+        log_bodies: str | os.PathLike[str] | None = None,
     ) -> None:
         self.script = load_script(script)
         self.gzip = gzip
+        self.log_bodies = log_bodies
         self._address = (host, port)
         self._runner = ScriptRunner(self.script)
         self._held = HeldConversations()
@@ -277,12 +296,17 @@ class SimulatorServer:
     ) -> None:
         self.stop()
 
-    def handle(self, target: str, raw: bytes) -> tuple[Answer, str]:
-        """Answer one POST; returns the answer and the name of the request-id header."""
+    def handle(self, target: str, raw: bytes, *, seed: str | None = None) -> tuple[Answer, str]:
+        """Answer one POST; returns the answer and the name of the request-id header.
+
+        ``seed`` (the ``x-harness-seed`` header) names the answer's ids in place
+        of the body's digest: ``harness proxy`` sends the digest of the body with
+        its per-run values pinned, so a re-recorded run gets the same ids.
+        """
         path = target.split("?", 1)[0]
         with self._lock:
             self.hits += 1
-        seed = request_seed(raw)
+        seed = seed if seed and _SEED.fullmatch(seed) else request_seed(raw)
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -313,6 +337,9 @@ class SimulatorServer:
             return api.error_answer(str(exc)), "no rule applied and no turn left"
         if reply.error is not None:
             return api.error_answer(reply.error), f"answered by {chosen} (a scripted error)"
+        schema = json_output_schema(body)
+        if schema is not None and reply.text and not reply.tool_calls:
+            reply = reply.model_copy(update={"text": shape_json_text(reply.text, schema)})
         model = self.script.model or conversation.model
         answer = api.answer(reply, conversation, ids, model)
         self._held.keep(api, body, reply, conversation, ids.seed)
@@ -321,3 +348,7 @@ class SimulatorServer:
     def _remember(self, path: str, body: Any, answer: Answer) -> None:
         with self._lock:
             self.requests.append(ReceivedRequest("POST", path, body, answer.status))
+            if self.log_bodies is not None:
+                line = {"method": "POST", "path": path, "status": answer.status, "body": body}
+                with open(self.log_bodies, "a", encoding="utf-8") as log:
+                    log.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from harness.testing.live_guard import LiveCallBlockedError
     from harness.testing.llm_cassette import LLMCassette
     from harness.testing.llm_config import PROFILES, LLMCassetteConfig
+    from harness.testing.llm_proxy import LLMProxy
     from harness.testing.request_checks import (
         RequestAssertionError,
         RequestChecks,
@@ -46,6 +47,7 @@ __all__ = [
     "HttpExchange",
     "LLMCassette",
     "LLMCassetteConfig",
+    "LLMProxy",
     "LiveCallBlockedError",
     "MatchMode",
     "OutlineNode",
@@ -74,6 +76,7 @@ _HOME = {
     "HttpExchange": "traffic",
     "LLMCassette": "llm_cassette",
     "LLMCassetteConfig": "llm_config",
+    "LLMProxy": "llm_proxy",
     "LiveCallBlockedError": "live_guard",
     "MatchMode": "trace_query",
     # harness.tracing's, as trace_assertions (which parses outlines) imports it.

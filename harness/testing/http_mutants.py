@@ -52,7 +52,9 @@ _MUTABLE = tuple(w.name for w in ready_wires() if w.parts.mutations is not None)
 
 
 def uses_llm_cassette(item: pytest.Item) -> bool:
-    return FIXTURE in getattr(item, "fixturenames", ())
+    """Whether ``item``'s model traffic goes through a per-test cassette (in process or proxy)."""
+    names = getattr(item, "fixturenames", ())
+    return FIXTURE in names or "llm_proxy" in names
 
 
 def _relative_file(path: Path, options: HarnessOptions) -> str:

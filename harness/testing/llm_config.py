@@ -14,6 +14,11 @@ version-dependent, so a recording replays whatever the run:
 - ``litellm``: no request field; LiteLLM's own downloads are kept off the
   network instead (its price-map host is offline, see ``_PROFILE_OFFLINE_HOSTS``
   and ``harness.testing.profile_hooks``).
+- ``codex``, ``claude-code``: agents that run as their own process, under
+  ``llm_proxy``; their fields here, their text rules (the date and working
+  folder of the system prompt, tool-output timings) and variables in
+  ``harness.proxy.profiles``. ``normalize`` (a regex -> placeholder mapping)
+  adds a test's own text rules there.
 
 A profile may also set the framework up for each test
 (``harness.testing.profile_hooks``: the Agents SDK's per-test client, LiteLLM's
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.errors import ConfigurationError
+from harness.proxy.profiles import PROFILES as PROXY_PROFILES
 
 __all__ = ["PROFILES", "LLMCassetteConfig", "resolve_config"]
 
@@ -37,6 +43,9 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "openai-agents": ("prompt_cache_key", "store"),
     "pydantic-ai": ("metadata", "user"),
     "litellm": (),
+    # Agents that run as their own process (``llm_proxy``): their fields here,
+    # their text rules and variables in harness.proxy.profiles.
+    **{name: p.ignore_body_fields for name, p in PROXY_PROFILES.items()},
 }
 # Hosts a profile makes offline (added to ``offline_hosts``): a download the
 # framework makes on its own, which a replay must neither hit nor crash on.
@@ -45,7 +54,7 @@ _PROFILE_OFFLINE_HOSTS: dict[str, tuple[str, ...]] = {
     "litellm": ("raw.githubusercontent.com",),
 }
 _LISTS = ("ignore_body_fields", "ignore_query_params", "ignore_hosts", "offline_hosts")
-_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model", "stream")
+_FIELDS = ("profile", *_LISTS, "allow_unplayed", "model", "stream", "normalize")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +72,8 @@ class LLMCassetteConfig:
             in every record mode.
         allow_unplayed: whether recorded interactions may go unused (None: not in
             ``eval`` tests, yes elsewhere).
+        normalize: ``(regex, placeholder)`` rules ``llm_proxy`` applies to every
+            string of a request body before matching and saving (per-run text).
     """
 
     profiles: tuple[str, ...] = ()
@@ -71,6 +82,18 @@ class LLMCassetteConfig:
     ignore_hosts: tuple[str, ...] = ()
     allow_unplayed: bool | None = None
     offline_hosts: tuple[str, ...] = ()
+    normalize: tuple[tuple[str, str], ...] = ()
+
+
+def _rules(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and k and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ConfigurationError(
+            f"llm_cassette normalize in {where} must map regexes to placeholders, e.g. "
+            f"{{r'session \\d+': 'session <n>'}}; got {value!r}"
+        )
+    return tuple(value.items())
 
 
 def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
@@ -102,6 +125,8 @@ def _checked(settings: Mapping[str, Any], where: str) -> dict[str, Any]:
                     f"llm_cassette model in {where} must be a model name, got {value!r}"
                 )
             checked[field] = value
+        elif field == "normalize":
+            checked[field] = _rules(value, where)
         elif field == "allow_unplayed":
             if value is not None and not isinstance(value, bool):
                 raise ConfigurationError(f"llm_cassette allow_unplayed in {where} must be a bool")
@@ -163,4 +188,5 @@ def resolve_config(
         ignore_hosts=tuple(dict.fromkeys(h.lower() for h in merged.get("ignore_hosts", ()))),
         allow_unplayed=merged.get("allow_unplayed"),
         offline_hosts=tuple(dict.fromkeys(h.lower() for h in offline)),
+        normalize=merged.get("normalize", ()),
     )

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.testing.fixtures import OPTIONS_KEY
-from harness.testing.misses import HANDLE_KEY, already_reported
+from harness.testing.misses import HANDLE_KEY, PROXY_MISS_KEY, REPORTED_KEY, already_reported
 from harness.testing.mutant_mode import mutant_id
 from harness.testing.naming import is_streaming
 from harness.testing.options import HarnessOptions
@@ -21,6 +21,7 @@ __all__ = [
     "harness_live_guard",
     "llm_cassette",
     "llm_cassette_config",
+    "llm_proxy",
     "llm_source",
     "rewrite_blocked_report",
 ]
@@ -33,7 +34,7 @@ _REPORTED_KEY = pytest.StashKey[bool]()
 def llm_cassette_config() -> dict[str, Any]:
     """Settings of every ``llm_cassette`` in scope; override it like pytest-recording's
     ``vcr_config`` (keys: profile, ignore_body_fields, ignore_query_params,
-    ignore_hosts, offline_hosts, allow_unplayed)."""
+    ignore_hosts, offline_hosts, allow_unplayed; normalize for ``llm_proxy``)."""
     return {}
 
 
@@ -51,54 +52,18 @@ def llm_cassette(
     ``@pytest.mark.llm_cassette(model=...)``, else none (no ``<model>`` part); see
     :class:`harness.testing.LLMCassette` and ``harness.testing.llm_paths``.
     """
-    from harness.core.errors import CassetteError, ConfigurationError
+    from harness.core.errors import CassetteError
     from harness.testing.llm_cassette import LLMCassette, open_llm_cassette
-    from harness.testing.llm_config import resolve_config
-    from harness.testing.llm_paths import (
-        PATH_NOTES_KEY,
-        legacy_note,
-        other_model_note,
-        resolve_llm_target,
-    )
 
     node = request.node
-    marker = node.get_closest_marker("llm_cassette")
-    if marker is not None and marker.args:
-        raise pytest.UsageError(
-            f"@pytest.mark.llm_cassette takes keyword settings only, got {marker.args!r}"
-        )
-    try:
-        config = resolve_config(
-            llm_cassette_config,
-            marker.kwargs if marker else None,
-            query_params=harness_options.ignore_query_params,
-        )
-    except ConfigurationError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    target = resolve_llm_target(node, harness_options)
-    path = target.path
-    if target.moved_to is not None:
-        notes = request.config.stash.setdefault(PATH_NOTES_KEY, {})
-        notes[legacy_note(target)] = None
-    cassette = LLMCassette(
-        path,
-        harness_options.record_mode,
-        stream=is_streaming(node),
-        simulator_url=harness_options.base_url,
-        config=config,
-        model=target.model,
+    cassette, target, allow, responder = _prepare(
+        request, llm_cassette_config, harness_options, harness_run_log, LLMCassette
     )
-    is_eval = node.get_closest_marker("eval") is not None
-    responder = _mutant_responder(node, harness_options, harness_run_log, path)
-    allow = config.allow_unplayed if config.allow_unplayed is not None else not is_eval
-    harness_run_log.cassette = path.name
-    harness_run_log.cassette_path, harness_run_log.rootdir = path, harness_options.rootdir
-    harness_run_log.traffic_trace = cassette.trace
-    # What the run asked for, until its traffic says what it used: a cassette that
-    # never opens, or a recording that saved nothing, must not read as a scripted row.
-    harness_run_log.provider = harness_options.provider or "unknown"
-    harness_run_log.model = harness_options.model or "unknown"
-    harness_run_log.recording = harness_options.record_mode != "none"
+    if cassette.config.normalize:
+        raise pytest.UsageError(
+            "llm_cassette normalize= rewrites what an agent in another process sent; it "
+            "applies to llm_proxy (in process, use ignore_body_fields)"
+        )
     try:
         with open_llm_cassette(
             cassette,
@@ -118,13 +83,174 @@ def llm_cassette(
             # After the cassette closed: decoding the responses runs the SDKs over a
             # mock transport, which vcrpy would intercept while it is patched.
             _note_traffic(request, harness_run_log, cassette)
-    if responder is None:
-        # Read after the cassette closed: a recording has been saved by now, and a
-        # replay's source is where it was recorded.
-        harness_run_log.source = llm_source(path)
-        other = other_model_note(path, target.model or "", harness_run_log.model or "")
-        if target.model and other is not None:
-            request.config.stash.setdefault(PATH_NOTES_KEY, {})[other] = None
+    _finish(request, harness_run_log, cassette, target.model, responder is not None)
+
+
+@pytest.fixture
+def llm_proxy(
+    request: pytest.FixtureRequest,
+    llm_cassette_config: dict[str, Any],
+    harness_options: HarnessOptions,
+    harness_run_log: RunLog,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Any]:
+    """A ``harness proxy`` process on this test's cassette, for an agent in another process:
+    ``env`` (its environment), ``base_url(wire)``; stopped (and saved) at teardown.
+
+    The cassette is the one ``llm_cassette`` would open (same path rules, record
+    modes, epochs, settings); see :class:`harness.testing.LLMProxy`.
+    """
+    from harness.core.errors import CassetteError
+    from harness.proxy import ProxySpec
+    from harness.testing.llm_proxy import LLMProxy, ProxyProcess, live_upstreams
+
+    node = request.node
+    folder = tmp_path_factory.mktemp("llm-proxy")
+    proxy, target, allow, responder = _prepare(
+        request,
+        llm_cassette_config,
+        harness_options,
+        harness_run_log,
+        LLMProxy,
+        log_path=folder / "proxy.log",
+    )
+    config = proxy.config
+    mid = mutant_id(node) if responder is not None else None
+    upstreams: dict[str, str] = {}
+    if harness_options.record_mode != "none" and mid is None:
+        base = harness_options.base_url
+        upstreams = {"*": base} if base else live_upstreams()
+    spec = ProxySpec(
+        cassette=proxy.path,
+        record_mode="none" if mid is not None else harness_options.record_mode,
+        upstreams=upstreams,
+        profiles=tuple(p for p in config.profiles if p in _proxy_profiles()),
+        ignore_body_fields=config.ignore_body_fields,
+        ignore_query_params=config.ignore_query_params,
+        normalize=config.normalize,
+        allow_unplayed=allow or mid is not None,
+        save_error_responses=harness_options.record_errors,
+        rerecord_hint=_rerecord_hint(node, harness_options),
+        mutant=mid,
+    )
+    spec_path = folder / "spec.json"
+    spec_path.write_text(spec.model_dump_json(), "utf-8")
+    process = proxy.process = ProxyProcess(spec_path, proxy.log_path)
+    try:
+        proxy.url = process.start()
+    except CassetteError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    node.stash[PROXY_MISS_KEY] = proxy.miss
+    try:
+        yield proxy
+    finally:
+        proxy.final = process.stop()
+        proxy.close_clients()
+        _note_proxy_mutant(node, proxy.final)
+        if responder is None and proxy.opened:
+            _note_traffic(request, harness_run_log, proxy)
+    failure = proxy.final.get("failure")
+    if failure:
+        raise CassetteError(f"llm_proxy: {failure}")
+    miss = proxy.miss()
+    if miss is not None and mid is None and node.stash.get(REPORTED_KEY, None) is not miss:
+        # The agent swallowed the miss (a CLI that retried, logged, answered anyway).
+        pytest.fail(str(miss), pytrace=False)
+    _finish(request, harness_run_log, proxy, target.model, responder is not None)
+
+
+def _proxy_profiles() -> frozenset[str]:
+    from harness.proxy.profiles import PROFILES
+
+    return frozenset(PROFILES)
+
+
+def _note_proxy_mutant(node: pytest.Item, final: dict[str, Any]) -> None:
+    """Tell the mutant's outcome what the proxy's process saw: served, ran out."""
+    from harness.testing.mutant_mode import STATE_KEY
+
+    state = node.stash.get(STATE_KEY, None)
+    if state is None:
+        return
+    exchanges = final.get("exchanges", [])
+    state.provider.served = max(state.provider.served, len(exchanges))
+    if any(e.get("type") == "HttpMutantExhaustedError" for e in final.get("errors", [])):
+        state.provider.exhausted = True
+
+
+def _prepare(
+    request: pytest.FixtureRequest,
+    fixture_config: dict[str, Any],
+    options: HarnessOptions,
+    run_log: RunLog,
+    cls: Any,
+    **extra: Any,
+) -> tuple[Any, Any, bool, Any]:
+    """The settings, cassette path, fixture value and mutant responder of one test,
+    and its eval row's first fields: ``llm_cassette``'s and ``llm_proxy``'s alike.
+
+    Returns ``(value, target, allow_unplayed, responder)``.
+    """
+    from harness.core.errors import ConfigurationError
+    from harness.testing.llm_config import resolve_config
+    from harness.testing.llm_paths import PATH_NOTES_KEY, legacy_note, resolve_llm_target
+
+    node = request.node
+    marker = node.get_closest_marker("llm_cassette")
+    if marker is not None and marker.args:
+        raise pytest.UsageError(
+            f"@pytest.mark.llm_cassette takes keyword settings only, got {marker.args!r}"
+        )
+    try:
+        config = resolve_config(
+            fixture_config,
+            marker.kwargs if marker else None,
+            query_params=options.ignore_query_params,
+        )
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    target = resolve_llm_target(node, options)
+    path = target.path
+    if target.moved_to is not None:
+        notes = request.config.stash.setdefault(PATH_NOTES_KEY, {})
+        notes[legacy_note(target)] = None
+    cassette = cls(
+        path,
+        options.record_mode,
+        stream=is_streaming(node),
+        simulator_url=options.base_url,
+        config=config,
+        model=target.model,
+        **extra,
+    )
+    is_eval = node.get_closest_marker("eval") is not None
+    responder = _mutant_responder(node, options, run_log, path)
+    allow = config.allow_unplayed if config.allow_unplayed is not None else not is_eval
+    run_log.cassette = path.name
+    run_log.cassette_path, run_log.rootdir = path, options.rootdir
+    run_log.traffic_trace = cassette.trace
+    # What the run asked for, until its traffic says what it used: a cassette that
+    # never opens, or a recording that saved nothing, must not read as a scripted row.
+    run_log.provider = options.provider or "unknown"
+    run_log.model = options.model or "unknown"
+    run_log.recording = options.record_mode != "none"
+    return cassette, target, allow, responder
+
+
+def _finish(
+    request: pytest.FixtureRequest, run_log: RunLog, cassette: Any, model: str | None, mutant: bool
+) -> None:
+    """The row's source once the cassette closed, and a note on a model the test ignored."""
+    from harness.testing.llm_paths import PATH_NOTES_KEY, other_model_note
+
+    if mutant:
+        return
+    # Read after the cassette closed: a recording has been saved by now, and a
+    # replay's source is where it was recorded.
+    run_log.source = llm_source(cassette.path)
+    other = other_model_note(cassette.path, model or "", run_log.model or "")
+    if model and other is not None:
+        request.config.stash.setdefault(PATH_NOTES_KEY, {})[other] = None
 
 
 def _mutant_responder(
@@ -132,14 +258,35 @@ def _mutant_responder(
 ) -> Any:
     if not options.mutants or mutant_id(node) is None:
         return None
+    from harness.evals.provenance import cassette_source
+    from harness.testing.mutant_mode import STATE_KEY, MutantState
+    from harness.testing.tool_traffic import TOOL_REPLAY_KEY
+
+    mid = str(mutant_id(node))
+    responder, (order, mutant, positional, tools) = mutant_responder(path, mid)
+    source = cassette_source(path)
+    node.stash[STATE_KEY] = MutantState(
+        mid, mutant.operator, order, mutant.description, positional, source, "recorded"
+    )
+    run_log.source = source
+    node.stash[TOOL_REPLAY_KEY] = tools
+    return responder
+
+
+def mutant_responder(path: Path, mid: str) -> tuple[Any, tuple[int, Any, Any, Any]]:
+    """The responder serving mutant ``mid`` of the cassette at ``path``, and its parts
+    (its order among the cassette's mutants, the mutant, its positional provider and
+    the tool-traffic replay); ``llm_cassette`` and ``llm_proxy``'s process share it.
+
+    Raises:
+        ConfigurationError: the cassette has no such mutant.
+        CassetteError: the cassette cannot give mutants.
+    """
     from harness.core.errors import ConfigurationError
     from harness.evals.mutants import cassette_mutants, serving
-    from harness.evals.provenance import cassette_source
     from harness.testing.http_mutants import HttpMutantResponder, cassette_api
-    from harness.testing.mutant_mode import STATE_KEY, MutantState
-    from harness.testing.tool_traffic import TOOL_REPLAY_KEY, ToolTrafficReplay, chain_responders
+    from harness.testing.tool_traffic import ToolTrafficReplay, chain_responders
 
-    mid = mutant_id(node)
     api = cassette_api(path)
     mutants = cassette_mutants(path, api)
     chosen = next(((i, m) for i, m in enumerate(mutants) if m.id == mid), None)
@@ -147,14 +294,10 @@ def _mutant_responder(
         raise ConfigurationError(f"cassette {path} has no mutant {mid}; was it re-recorded?")
     order, mutant = chosen
     positional = serving(mutant, api, None, path)  # a request mutant rewrites what is posted
-    source = cassette_source(path)
-    node.stash[STATE_KEY] = MutantState(
-        str(mid), mutant.operator, order, mutant.description, positional, source, "recorded"
-    )
-    run_log.source = source
     # Tool traffic (a tool's own HTTP) is answered loosely: a mutated argument is no miss.
-    tools = node.stash[TOOL_REPLAY_KEY] = ToolTrafficReplay(path)
-    return chain_responders(HttpMutantResponder(positional), tools)
+    tools = ToolTrafficReplay(path)
+    responder = chain_responders(HttpMutantResponder(positional), tools)
+    return responder, (order, mutant, positional, tools)
 
 
 def _note_traffic(request: pytest.FixtureRequest, run_log: RunLog, cassette: Any) -> None:

@@ -16,6 +16,7 @@ as a miss.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HANDLE_KEY",
+    "PROXY_MISS_KEY",
     "REPORTED_KEY",
     "already_reported",
     "forget_cassette",
@@ -34,6 +36,8 @@ __all__ = [
 
 HANDLE_KEY: pytest.StashKey[CassetteHandle] = pytest.StashKey()
 REPORTED_KEY: pytest.StashKey[CassetteError] = pytest.StashKey()
+# An llm_proxy test's first miss, asked of the proxy process when a report needs it.
+PROXY_MISS_KEY: pytest.StashKey[Callable[[], CassetteError | None]] = pytest.StashKey()
 
 
 def _miss_of(item: pytest.Item, call: pytest.CallInfo[None]) -> CassetteError | None:
@@ -41,6 +45,9 @@ def _miss_of(item: pytest.Item, call: pytest.CallInfo[None]) -> CassetteError | 
 
     handle = item.stash.get(HANDLE_KEY, None)
     miss = handle.miss if handle is not None else None
+    proxy_miss = item.stash.get(PROXY_MISS_KEY, None)
+    if miss is None and proxy_miss is not None:
+        miss = proxy_miss()
     if miss is None and call.excinfo is not None:
         found = unwrap_cassette_error(call.excinfo.value)
         miss = found if isinstance(found, UnmatchedRequestError) else None
@@ -119,5 +126,7 @@ def forget_cassette(item: pytest.Item) -> None:
     """
     if HANDLE_KEY in item.stash:
         del item.stash[HANDLE_KEY]
+    if PROXY_MISS_KEY in item.stash:
+        del item.stash[PROXY_MISS_KEY]
     if REPORTED_KEY in item.stash:
         del item.stash[REPORTED_KEY]

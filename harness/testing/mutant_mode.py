@@ -135,15 +135,15 @@ def _applicable(item: pytest.Item, options: HarnessOptions) -> tuple[list[str], 
     """The mutant ids this item's cassette has, in order, or none and why."""
     from harness.core.errors import HarnessError
     from harness.evals.mutants import cassette_mutants
+    from harness.testing import http_mutants  # served at the HTTP layer
 
-    if "llm_cassette" in getattr(item, "fixturenames", ()):
-        from harness.testing import http_mutants  # served at the HTTP layer
-
+    if http_mutants.uses_llm_cassette(item):  # llm_cassette, or llm_proxy's process
         ids, why = http_mutants.applicable(item, options)
         return sorted(ids), why
     if not qualifies(getattr(item, "fixturenames", ())):
         return [], (
-            "the eval uses neither the provider fixture nor llm_cassette, so no mutant can reach it"
+            "the eval uses neither the provider fixture nor llm_cassette (or llm_proxy), so no "
+            "mutant can reach it"
         )
     found = cassette_for(item, options)
     if found is None:

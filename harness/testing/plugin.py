@@ -46,6 +46,7 @@ from harness.testing.llm_fixtures import (
     harness_live_guard,
     llm_cassette,
     llm_cassette_config,
+    llm_proxy,
     rewrite_blocked_report,
 )
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
@@ -69,6 +70,7 @@ __all__ = [
     "harness_settings",
     "llm_cassette",
     "llm_cassette_config",
+    "llm_proxy",
     "make_harness_app",
     "mcp_cassette",
     "provider",
@@ -99,7 +101,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "llm_cassette(profile=None, ignore_body_fields=(), ignore_query_params=(), "
-        "ignore_hosts=(), allow_unplayed=None): settings of this test's llm_cassette",
+        "ignore_hosts=(), allow_unplayed=None, normalize=None): settings of this test's "
+        "llm_cassette or llm_proxy",
     )
     options = HarnessOptions.from_config(config)
     if options.mutants and getattr(config.option, "splits", None):
@@ -276,7 +279,9 @@ def _may_record(item: pytest.Item) -> bool:
     return item.get_closest_marker("eval") is not None or bool(declared & _RECORDING_FIXTURES)
 
 
-_RECORDING_FIXTURES = frozenset({"provider", "harness_app", "make_harness_app", "llm_cassette"})
+_RECORDING_FIXTURES = frozenset(
+    {"provider", "harness_app", "make_harness_app", "llm_cassette", "llm_proxy"}
+)
 
 
 @pytest.hookimpl(trylast=True)

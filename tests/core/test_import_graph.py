@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # mutation codec, transcript): it builds on the rooms each part plugs into;
     # rooms below reach a wire's parts by dotted path (the registry's), not import.
     ("wires",),
-    ("app", "proxy", "settings_doc", "view"),  # proxy: the record/replay proxy (issue 47)
+    ("app", "proxy", "settings_doc", "view"),  # proxy: any process recorded through a server
     ("harness", "integrations"),  # the package root re-exports app's entry points
     ("cli", "testing"),  # on top: nothing imports them
     ("__main__",),

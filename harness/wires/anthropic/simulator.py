@@ -149,10 +149,23 @@ def parse(body: Any) -> Conversation:
         input_tokens=estimate_tokens(
             messages, body.get("system") or "", body.get("tools") or [], messages=len(messages)
         ),
-        options={},
+        options={"thinking": _thinks(body)},
         tool_names=tuple(str(tool.get("name", "")) for tool in body.get("tools") or []),
         system=text_of(body.get("system") or ""),
     )
+
+
+def _thinks(body: dict[str, Any]) -> bool:
+    """Whether the request enables extended thinking (``thinking.type`` enabled or adaptive)."""
+    thinking = body.get("thinking")
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _thinking_block(reply: Reply, seed: str) -> dict[str, Any]:
+    """The thinking block a thinking model opens its answer with (text and a signature)."""
+    acts = ", ".join(call.name for call in reply.tool_calls)
+    text = f"The simulated model plans to call {acts}." if acts else "The simulated model answers."
+    return {"type": "thinking", "thinking": text, "signature": f"sim-signature-{seed}"}
 
 
 def _thread(body: Any) -> dict[str, Any] | None:
@@ -223,6 +236,8 @@ def _content(reply: Reply, ids: Ids) -> list[dict[str, Any]]:
 def answer(reply: Reply, conversation: Conversation, ids: Ids, model: str) -> Answer:
     """The message (JSON or SSE) for ``reply``."""
     content = _content(reply, ids)
+    if conversation.options.get("thinking"):
+        content.insert(0, _thinking_block(reply, ids.seed))
     output = estimate_tokens(reply.text, [call.arguments for call in reply.tool_calls])
     stop = "tool_use" if reply.tool_calls else "end_turn"
     usage = {
@@ -269,6 +284,12 @@ def _block_events(index: int, block: dict[str, Any]) -> list[tuple[str | None, A
     if block["type"] == "text":
         opening = {"type": "text", "text": ""}
         deltas = [{"type": "text_delta", "text": piece} for piece in chunks(block["text"])]
+    elif block["type"] == "thinking":
+        opening = {"type": "thinking", "thinking": "", "signature": ""}
+        deltas = [
+            *({"type": "thinking_delta", "thinking": p} for p in chunks(block["thinking"])),
+            {"type": "signature_delta", "signature": block["signature"]},
+        ]
     else:
         opening = {**block, "input": {}}
         arguments = json.dumps(block["input"])

@@ -1,0 +1,248 @@
+"""``LLMProxy``: a per-test ``harness proxy`` process, and what it hands the test.
+
+An agent that runs as its own process (a CLI, a Node script, a binary) is
+started by the test with :attr:`LLMProxy.env`: every SDK's base-URL variable
+points at the proxy, and the keys are dummies when replaying or simulating.
+The proxy runs in a process of its own (``python -m
+harness.testing.proxy_child SPEC``) on the test's cassette, the one
+``llm_cassette`` would open (same path rules, record modes, epochs, and
+``--harness-base-url`` as the upstream while recording). What it answered
+comes back over its control path, so the traffic trace, ``tool_calls()``
+and the eval row are read as for ``llm_cassette`` (this class is one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from harness.core.errors import CassetteError, ConfigurationError
+from harness.core.wires import credential_env_names, ready_wires
+from harness.testing.llm_cassette import DEFAULT_BASE_URLS, LLMCassette
+
+__all__ = ["LLMProxy", "ProxyProcess", "live_upstreams"]
+
+_START_TIMEOUT = 30.0
+_STOP_TIMEOUT = 30.0
+_LOOPBACK = "127.0.0.1,localhost,::1"
+
+
+def live_upstreams() -> dict[str, str]:
+    """Each wire's real API, from the registry: where a live recording forwards."""
+    upstreams = {w.name: str(w.sdk_base_url) for w in ready_wires() if w.sdk_base_url}
+    for entry in ready_wires():
+        if entry.sdk_base_url is None and entry.name.startswith("openai"):
+            upstreams[entry.name] = upstreams["openai"]  # the Responses API: the same client
+    return upstreams
+
+
+def _control(url: str, command: str, method: str = "GET") -> dict[str, Any]:
+    """Ask the proxy at ``url`` for its state, over a bare socket.
+
+    Not through an HTTP library: the test may have one patched (vcrpy, a guard).
+    """
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    request = (
+        f"{method} /__harness__/{command} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Content-Length: 0\r\nConnection: close\r\n\r\n"
+    ).encode("ascii")
+    with socket.create_connection((host, port), timeout=_STOP_TIMEOUT) as conn:
+        conn.sendall(request)
+        data = bytearray()
+        while chunk := conn.recv(65536):
+            data += chunk
+    head, _, body = bytes(data).partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise CassetteError(f"harness proxy at {url} answered {head[:60]!r} to {command}")
+    result: dict[str, Any] = json.loads(body)
+    return result
+
+
+class ProxyProcess:
+    """A ``harness proxy`` child process: started on a spec file, stopped with its state.
+
+    Args:
+        spec_path: the JSON :class:`harness.proxy.ProxySpec`.
+        log_path: where the proxy's request log (stderr) goes.
+    """
+
+    def __init__(self, spec_path: Path, log_path: Path) -> None:
+        self.spec_path = spec_path
+        self.log_path = log_path
+        self.url = ""
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> str:
+        """Start the process and wait for its ready line; returns its URL.
+
+        Raises:
+            CassetteError: the proxy did not start (its one-line error, e.g. a
+                cassette missing in mode none).
+        """
+        from harness.proxy import READY_PREFIX
+
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])  # this harness, also for the child
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        with open(self.log_path, "wb") as log:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "harness.testing.proxy_child", str(self.spec_path)],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env=env,
+            )
+        line = self._ready_line()
+        if not line.startswith(READY_PREFIX):
+            process, self._process = self._process, None
+            process.wait(timeout=_STOP_TIMEOUT)
+            if process.stdout is not None:
+                process.stdout.close()
+            raise CassetteError(self._failure() or f"harness proxy did not start: {line!r}")
+        self.url = line[len(READY_PREFIX) :].strip()
+        return self.url
+
+    def _ready_line(self) -> str:
+        assert self._process is not None and self._process.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._process.stdout, selectors.EVENT_READ)
+            if not selector.select(timeout=_START_TIMEOUT):
+                self._process.kill()
+                return "(no ready line within 30 s)"
+        return self._process.stdout.readline().decode("utf-8", "replace")
+
+    def _failure(self) -> str | None:
+        """The proxy's last ``error:`` line, if it wrote one."""
+        try:
+            lines = self.log_path.read_text("utf-8", "replace").splitlines()
+        except OSError:
+            return None
+        errors = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
+        return errors[-1] if errors else None
+
+    def state(self) -> dict[str, Any]:
+        """What the proxy answered so far and the errors it sent."""
+        return _control(self.url, "exchanges")
+
+    def stop(self) -> dict[str, Any]:
+        """Stop the proxy (it saves the cassette); returns its final state."""
+        process, self._process = self._process, None
+        if process is None:
+            return {}
+        try:
+            final = _control(self.url, "stop", "POST")
+        except OSError:
+            final = {}
+        try:
+            process.wait(timeout=_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        if not final:
+            final = {"failure": self._failure() or "harness proxy stopped without its state"}
+        return final
+
+
+class LLMProxy(LLMCassette):
+    """The ``llm_proxy`` fixture's value: the proxy's URL and the environment for a child.
+
+    Attributes:
+        url: the proxy's root URL (``http://127.0.0.1:PORT``), once started.
+        log_path: its request log, one line per request.
+    """
+
+    def __init__(self, *args: Any, log_path: Path, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.url = ""
+        self.log_path = log_path
+        self.final: dict[str, Any] | None = None
+        self.process: ProxyProcess | None = None
+        self._miss: CassetteError | None = None
+
+    @property
+    def opened(self) -> bool:
+        """Whether the proxy was started (its exchanges can be read)."""
+        return bool(self.url)
+
+    def base_url(self, provider: str) -> str:
+        """The URL a ``provider`` client ("openai", "anthropic", "gemini") must use: the proxy's."""
+        if provider == "openai-responses":
+            provider = "openai"
+        if provider not in DEFAULT_BASE_URLS:
+            known = " or ".join(repr(name) for name in DEFAULT_BASE_URLS)
+            raise ConfigurationError(f"llm_proxy.base_url({provider!r}): use {known}")
+        if not self.url:
+            raise ConfigurationError("the llm_proxy has not started (outside its test)")
+        return self.url + next(w.simulator_base_path for w in ready_wires() if w.name == provider)
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment for the process under test: this one's, pointed at the proxy.
+
+        Every SDK's base-URL variable names the proxy; keys are dummies when
+        replaying (every credential variable is replaced or dropped then, so
+        no real key reaches the child) or when recording against the simulator
+        without one; loopback is kept off any HTTP proxy; a profile adds its
+        agent's switches (``claude-code``: no non-essential traffic).
+        """
+        from harness.proxy.profiles import PROFILES as PROXY_PROFILES
+
+        env = dict(os.environ)
+        if self.replaying:
+            for name in credential_env_names():
+                env.pop(name, None)
+        env.update(self.environment())
+        for variable in ("NO_PROXY", "no_proxy"):
+            kept = env.get(variable)
+            env[variable] = f"{kept},{_LOOPBACK}" if kept else _LOOPBACK
+        for name in self.config.profiles:
+            profile = PROXY_PROFILES.get(name)
+            if profile is not None:
+                env.update(dict(profile.env))
+        return env
+
+    def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
+        """The ``(vcr request, response dict)`` pairs the proxy answered so far."""
+        from harness.proxy.exchanges import exchange_from_json
+
+        if self.final is not None:
+            state = self.final
+        elif self.process is not None and self.url:
+            state = self.process.state()
+        else:
+            return []
+        return [exchange_from_json(item) for item in state.get("exchanges", [])]
+
+    def errors(self) -> list[dict[str, str]]:
+        """The errors the proxy answered with so far (misses first among them)."""
+        if self.final is not None:
+            return list(self.final.get("errors", []))
+        if self.process is None or not self.url:
+            return []
+        return list(self.process.state().get("errors", []))
+
+    def miss(self) -> CassetteError | None:
+        """The first replay miss the proxy answered, as the error a test reports (the same
+        object each time)."""
+        from harness.recording import UnmatchedRequestError
+
+        if self._miss is None:
+            try:
+                errors = self.errors()
+            except (OSError, CassetteError, ValueError):
+                return None  # the proxy is gone; its teardown reports what it knew
+            first = next((e for e in errors if e.get("kind") == "harness_replay_miss"), None)
+            if first is not None:
+                self._miss = UnmatchedRequestError(
+                    first["message"], cassette_path=str(self.path), method="", path=""
+                )
+        return self._miss
