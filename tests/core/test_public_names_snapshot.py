@@ -31,7 +31,7 @@ def current() -> dict[str, list[str]]:
 
 
 def render(names: dict[str, list[str]]) -> str:
-    blocks = [f"[{package}]\n" + "".join(f"{n}\n" for n in listed) for package, listed in names.items()]
+    blocks = ["\n".join([f"[{package}]", *listed]) + "\n" for package, listed in names.items()]
     return _HEADER + "\n" + "\n".join(blocks)
 
 
