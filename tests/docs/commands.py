@@ -9,6 +9,7 @@ the option parser of a pytest configured with every installed plugin.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
@@ -59,6 +60,11 @@ def pytest_arguments(words: Sequence[str]) -> list[str] | None:
     return None
 
 
+@functools.cache
+def _root() -> Command:
+    return typer.main.get_command(app)
+
+
 def check_harness(words: Sequence[str], check_pytest: PytestCheck) -> None:
     """Parse ``harness ARGS`` as the CLI would; raise ``ValueError`` naming what is wrong.
 
@@ -68,7 +74,7 @@ def check_harness(words: Sequence[str], check_pytest: PytestCheck) -> None:
     """
     path = ["harness"]
     args = list(words[1:])
-    command: Command = typer.main.get_command(app)
+    command: Command = _root()
     parent: Context | None = None
     while True:
         commands: dict[str, Command] = getattr(command, "commands", {})  # a group's

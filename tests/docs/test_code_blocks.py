@@ -10,8 +10,7 @@ real ``harness`` and pytest parsers; YAML and JSON blocks by harness's loaders.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
+import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,30 +85,24 @@ SCRIPTS = [b for b in _of("python") if b.marker is None]
 
 
 @pytest.mark.parametrize("block", SCRIPTS, ids=_ids(SCRIPTS))
-def test_python_blocks_run(block: Block, tmp_path: Path) -> None:
-    # The workdir and the state folders apart: harness refuses a key folder inside the workdir.
+def test_python_blocks_run(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In this process (a subprocess would pay harness's import again): an empty working
+    # folder, and the state folders apart from it (harness refuses a key folder inside).
     work = tmp_path / "work"
     work.mkdir()
-    (work / "block.py").write_text(block.text, "utf-8")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-        "HOME": str(tmp_path / "home"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-    }
-    done = subprocess.run(
-        [sys.executable, "block.py"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, (
-        f"{block.id}: the block fails when run in an empty folder; fix it, or mark it "
-        f"`<!-- not-run: why -->` if it is a fragment {HOW}\n{done.stderr[-3000:]}"
-    )
+    script = work / "block.py"
+    script.write_text(block.text, "utf-8")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.syspath_prepend(str(ROOT))
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except Exception as exc:
+        raise AssertionError(
+            f"{block.id}: the block fails when run in an empty folder ({type(exc).__name__}: "
+            f"{exc}); fix it, or mark it `<!-- not-run: why -->` if it is a fragment {HOW}"
+        ) from exc
 
 
 SHELL = _of(*SHELL_LANGUAGES, *OUTPUT_LANGUAGES)
