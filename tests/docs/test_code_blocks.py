@@ -10,16 +10,26 @@ real ``harness`` and pytest parsers; YAML and JSON blocks by harness's loaders.
 from __future__ import annotations
 
 import ast
+import re
 import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+import typer.main
 
+from harness.cli import app
 from tests.docs.commands import check_harness, command_lines, pytest_arguments
 from tests.docs.data_blocks import validate
-from tests.docs.doc_blocks import OUTPUT_LANGUAGES, ROOT, SHELL_LANGUAGES, Block, all_blocks
+from tests.docs.doc_blocks import (
+    OUTPUT_LANGUAGES,
+    ROOT,
+    SHELL_LANGUAGES,
+    Block,
+    all_blocks,
+    documents,
+)
 
 BLOCKS = all_blocks()
 HOW = "(the conventions: tests/docs/doc_blocks.py; list them: python -m tests.docs.doc_blocks)"
@@ -139,3 +149,29 @@ DATA = [b for b in _of("yaml", "json") if not b.skipped]
 def test_data_blocks_validate(block: Block, tmp_path: Path) -> None:
     kind = block.marker_value if block.marker == "check" else None
     validate(block.language, block.text, kind, tmp_path)
+
+
+# Flags of other tools the prose quotes: git and rsync commands the risk policy judges
+# (some cut short on purpose, as in `git reset --har[d]`), ruff's, mkdocs', and
+# pytest-randomly's (off in this suite, so its parser lacks it).
+OTHER_TOOLS = {"--checkpoint-action", "--delete", "--forc", "--force", "--har", "--hard"}
+OTHER_TOOLS |= {"--mirr", "--worktree", "--check", "--strict", "--randomly-seed"}
+
+
+def test_every_flag_the_prose_names_exists(pytestconfig: pytest.Config) -> None:
+    """A flag in a code span of any page is a flag of harness, of pytest or a plugin of it."""
+    known = set(OTHER_TOOLS)
+    known |= set(pytestconfig._parser.optparser._option_string_actions)
+    pending = [typer.main.get_command(app)]
+    while pending:
+        command = pending.pop()
+        for param in command.params:
+            known |= {*param.opts, *param.secondary_opts}
+        pending += getattr(command, "commands", {}).values()
+    unknown = []
+    for path in documents():
+        for span in re.findall(r"`([^`\n]+)`", path.read_text("utf-8")):
+            for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", span):
+                if flag not in known:
+                    unknown.append(f"{path.relative_to(ROOT)}: {flag} (in `{span}`)")
+    assert not unknown, "flags that no parser knows: " + "; ".join(unknown)
