@@ -61,6 +61,7 @@ def test_recipe_blocks_pass_on_the_recipe_cassettes(block: Block, tmp_path: Path
             "-p",
             "no:cacheprovider",
             f"--rootdir={tmp_path}",
+            f"--basetemp={tmp_path / 'inner'}",  # the inner run's folders stay in this test's
             f"--harness-cassette-dir={ROOT / 'examples' / 'cassettes'}",
             "--harness-block-live",
         ],
