@@ -6,8 +6,10 @@ fence (invisible on the site, visible in the source) says otherwise:
 - ``<!-- not-run: REASON -->``: a fragment (it names variables it never defines,
   or needs a service); a Python one must still parse. Counted, and listed with
   its reason by ``python -m tests.docs.doc_blocks``.
-- ``<!-- run: pytest as PATH [ARGS] -->``: a test module, run (deep tier) as the
-  file PATH of the repo, against the committed cassettes that file's tests use.
+- ``<!-- run: pytest as PATH -->``: a test module, run (deep tier) as the file
+  PATH of the repo, against the committed cassettes that file's tests use.
+- ``<!-- run: pytest against the simulator -->``: a test module of harness's own
+  runtime, recorded (deep tier) against ``harness sim`` and then replayed.
 - ``<!-- check: KIND -->``: a YAML/JSON block validated as KIND (``case-file``,
   ``checks``, ``sim-script``, ``mcp-servers``) when its content does not say so.
 
@@ -34,8 +36,8 @@ OUTPUT_LANGUAGES = ("", "text")
 # The README's markers, kept here until its maintainer adds them as comments: a line
 # of the block -> why it is not run.
 README_NOT_RUN = {
-    "def test_reads_the_readme(": "a test module whose providers replay cassettes of its own; "
-    "its copy on docs/harness-agents.md says how to record them",
+    "def test_reads_the_readme(": "the same test as on docs/harness-agents.md, which runs "
+    "(test_code_blocks.py checks the two are one)",
     "from examples.raw_openai.agent import run": "the short form of the test on "
     "docs/any-agent/openai-sdk.md, which runs against the recipe's cassettes",
     "def test_lists_the_files(": "my_files_server stands for your own MCP server",
