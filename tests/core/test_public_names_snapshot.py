@@ -91,5 +91,11 @@ def test_the_spec_names_are_in_the_snapshot() -> None:
 
 
 if __name__ == "__main__":
+    import harness
+
+    tree = Path(__file__).resolve().parents[2]
+    if not Path(harness.__file__).resolve().is_relative_to(tree):
+        # Another checkout's harness would write its names into this one's snapshot.
+        sys.exit(f"harness is imported from {harness.__file__}, not {tree}: set PYTHONPATH={tree}")
     SNAPSHOT.write_text(render(current()), "utf-8")
     sys.stdout.write(f"wrote {SNAPSHOT}\n")
