@@ -34,7 +34,7 @@ from tests.docs.doc_blocks import (
 BLOCKS = all_blocks()
 HOW = "(the conventions: tests/docs/doc_blocks.py; list them: python -m tests.docs.doc_blocks)"
 # Fragments are a choice: raising this number is a reviewed change, like the blocks it skips.
-NOT_RUN_CEILING = 10
+NOT_RUN_CEILING = 12
 
 
 def _of(*languages: str) -> list[Block]:
