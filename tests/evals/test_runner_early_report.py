@@ -79,6 +79,7 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.mark.deep
 def test_an_error_writing_the_report_lets_pytest_end_first(project: Path) -> None:
     (project / "evals" / "conftest.py").write_text(SLOW_END, "utf-8")
     (project / "not-a-folder").write_text("", "utf-8")

@@ -126,6 +126,7 @@ _RENDERINGS = [
 ]
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(value=_JSON, rendering=st.sampled_from(_RENDERINGS), newline=st.booleans())
 def test_every_known_rendering_is_given_back_exactly(
@@ -139,6 +140,7 @@ def test_every_known_rendering_is_given_back_exactly(
         assert render_form(INDENTED(value), form) == text
 
 
+@pytest.mark.deep
 def test_the_header_names_the_model_hosts_only(tmp_path: Path, sim: SimulatorServer) -> None:
     cassette = tmp_path / "agent.yaml"
     with (

@@ -208,6 +208,7 @@ def _failures(result: pytest.RunResult) -> dict[str, str]:
     return found
 
 
+@pytest.mark.deep
 def test_every_check_type_passes_where_it_holds_and_fails_where_it_does_not(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -246,6 +247,7 @@ def test_every_check_type_passes_where_it_holds_and_fails_where_it_does_not(
             "evals/cases/edits.yaml: case 'rename-var': checks.files[0].contains: "
             "expected a list of strings",
             id="not-a-list",
+            marks=pytest.mark.deep,
         ),
         pytest.param(
             "version: 1\ncases:\n  - name: leak\n    workspace: cases/copy\n"
@@ -268,6 +270,7 @@ def test_a_malformed_case_file_is_one_clear_error(
     assert "Traceback" not in output  # one message, not a stack
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("how", ["option", "ini"])
 def test_harness_cases_points_at_another_folder(
     pytester: pytest.Pytester, sim_server: Any, how: str

@@ -116,6 +116,7 @@ def _rows(path: Path) -> list[Any]:
     return list(load_report(path).rows)
 
 
+@pytest.mark.deep
 def test_a_raw_sdk_loop_records_against_the_simulator_and_replays_offline_as_an_eval_row(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -134,6 +135,7 @@ def test_a_raw_sdk_loop_records_against_the_simulator_and_replays_offline_as_an_
     assert row.cassette == "test_raw.yaml"
 
 
+@pytest.mark.deep
 def test_epochs_and_mutants_on_a_foreign_eval(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -171,6 +173,7 @@ def test_epochs_and_mutants_on_a_foreign_eval(
     assert "scripted" not in mutated.stdout.str()
 
 
+@pytest.mark.deep
 def test_telemetry_is_answered_locally_never_stored_and_never_a_miss(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -228,6 +231,7 @@ def test_plain_test_calls_out():
 """
 
 
+@pytest.mark.deep
 def test_a_live_call_no_cassette_answers_fails_the_test_with_one_clear_error(
     pytester: pytest.Pytester,
 ) -> None:
@@ -269,6 +273,7 @@ def test_agent(llm_cassette, caplog):
 """
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "model", ["OpenAIChatCompletionsModel", "OpenAIResponsesModel"], ids=["chat", "responses"]
 )
@@ -326,6 +331,7 @@ def test_agent(llm_cassette):
 """
 
 
+@pytest.mark.deep
 def test_a_pydantic_ai_agent_on_anthropic_streams_into_its_own_cassette(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -386,6 +392,7 @@ def test_shape(llm_cassette, tmp_path, trace):
 """
 
 
+@pytest.mark.deep
 def test_trace_in_an_llm_cassette_test_is_the_traffic_trace(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:

@@ -76,6 +76,7 @@ def _cassettes(pytester: pytest.Pytester, folder: str) -> list[str]:
     return sorted(p.name for p in (pytester.path / "cassettes" / folder).glob("*.yaml"))
 
 
+@pytest.mark.deep
 def test_an_offline_host_fails_with_the_librarys_own_connection_error(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -131,6 +132,7 @@ def pytest_configure(config):
 """
 
 
+@pytest.mark.deep
 def test_cassette_and_row_names_use_the_parametrize_ids(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -169,6 +171,7 @@ def test_repeated(llm_cassette):
     assert sorted(r.scenario for r in rows) == ["hello[lyon]", "hello[paris]"]
 
 
+@pytest.mark.deep
 def test_one_test_opts_into_stream_twins_with_its_marker(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -244,6 +247,7 @@ def test_second(llm_cassette):
 """
 
 
+@pytest.mark.deep
 def test_the_agents_sdk_records_two_tests_in_one_session(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:

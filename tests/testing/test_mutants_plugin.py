@@ -33,6 +33,8 @@ from harness.evals import (
 )
 from harness.simulator import SimulatorServer
 
+pytestmark = pytest.mark.deep
+
 PRELOADED = (
     anthropic,
     openai,

@@ -46,6 +46,7 @@ def test_recording_without_a_key_is_one_line(
     assert len(section.splitlines()) <= 6, section  # rule, title, error, blank, where, rule
 
 
+@pytest.mark.deep
 def test_a_corrupt_cassette_is_one_line_naming_the_file(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_x=EVAL)
     cassette = pytester.path / "cassettes/openai/gpt-4.1-mini/test_x/test_x.yaml"

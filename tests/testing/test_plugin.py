@@ -293,6 +293,7 @@ def test_golden(make_harness_app, scripted_provider, workspace, trace, assert_tr
 """
 
 
+@pytest.mark.deep
 def test_assert_trace_golden_create_update_compare(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -348,6 +349,7 @@ def test_rec(harness_app, workspace, flavour):
 """
 
 
+@pytest.mark.deep
 def test_provider_records_against_the_simulator_then_replays_offline(
     project: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -487,6 +489,7 @@ def test_help_lists_every_option(project: pytest.Pytester, record_mode_owner: st
     result.stdout.fnmatch_lines([f"*{owner_help[record_mode_owner]}*"])
 
 
+@pytest.mark.deep
 def test_record_mode_default_and_choices(project: pytest.Pytester, record_mode_owner: str) -> None:
     project.makepyfile(
         """
@@ -516,6 +519,7 @@ def test_record_mode_exists_when_pytest_recording_is_disabled(project: pytest.Py
     assert result.ret == pytest.ExitCode.OK, result.stderr.str()
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(not HAS_PYTEST_RECORDING, reason="pytest-recording is not installed")
 def test_works_alongside_pytest_recording(project: pytest.Pytester, sim_server: Any) -> None:
     project.makepyfile(**{"tests/sub/test_rec": RECORDED_TEST})
@@ -535,6 +539,7 @@ def test_works_alongside_pytest_recording(project: pytest.Pytester, sim_server: 
 # --- imports -----------------------------------------------------------------------------
 
 
+@pytest.mark.deep
 def test_importing_the_plugin_imports_no_sdk() -> None:
     heavy = ("openai", "anthropic", "vcr", "lark_oapi")
     code = (

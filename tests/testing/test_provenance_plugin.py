@@ -70,6 +70,7 @@ def _sources(report: Path) -> dict[tuple[str, str], tuple[str, bool]]:
     }
 
 
+@pytest.mark.deep
 def test_rows_recorded_against_the_simulator_say_simulator_replayed_or_not(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -96,6 +97,7 @@ def test_rows_recorded_against_the_simulator_say_simulator_replayed_or_not(
     assert table[-1].startswith("* synthetic tokens")
 
 
+@pytest.mark.deep
 def test_a_cassette_from_a_local_server_that_is_not_the_simulator_is_unknown(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:

@@ -69,6 +69,7 @@ def recorded(pytester: pytest.Pytester, sim_server: Any) -> tuple[pytest.Pyteste
     return pytester, url
 
 
+@pytest.mark.deep
 def test_a_miss_fails_the_test_once_with_the_diff_first(
     recorded: tuple[pytest.Pytester, str],
 ) -> None:
@@ -95,6 +96,7 @@ def test_a_miss_fails_the_test_once_with_the_diff_first(
     assert out.count("recorded -> now:") == 1
 
 
+@pytest.mark.deep
 def test_a_swallowed_miss_still_fails_once_at_teardown(
     recorded: tuple[pytest.Pytester, str],
 ) -> None:
@@ -129,6 +131,7 @@ def test_direct(tmp_path):
 """
 
 
+@pytest.mark.deep
 def test_a_miss_through_use_cassette_directly_is_reported_diff_first(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:

@@ -70,6 +70,7 @@ cases:
 """
 
 
+@pytest.mark.deep
 def test_a_target_case_records_and_replays_without_a_test_module(
     pytester: pytest.Pytester,
 ) -> None:

@@ -157,6 +157,7 @@ def test_a_tools_http_replays_exactly_and_is_neither_source_nor_cost(
     )
 
 
+@pytest.mark.deep
 def test_mutants_of_a_tool_using_agent_run_without_errors(
     pytester: pytest.Pytester, sim: SimulatorServer, weather: ToolServer, monkeypatch: Any
 ) -> None:
@@ -177,6 +178,7 @@ def test_mutants_of_a_tool_using_agent_run_without_errors(
     assert sum(v == "killed" for v in outcomes.values()) >= 0.8 * len(outcomes)
 
 
+@pytest.mark.deep
 def test_a_mutant_that_sends_a_tool_off_the_recording_is_exhausted_not_an_error(
     pytester: pytest.Pytester, sim: SimulatorServer, weather: ToolServer, monkeypatch: Any
 ) -> None:
