@@ -159,6 +159,7 @@ read_commands = st.one_of(
 locale_prefixes = st.lists(st.sampled_from(["LC_ALL=C", "LANG=C.UTF-8", "TZ=UTC"]), max_size=2)
 
 
+@pytest.mark.deep  # hypothesis: seconds
 @given(
     reads=st.lists(read_commands, min_size=1, max_size=4),
     prefixes=locale_prefixes,
@@ -348,6 +349,7 @@ def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
 KNOWN_READERS = ANY_ARGUMENTS | READERS.keys() | {"timeout", "nice", "time", "env", "xargs", "for"}
 
 
+@pytest.mark.deep  # hypothesis: seconds
 @given(text=st.one_of(st.text(max_size=60), shellish))
 def test_whatever_runs_unasked_without_the_sandbox_is_a_known_reader(text: str) -> None:
     decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))

@@ -126,6 +126,7 @@ quoted_text = st.text(
 )
 
 
+@pytest.mark.deep  # 500 hypothesis examples
 @given(value=quoted_text)
 @example(value="a\rb")
 @example(value='\\"data: {\\"q\\": \\"\\\\u00e9\\"}\r\n\t é\U0001f600')

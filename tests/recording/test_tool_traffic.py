@@ -58,7 +58,7 @@ def test_traffic_kind_comes_from_the_wire_registry(method: str, uri: str, kind: 
 
 @pytest.mark.parametrize(
     ("city", "form"),
-    [("Paris", "compact"), ("Odd", None)],
+    [pytest.param("Paris", "compact", marks=pytest.mark.deep), ("Odd", None)],
     ids=["compact-stored-indented", "own-spelling-stored-verbatim"],
 )
 def test_a_json_tool_body_replays_byte_for_byte(tmp_path: Path, city: str, form: str) -> None:

@@ -92,6 +92,7 @@ def test_a_case_row_sets_up_none_of_pytest_recordings_fixtures(
     assert "vcr_markers" not in row and "pytest_recording" not in row
 
 
+@pytest.mark.deep  # a pytest subprocess per option
 @pytest.mark.parametrize(
     "option",
     [(), pytest.param(("--block-network",), marks=pytest.mark.deep)],

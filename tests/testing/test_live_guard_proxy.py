@@ -88,6 +88,7 @@ def proxy() -> Iterator[tuple[str, list[bytes]]]:
         server.server_close()
 
 
+@pytest.mark.deep  # seven inner evals; the guard's blocking: test_live_guard_hosts
 def test_an_eval_through_any_proxy_variable_is_blocked(
     pytester: pytest.Pytester,
     monkeypatch: pytest.MonkeyPatch,

@@ -157,6 +157,7 @@ def test_request_checks_pass_on_what_was_sent_and_fail_naming_the_request(
     )
 
 
+@pytest.mark.deep  # test_request_cases kills request mutants in a second
 def test_request_mutants_are_killed_by_request_checks_and_survive_without(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
