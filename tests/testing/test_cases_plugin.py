@@ -8,28 +8,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.testing.trace_assertions
-import harness.tools.builtin
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 
-# Keep what a run imports loaded between pytester's in-process runs.
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "SENTINEL-NOTE-4A1B"
 REJECT = "SENTINEL-REJECT-77C0"

@@ -7,54 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import httpx2
-import openai
 import pytest
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.traffic_rows
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import release_code_script
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-# Kept loaded between pytester's in-process runs.
-PRELOADED = (
-    anthropic,
-    openai,
-    httpx2,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.traffic_rows,
-)
 CODE = "RELEASE-CODE-5K2P"
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
-        {"when": {"last_user_contains": "say hello"}, "reply": "hello"},
-    ],
-}
+SIM_SCRIPT = release_code_script({"when": {"last_user_contains": "say hello"}, "reply": "hello"})
 
 # A raw openai tool loop, as a user would write it, and an eval of it.
 RAW_AGENT = f'''
@@ -94,12 +58,6 @@ def test_raw(llm_cassette, tmp_path):
     assert calls == ["notes.txt"]
     assert "{CODE}" in answer
 '''
-
-
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

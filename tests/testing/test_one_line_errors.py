@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import socket
 
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.wires.openai.provider
 from harness.evals import load_report
-
-# Imported once here, not by the first pytester run (whose setup would pay for them).
-PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 EVAL = """
 import pytest

@@ -8,15 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.wires.openai.provider
 from harness.evals import EvalReport, compare_reports, load_report, render_table
-
-PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 EVAL = """
 import pytest

@@ -13,33 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.subagent
-import harness.testing.trace_assertions
-import harness.tools.builtin
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.core.wires import runtime_wires
 from harness.simulator import SimulatorServer
-
-# pytester's in-process runs drop the modules a run imported once it ends: keep
-# these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.subagent,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
+from tests.testing.sim_scripts import read_a_txt_script
 
 HAS_PYTEST_RECORDING = importlib.util.find_spec("pytest_recording") is not None
 HARNESS_OPTIONS = (
@@ -325,16 +303,7 @@ def test_assert_trace_golden_create_update_compare(
 
 # --- recorded providers and cassettes -------------------------------------------------
 
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 RECORDED_TEST = """
 import pytest

@@ -8,18 +8,7 @@ from typing import Any
 
 import pytest
 
-import harness.app
-import harness.testing.trace_assertions
-import harness.tools.builtin
 from harness.evals import Verdict, load_report
-
-# pytester's in-process runs drop the modules a run imported once it ends: keep
-# these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (
-    harness.app,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
 
 EVAL_TESTS = """
 import pytest

@@ -10,17 +10,9 @@ import pytest
 import yaml
 
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import read_a_txt_script
 
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 TEST = """
 import pytest

@@ -10,17 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
-import httpx2
-import openai
 import pytest
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.traffic_rows
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
@@ -42,17 +33,6 @@ ToolServer = Any
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-PRELOADED = (
-    openai,
-    httpx,
-    httpx2,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.traffic_rows,
-)
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,
     "rules": [
@@ -108,12 +88,6 @@ def test_weather(llm_cassette):
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})]
     assert calls[0].result == '{"city":"Paris","sky":"sunny","temp_c":21.5,"note":"brise légère"}'
 """
-
-
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
 
 
 @pytest.fixture
