@@ -1,21 +1,19 @@
 """Repo-level pytest configuration shared by tests/ and evals/.
 
-Two tiers: the default run, and the deep tier (``@pytest.mark.deep``): tests
-that loop over every committed cassette, mutant or breakage where the default
-run checks a fixed sample, and the slow end-to-end tests listed by node id in
-``tests/deep_tier.txt`` (many processes, re-recordings, server restarts), whose
-behaviour a faster default test covers in part. ``--deep`` runs them as well;
-``--deep -m deep`` runs only them (CI does both, see ``.ci/run``).
+Two tiers: the default run, and the deep tier, marked ``@pytest.mark.deep`` in
+the test files (a test, one ``pytest.param`` row, or a whole module by
+``pytestmark``): tests that loop over every committed cassette, mutant or
+breakage where the default run checks a fixed sample, and slow end-to-end tests
+(many processes, re-recordings, server restarts) whose behaviour a faster
+default test covers in part. ``--deep`` runs them as well; ``--deep -m deep``
+runs only them (CI does both, see ``.ci/run``).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
-
-_DEEP_LIST = Path(__file__).parent / "tests" / "deep_tier.txt"
 
 # pytester runs pytest inside tests (the plugin's own tests); tests/conftest.py
 # configures those inner runs.
@@ -56,38 +54,8 @@ def _group_heavy_imports(config: pytest.Config) -> None:
         config.option.dist = "loadgroup"
 
 
-def _listed_deep() -> set[str]:
-    """Deep-list entries: ``file`` (all its tests), ``file::test``, ``file::test[param]``."""
-    lines = _DEEP_LIST.read_text("utf-8").splitlines() if _DEEP_LIST.is_file() else []
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
-
-
-def _mark_listed_deep(config: pytest.Config, items: list[pytest.Item]) -> None:
-    listed = _listed_deep()
-    matched: set[str] = set()
-    for item in items:
-        base, file = item.nodeid.split("[", 1)[0], item.nodeid.split("::", 1)[0]
-        hit = next((key for key in (item.nodeid, base, file) if key in listed), None)
-        if hit is not None:
-            item.add_marker(pytest.mark.deep)
-            matched.add(hit)
-    if any("::" in arg for arg in config.args):
-        return  # a run of chosen tests inside a file: the rest was never collected
-    # A renamed test must not slip back into the default run, or vanish from CI.
-    collected_files = {item.nodeid.split("::", 1)[0] for item in items}
-    stale = sorted(
-        entry for entry in listed - matched if entry.split("::", 1)[0] in collected_files
-    )
-    if stale:
-        raise pytest.UsageError(
-            f"{_DEEP_LIST.name} names tests that were not collected: {', '.join(stale)}; "
-            "rename or remove those lines"
-        )
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _mark_listed_deep(config, items)
     if config.getoption("--deep"):
         return
     deep = [item for item in items if item.get_closest_marker("deep")]

@@ -87,8 +87,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def _approval_key_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Approval keys and the decision ledger go to a fresh folder per test, never ~."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    """Approval keys and the decision ledger go to a fresh folder per test, never ~.
+
+    A random name in one shared sub-folder, as harness's own fixture does
+    (``harness.testing.fixtures``): ``mktemp`` lists the base temp folder to number
+    each new folder, and that folder holds every test's ``tmp_path``, so a folder per
+    test paid O(tests) per test (about 5 ms at 2,500 tests on a busy 2-core machine)
+    and made each ``tmp_path`` after it list twice as much.
+    """
+    shared = tmp_path_factory.getbasetemp() / "xdg-state"
+    shared.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setenv("XDG_STATE_HOME", tempfile.mkdtemp(prefix="xdg-state-", dir=shared))
     monkeypatch.delenv("HARNESS_APPROVAL_KEY", raising=False)
 
 

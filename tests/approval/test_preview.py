@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(\\|t|r|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})", one, text)
 
 
+@pytest.mark.deep
 @given(st.text())
 def test_escaping_is_unambiguous_and_hides_nothing(text: str) -> None:
     shown, count = escape_text(text)
@@ -137,6 +139,7 @@ def test_a_long_write_shows_head_and_tail_and_says_what_it_left_out(tmp_path: Pa
 _LINE = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8)
 
 
+@pytest.mark.deep
 @given(lines=st.lists(_LINE, max_size=HEAD_LINES + TAIL_LINES + 30), unterminated=_LINE)
 def test_a_write_preview_counts_and_numbers_the_lines_it_shows(
     lines: list[str], unterminated: str

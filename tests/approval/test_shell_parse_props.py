@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -81,6 +82,7 @@ def join(commands: list[str], seps: list[str]) -> str:
     return text
 
 
+@pytest.mark.deep
 @given(
     dangerous=st.sampled_from(DANGEROUS),
     prefixes=env_prefixes,
@@ -99,6 +101,7 @@ def test_dangerous_command_among_safe_ones_still_flags(
     assert not any("could not be parsed" in reason for reason in decision.reasons)
 
 
+@pytest.mark.deep
 @given(
     dangerous=st.sampled_from([d for d in DANGEROUS if "|" not in d and ">" not in d]),
     wrappers=st.lists(st.sampled_from(WRAPPERS), max_size=3),
@@ -110,6 +113,7 @@ def test_wrappers_do_not_hide_a_dangerous_command(
     assert decide(" ".join([*prefixes, *wrappers, dangerous])).requires_approval
 
 
+@pytest.mark.deep
 @given(
     name=st.sampled_from(["rm", "sudo", "shred", "chmod", "pkill"]),
     cuts=st.lists(st.integers(min_value=0, max_value=6), max_size=3),
@@ -129,6 +133,7 @@ def test_quote_concatenated_program_names_still_flag(
     assert decide(f"{obfuscated} target").requires_approval
 
 
+@pytest.mark.deep
 @given(
     before=st.lists(safe_commands, min_size=1, max_size=4),
     prefixes=env_prefixes,
@@ -154,6 +159,7 @@ read_commands = st.one_of(
 locale_prefixes = st.lists(st.sampled_from(["LC_ALL=C", "LANG=C.UTF-8", "TZ=UTC"]), max_size=2)
 
 
+@pytest.mark.deep  # hypothesis: seconds
 @given(
     reads=st.lists(read_commands, min_size=1, max_size=4),
     prefixes=locale_prefixes,
@@ -187,6 +193,7 @@ NOT_READS = ["touch new.txt", "echo x > out.txt", "cat f >> log", "make", "pytes
              "time -o f ls", "env -S ls", "cat < /dev/tcp/127.0.0.1/1", "exec 3>f"]  # fmt: skip
 
 
+@pytest.mark.deep
 @given(
     before=st.lists(read_commands, max_size=2),
     culprit=st.sampled_from(NOT_READS),
@@ -207,6 +214,7 @@ def test_anything_not_provably_read_only_asks_where_effects_are_unseen(
     assert decision.verdict is RiskVerdict.APPROVAL_REQUIRED, text
 
 
+@pytest.mark.deep
 @given(text=st.text())
 def test_any_text_single_quoted_as_an_echo_argument_never_flags(text: str) -> None:
     decision = decide(f"echo {shlex.quote(text)}")
@@ -218,6 +226,7 @@ def test_any_text_single_quoted_as_an_echo_argument_never_flags(text: str) -> No
 inert_text = st.text(alphabet=st.characters(exclude_characters='$`\\"', exclude_categories=["Cs"]))
 
 
+@pytest.mark.deep
 @given(text=st.one_of(st.sampled_from(DANGEROUS), inert_text))
 def test_inert_text_double_quoted_as_an_echo_argument_never_flags(text: str) -> None:
     decision = decide(f'echo "{text}"')
@@ -241,6 +250,7 @@ NEW_WRAPPERS = ["flock /tmp/l", "taskset 1", "chrt 10", "ionice -c 3", "stdbuf -
                 "script -q -c"]  # fmt: skip
 
 
+@pytest.mark.deep
 @given(dangerous=st.sampled_from(DANGEROUS), shell=st.sampled_from(SHELL_NAMES))
 def test_code_fed_to_a_shell_on_stdin_is_judged(dangerous: str, shell: str) -> None:
     assert decide(f"{shell} <<EOF\n{dangerous}\nEOF").requires_approval
@@ -288,6 +298,7 @@ INLINE = ["python3 -c", "python -Bc", "perl -e", "perl -ne", "ruby -e", "node -e
           "php -r", "lua -e", "bun -e"]  # fmt: skip
 
 
+@pytest.mark.deep
 @given(flag=st.sampled_from(INLINE), code=st.text(max_size=40))
 def test_inline_code_needs_approval_whatever_it_says(flag: str, code: str) -> None:
     decision = decide(f"{flag} {shlex.quote(code)}")
@@ -301,11 +312,13 @@ safe_sed = st.from_regex(
 )
 
 
+@pytest.mark.deep
 @given(scripts=st.lists(safe_sed, min_size=1, max_size=4))
 def test_sed_scripts_that_only_print_substitute_or_delete_run_nothing(scripts: list[str]) -> None:
     assert not sed_runs_code(";".join(scripts))
 
 
+@pytest.mark.deep
 @given(
     scripts=st.lists(safe_sed, max_size=3),
     danger=st.sampled_from(["e rm x", "1e rm x", "w out", "s/a/b/e", "s/a/b/w out", "$W out"]),
@@ -314,6 +327,7 @@ def test_sed_scripts_that_run_or_write_are_caught_anywhere(scripts: list[str], d
     assert sed_runs_code(";".join([*scripts, danger]))
 
 
+@pytest.mark.deep
 @given(text=st.text(max_size=60))
 def test_sed_reader_never_raises(text: str) -> None:
     assert isinstance(sed_runs_code(text), bool)
@@ -324,6 +338,7 @@ shellish = st.text(
 )
 
 
+@pytest.mark.deep
 @given(text=st.one_of(st.text(max_size=60), shellish))
 def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
     decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))
@@ -334,6 +349,7 @@ def test_judging_never_raises_even_with_every_rule_on(text: str) -> None:
 KNOWN_READERS = ANY_ARGUMENTS | READERS.keys() | {"timeout", "nice", "time", "env", "xargs", "for"}
 
 
+@pytest.mark.deep  # hypothesis: seconds
 @given(text=st.one_of(st.text(max_size=60), shellish))
 def test_whatever_runs_unasked_without_the_sandbox_is_a_known_reader(text: str) -> None:
     decision = GUARDED.evaluate_call("bash", {"command": text}, workdir=Path("/nonexistent/work"))

@@ -274,6 +274,7 @@ def test_an_old_unsigned_record_is_refused_with_the_way_out(tmp_path: Path) -> N
     case.assert_nothing_ran()
 
 
+@pytest.mark.deep
 def test_the_real_cli_refuses_a_consistent_rewrite(tmp_path: Path) -> None:
     """A write-tool pause, rewritten consistently, then `harness approve ID` as a subprocess."""
     script = tmp_path / "script.json"

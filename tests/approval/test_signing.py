@@ -180,6 +180,7 @@ def test_the_file_is_the_same_whatever_escapes_json_uses(tmp_path: Path) -> None
     assert _read(_write(tmp_path / "r.json", text)).arguments == data["arguments"]
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(
     arguments=st.dictionaries(
@@ -225,6 +226,7 @@ def test_the_default_is_under_home_local_state(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
+@pytest.mark.deep
 def test_processes_racing_to_create_the_key_agree(tmp_path: Path) -> None:
     code = (
         "import sys; from harness.approval.keyfile import load_approval_key; "

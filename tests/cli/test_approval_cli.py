@@ -56,6 +56,7 @@ def _pause(env: dict[str, str]) -> str:
     return approval_id
 
 
+@pytest.mark.deep
 def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path: Path) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": RMTREE}}, "cleaned"])
     (tmp_path / "work" / "precious").mkdir()
@@ -87,6 +88,7 @@ def test_the_approver_sees_the_whole_command_before_and_while_approving(tmp_path
     assert (records[0]["status"], records[0]["decided_by"]) == ("consumed", "cli")
 
 
+@pytest.mark.deep
 def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
     env = _env(tmp_path, [{"tool": "bash", "arguments": {"command": "rm -rf build"}}, "ok"])
     approval_id = _pause(env)
@@ -98,6 +100,7 @@ def test_reject_records_the_cli_as_decider(tmp_path: Path) -> None:
     assert records[0]["decision_reason"] == "not now"
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "command",
     [
@@ -124,6 +127,7 @@ def test_escape_sequences_reach_the_terminal_escaped(tmp_path: Path, command: st
     assert "2 control/invisible character(s) shown escaped" in listed.stdout
 
 
+@pytest.mark.deep
 def test_long_risk_reasons_are_listed_whole(tmp_path: Path) -> None:
     env = _env(tmp_path, [])
     settings = Settings(workdir=tmp_path / "work", state_dir=tmp_path / "state")
@@ -195,6 +199,7 @@ def _pause_here(tmp_path: Path) -> tuple[dict[str, str], str]:
     return env, paused.approval_id
 
 
+@pytest.mark.deep
 def test_approve_on_a_terminal_asks_after_the_preview_and_no_runs_nothing(
     tmp_path: Path,
 ) -> None:
@@ -215,6 +220,7 @@ def test_approve_on_a_terminal_asks_after_the_preview_and_no_runs_nothing(
     assert not (tmp_path / "work" / "precious").exists()
 
 
+@pytest.mark.deep
 def test_approve_on_a_terminal_runs_when_the_human_says_yes(tmp_path: Path) -> None:
     env, approval_id = _pause_here(tmp_path)
     approved = _on_a_terminal(env, "approve", approval_id, answer="y\n")

@@ -45,6 +45,7 @@ def _harness(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.deep
 def test_approve_from_another_workdir_refuses_and_runs_nothing(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     env_a, env_b = _env(tmp_path, a), _env(tmp_path, b)

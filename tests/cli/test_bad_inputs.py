@@ -223,7 +223,20 @@ def test_the_table_has_at_least_forty_bad_inputs() -> None:
     assert len(CASES) >= 40
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# Each row starts `harness` in a process: the default run checks a sample, the deep tier all.
+DEFAULT_ROWS = {
+    "base-url-no-scheme",
+    "run-no-prompt",
+    "sim-no-script",
+    "trace-deep",
+    "unknown-command",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n if n in DEFAULT_ROWS else pytest.param(n, marks=pytest.mark.deep) for n in sorted(CASES)],
+)
 def test_bad_input_gets_one_clear_error(name: str, tmp_path: Path, files: dict[str, str]) -> None:
     case = CASES[name]
     args = tuple(arg.format(**files) for arg in case.args)
@@ -238,6 +251,7 @@ def test_bad_input_gets_one_clear_error(name: str, tmp_path: Path, files: dict[s
     assert case.fragment.lower() in done.stderr.lower(), done.stderr
 
 
+@pytest.mark.deep
 def test_bad_workdir_creates_nothing(tmp_path: Path, files: dict[str, str]) -> None:
     workdir = tmp_path / "typo" / "dir"
     env = _environment(tmp_path, {}, files)
@@ -248,6 +262,7 @@ def test_bad_workdir_creates_nothing(tmp_path: Path, files: dict[str, str]) -> N
     assert not (tmp_path / "typo").exists()
 
 
+@pytest.mark.deep
 def test_state_dir_check_leaves_nothing_behind(tmp_path: Path, files: dict[str, str]) -> None:
     env = _environment(tmp_path, {"HARNESS_STATE_DIR": str(tmp_path / "new" / "state")}, files)
     done = _harness(("health",), env, tmp_path)
@@ -264,6 +279,7 @@ def busy_port() -> Iterator[int]:
         yield held.getsockname()[1]
 
 
+@pytest.mark.deep
 def test_sim_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: int) -> None:
     script = tmp_path / "sim.yaml"
     script.write_text("version: 1\nrules:\n  - reply: {text: hi}\n")
@@ -276,6 +292,7 @@ def test_sim_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_po
     ]
 
 
+@pytest.mark.deep
 def test_debug_shows_the_traceback(tmp_path: Path, files: dict[str, str]) -> None:
     env = _environment(tmp_path, {"HARNESS_DEBUG": "1"}, files)
     done = _harness(("eval", "compare", files["corrupt"], files["corrupt"]), env, tmp_path)
@@ -283,6 +300,7 @@ def test_debug_shows_the_traceback(tmp_path: Path, files: dict[str, str]) -> Non
     assert "Traceback" in done.stderr and "ConfigurationError" in done.stderr
 
 
+@pytest.mark.deep
 def test_serve_on_a_busy_port(tmp_path: Path, files: dict[str, str], busy_port: int) -> None:
     feishu = {
         "FEISHU_APP_ID": "cli_test",

@@ -32,6 +32,7 @@ def _harness(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedPr
     )
 
 
+@pytest.mark.deep
 def test_run_echo_offline_as_a_subprocess(tmp_path: Path) -> None:
     done = _harness(tmp_path, "run", "hello")
     assert done.returncode == 0, done.stderr
@@ -40,6 +41,7 @@ def test_run_echo_offline_as_a_subprocess(tmp_path: Path) -> None:
     assert "stop_reason: final" in lines[1]
 
 
+@pytest.mark.deep
 def test_health_rejects_unknown_tool_in_one_line(tmp_path: Path) -> None:
     done = _harness(tmp_path, "health", HARNESS_ENABLED_TOOLS="read,nope")
     assert done.returncode != 0
@@ -92,6 +94,7 @@ def test_run_json_and_scripted_provider(tmp_path: Path, monkeypatch: pytest.Monk
     assert (data["text"], data["stop_reason"], data["steps"]) == ("done reading", "final", 2)
 
 
+@pytest.mark.deep
 def test_trace_show_renders_the_outline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     done = _harness(tmp_path, "run", "--json", "hello")
     trace_path = json.loads(done.stdout)["trace_path"]
@@ -105,6 +108,7 @@ def test_trace_show_renders_the_outline(tmp_path: Path, monkeypatch: pytest.Monk
     assert "agent.run" in rendered.output and "llm.call" in rendered.output
 
 
+@pytest.mark.deep
 def test_trace_show_on_a_corrupt_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
@@ -112,6 +116,7 @@ def test_trace_show_on_a_corrupt_file(tmp_path: Path) -> None:
     assert done.returncode != 0 and "bad.json" in done.stderr
 
 
+@pytest.mark.deep
 def test_approval_flow_through_the_cli(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(

@@ -83,6 +83,7 @@ class _Doc(BaseModel):
     ratio: float = 0.5
 
 
+@pytest.mark.deep
 @given(
     count=st.one_of(st.text(max_size=5), st.none(), st.lists(st.integers(), max_size=2)),
     names=st.one_of(st.text(max_size=5), st.integers(), st.none()),
@@ -179,6 +180,7 @@ def test_placeholder_only_without_a_real_key(monkeypatch: pytest.MonkeyPatch) ->
     assert loopback_placeholder_key("OPENAI_API_KEY", "http://127.0.0.1:1") is None
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     ("provider", "suffix"), [("openai", "/v1"), ("anthropic", "")], ids=["openai", "anthropic"]
 )

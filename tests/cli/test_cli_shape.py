@@ -56,6 +56,7 @@ def _scripted(tmp_path: Path, turns: list[object]) -> dict[str, str]:
 # -- harness run: exit codes -----------------------------------------------------
 
 
+@pytest.mark.deep
 def test_run_final_exits_0(tmp_path: Path) -> None:
     done = _harness(tmp_path, "run", "hi", **_scripted(tmp_path, ["all done"]))
     assert done.returncode == 0, done.stderr
@@ -63,6 +64,7 @@ def test_run_final_exits_0(tmp_path: Path) -> None:
     assert done.stderr == ""  # piped: no progress line, no noise
 
 
+@pytest.mark.deep
 def test_run_paused_for_approval_exits_3(tmp_path: Path) -> None:
     turns = [{"tool": "write", "arguments": {"path": "key.txt", "content": "k"}}, "done"]
     done = _harness(tmp_path, "run", "--json", "write it", **_scripted(tmp_path, turns))
@@ -72,6 +74,7 @@ def test_run_paused_for_approval_exits_3(tmp_path: Path) -> None:
     assert not (tmp_path / "key.txt").exists()
 
 
+@pytest.mark.deep
 def test_run_step_limit_exits_4(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a")
     turns = [{"tool": "read", "arguments": {"path": "a.txt"}}] * 3
@@ -80,6 +83,7 @@ def test_run_step_limit_exits_4(tmp_path: Path) -> None:
     assert "[stop_reason: max_steps, steps: 2]" in done.stdout
 
 
+@pytest.mark.deep
 def test_run_provider_error_exits_1_and_prints_it_once(tmp_path: Path) -> None:
     done = _harness(tmp_path, "run", "hi", **_scripted(tmp_path, [{"error": "upstream 503"}]))
     assert done.returncode == 1
@@ -89,6 +93,7 @@ def test_run_provider_error_exits_1_and_prints_it_once(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == ["error: upstream 503"]
 
 
+@pytest.mark.deep
 def test_run_help_documents_the_exit_codes(tmp_path: Path) -> None:
     done = _harness(tmp_path, "run", "--help")
     text = " ".join(done.stdout.split())
@@ -133,6 +138,7 @@ def _run_on_a_terminal(tmp_path: Path, *args: str, **extra: str) -> tuple[int, s
     return process.wait(timeout=60), b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.deep
 def test_progress_line_on_a_terminal_names_step_tool_and_time(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha")
     turns = [{"tool": "read", "arguments": {"path": "a.txt"}}, "read it"]
@@ -142,6 +148,7 @@ def test_progress_line_on_a_terminal_names_step_tool_and_time(tmp_path: Path) ->
     assert "step 2 · " in drawn and "s" in drawn.split("step 2 · ", 1)[1]
 
 
+@pytest.mark.deep
 def test_no_progress_line_when_piped(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha")
     turns = [{"tool": "read", "arguments": {"path": "a.txt"}}, "read it"]
@@ -153,6 +160,7 @@ def test_no_progress_line_when_piped(tmp_path: Path) -> None:
 # -- health ------------------------------------------------------------------------
 
 
+@pytest.mark.deep
 def test_health_shows_the_tools_left_after_allow_and_deny(tmp_path: Path) -> None:
     done = _harness(
         tmp_path,
@@ -169,6 +177,7 @@ def test_health_shows_the_tools_left_after_allow_and_deny(tmp_path: Path) -> Non
     assert info["refused_tools"] == ["edit", "bash"]
 
 
+@pytest.mark.deep
 def test_health_text_lists_effective_tools(tmp_path: Path) -> None:
     done = _harness(
         tmp_path, "health", HARNESS_ENABLED_TOOLS="read,bash", HARNESS_TOOL_DENYLIST="bash"
@@ -189,6 +198,7 @@ def _report(path: Path, verdicts: dict[str, Verdict]) -> Path:
     return path
 
 
+@pytest.mark.deep
 def test_eval_compare_json(tmp_path: Path) -> None:
     old = _report(tmp_path / "old.json", {"edit": Verdict.PASS, "read": Verdict.PASS})
     new = _report(tmp_path / "new.json", {"edit": Verdict.FAIL, "read": Verdict.PASS})
@@ -208,6 +218,7 @@ def test_eval_compare_json(tmp_path: Path) -> None:
     assert gated.returncode == 1 and statuses.count("regression") == 1
 
 
+@pytest.mark.deep
 def test_eval_compare_and_merge_have_typer_help(tmp_path: Path) -> None:
     listed = _harness(tmp_path, "eval", "--help")
     for option in ("--report", "--epochs", "--evals-dir", "--baseline", "--mutants"):
@@ -234,6 +245,7 @@ def eval_project(tmp_path: Path) -> Path:
 PYTEST_QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 
+@pytest.mark.deep
 def test_report_path_writes_exactly_that_file(tmp_path: Path, eval_project: Path) -> None:
     target = eval_project / "out" / "report.json"
     done = _harness(tmp_path, "eval", "--report", str(target), *PYTEST_QUIET, cwd=eval_project)
@@ -248,6 +260,7 @@ def test_report_path_writes_exactly_that_file(tmp_path: Path, eval_project: Path
     }
 
 
+@pytest.mark.deep
 def test_eval_table_has_reason_and_epoch_columns(tmp_path: Path, eval_project: Path) -> None:
     target = tmp_path / "r.json"
     done = _harness(
@@ -273,6 +286,7 @@ def test_eval_table_has_reason_and_epoch_columns(tmp_path: Path, eval_project: P
     assert all(line.endswith("one is not two") for line in breaks), breaks
 
 
+@pytest.mark.deep
 def test_eval_passes_unknown_args_to_pytest(tmp_path: Path, eval_project: Path) -> None:
     target = tmp_path / "r.json"
     done = _harness(
@@ -290,6 +304,7 @@ def test_eval_passes_unknown_args_to_pytest(tmp_path: Path, eval_project: Path) 
     assert [row.scenario for row in report.rows] == ["test_passes"]
 
 
+@pytest.mark.deep
 def test_eval_flag_pytest_rejects_ends_with_its_usage_error(
     tmp_path: Path, eval_project: Path
 ) -> None:

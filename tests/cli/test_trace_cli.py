@@ -53,6 +53,7 @@ def _listed_ids(stdout: str) -> list[str]:
     return [line.split()[0] for line in stdout.splitlines()[1:]]
 
 
+@pytest.mark.deep
 def test_list_is_newest_first_with_the_columns(
     tmp_path: Path, three_traces: list[TraceTree]
 ) -> None:
@@ -68,6 +69,7 @@ def test_list_is_newest_first_with_the_columns(
     assert rows[1].split()[1] == "beta" and "max_steps" in rows[1]
 
 
+@pytest.mark.deep
 def test_list_filters_by_session_and_limits(tmp_path: Path, three_traces: list[TraceTree]) -> None:
     alpha = _harness(tmp_path, "trace", "list", "--session", "alpha")
     assert _listed_ids(alpha.stdout) == [three_traces[0].trace_id]
@@ -83,6 +85,7 @@ def test_list_filters_by_session_and_limits(tmp_path: Path, three_traces: list[T
     assert "no traces for session 'gamma'" in nothing.stderr
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "content",
     [
@@ -107,6 +110,7 @@ def test_a_corrupt_file_is_listed_as_unreadable_with_one_warning_line(
     assert done.stdout.splitlines()[-1].startswith("unreadable")
 
 
+@pytest.mark.deep
 def test_show_last_picks_the_newest_trace(tmp_path: Path, three_traces: list[TraceTree]) -> None:
     done = _harness(tmp_path, "trace", "show", "--last")
     assert done.returncode == 0, done.stderr
@@ -160,6 +164,7 @@ def test_a_state_dir_that_is_a_file_is_an_error(
     assert f"{state} is a file" in output and "HARNESS_STATE_DIR" in output
 
 
+@pytest.mark.deep
 def test_show_content_prints_redacted_payloads_of_a_replay_trace(tmp_path: Path) -> None:
     paused, _ = record_traces(tmp_path, trace_mode="replay")
     assert paused.path is not None
@@ -175,6 +180,7 @@ def test_show_content_prints_redacted_payloads_of_a_replay_trace(tmp_path: Path)
     assert "version 7" not in plain.stdout  # payloads only with --content
 
 
+@pytest.mark.deep
 def test_show_content_on_a_metadata_trace_says_why_there_is_none(tmp_path: Path) -> None:
     paused, _ = record_traces(tmp_path, trace_mode="metadata")
     assert paused.path is not None
@@ -186,6 +192,7 @@ def test_show_content_on_a_metadata_trace_says_why_there_is_none(tmp_path: Path)
     assert "Check the files" not in done.stdout
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("width", [60, 100, 140])
 def test_show_wraps_to_the_width(tmp_path: Path, width: int) -> None:
     paused, _ = record_traces(tmp_path, trace_mode="replay")
@@ -200,6 +207,7 @@ def test_show_wraps_to_the_width(tmp_path: Path, width: int) -> None:
     )
 
 
+@pytest.mark.deep
 def test_show_wraps_to_the_terminal_by_default(tmp_path: Path) -> None:
     paused, _ = record_traces(tmp_path, trace_mode="metadata")
     assert paused.path is not None

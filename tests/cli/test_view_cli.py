@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.tracing.scripted_run import record_traces
 
 
@@ -41,6 +43,7 @@ def test_one_trace_writes_a_page_next_to_it_and_prints_the_path(tmp_path: Path) 
     assert _embedded_ids(page) == [paused.trace_id]
 
 
+@pytest.mark.deep
 def test_several_traces_and_folders_go_into_one_page(tmp_path: Path) -> None:
     paused, resumed = record_traces(tmp_path)
     assert paused.path is not None and resumed.path is not None
@@ -56,6 +59,7 @@ def test_several_traces_and_folders_go_into_one_page(tmp_path: Path) -> None:
     assert sorted(_embedded_ids(page)) == sorted([paused.trace_id, resumed.trace_id])
 
 
+@pytest.mark.deep
 def test_an_eval_report_gets_the_report_page(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"schema_version": 1, "rows": []}))
@@ -66,6 +70,7 @@ def test_an_eval_report_gets_the_report_page(tmp_path: Path) -> None:
     assert "harness · eval report" in page.read_text("utf-8")
 
 
+@pytest.mark.deep
 def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     done = _harness(tmp_path, "view", str(tmp_path / "missing.json"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1

@@ -288,11 +288,13 @@ def test_every_room_has_a_floor(modules: dict[str, Path]) -> None:
     assert not missing, f"rooms without a floor in LAYERS (add them): {missing}"
 
 
+@pytest.mark.deep
 def test_no_circle_among_modules(imports: list[Import]) -> None:
     found = circles(imports)
     assert not found, "import circles among modules:\n  " + "\n  ".join(map(_format, found))
 
 
+@pytest.mark.deep
 def test_no_circle_among_rooms(imports: list[Import]) -> None:
     found = circles(imports, room_of)
     assert not found, "import circles among rooms:\n  " + "\n  ".join(map(_format, found))
@@ -304,6 +306,7 @@ def test_no_arrow_points_up(imports: list[Import], modules: dict[str, Path]) -> 
     assert not found, "imports from a lower floor up:\n  " + "\n  ".join(found)
 
 
+@pytest.mark.deep
 def test_nothing_imports_testing_or_cli(imports: list[Import]) -> None:
     found = [
         str(a)

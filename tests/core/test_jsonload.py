@@ -31,6 +31,7 @@ def _depth(value: Any) -> int:
     return 0
 
 
+@pytest.mark.deep
 @given(json_values)
 def test_the_measured_depth_is_the_real_nesting(value: Any) -> None:
     text = json.dumps(value)
@@ -66,6 +67,7 @@ def test_a_lone_surrogate_escape_reads_as_its_escape_text() -> None:
     assert loaded["c"] == "\U0001f600"  # a pair is one character, kept as it is
 
 
+@pytest.mark.deep
 @given(json_values)
 def test_anything_deeper_than_the_limit_is_refused(value: Any) -> None:
     deep = [[value]]

@@ -94,6 +94,7 @@ def _depth(value: Any) -> int:
     return 0
 
 
+@pytest.mark.deep
 @given(_TREES)
 def test_the_measured_depth_matches_the_loaded_value(value: Any) -> None:
     text = yaml.safe_dump(value)

@@ -38,11 +38,19 @@ from tests.effects.conftest import GIT_ENV, snapshot
 # The whole table takes ~15 s on 2 busy cores, so the default run takes a sample of
 # every family; `--deep` (it sets HARNESS_DEEP_TESTS=1; CI's deep-tier step) runs it all.
 DEEP = os.environ.get("HARNESS_DEEP_TESTS") == "1"
-SELECTED = [case for case in CASES if DEEP or case[0] in SAMPLE]
+# Sampled rows slow enough that only the deep tier runs them.
+_SLOW_SAMPLE = frozenset({"binary-over", "colon-truncate", "mv-over", "replace-200-lines"})
+SELECTED = [case for case in CASES if DEEP or case[0] in SAMPLE - _SLOW_SAMPLE]
 _DEEP_ONLY = [
     pytest.mark.deep,
     pytest.mark.skipif(not DEEP, reason="deep tier: run with HARNESS_DEEP_TESTS=1"),
 ]
+
+
+def _marks(case_id: str) -> list[pytest.MarkDecorator]:
+    if case_id not in SAMPLE:
+        return _DEEP_ONLY
+    return [pytest.mark.deep] if case_id in _SLOW_SAMPLE else []
 
 
 @dataclass
@@ -115,10 +123,7 @@ def test_the_table_covers_every_family() -> None:
 
 @pytest.mark.parametrize(
     ("case_id", "command", "verdict"),
-    [
-        pytest.param(*case, id=case[0], marks=() if case[0] in SAMPLE else _DEEP_ONLY)
-        for case in CASES
-    ],
+    [pytest.param(*case, id=case[0], marks=_marks(case[0])) for case in CASES],
 )
 def test_nothing_is_lost_without_approval(
     rows: dict[str, Row], case_id: str, command: str, verdict: str

@@ -93,6 +93,7 @@ def _layers(tmp_path: Path) -> list[Path]:
 TURNS = [{"tool": "bash", "arguments": {"command": COMMAND}}, "trimmed"]
 
 
+@pytest.mark.deep
 def test_approve_in_another_process_applies_what_was_shown(tmp_path: Path) -> None:
     env = _env(tmp_path, TURNS)
     paused = _pause(env)
@@ -113,6 +114,7 @@ def test_approve_in_another_process_applies_what_was_shown(tmp_path: Path) -> No
     assert _layers(tmp_path) == []
 
 
+@pytest.mark.deep
 def test_reject_discards_the_changes(tmp_path: Path) -> None:
     env = _env(tmp_path, TURNS)
     paused = _pause(env)
@@ -126,6 +128,7 @@ def test_reject_discards_the_changes(tmp_path: Path) -> None:
     assert _layers(tmp_path) == []
 
 
+@pytest.mark.deep
 def test_a_file_changed_meanwhile_refuses_the_approve_and_applies_nothing(
     tmp_path: Path,
 ) -> None:
@@ -142,6 +145,7 @@ def test_a_file_changed_meanwhile_refuses_the_approve_and_applies_nothing(
     assert _record(tmp_path)["status"] == "pending"  # still decidable: reject, or restore
 
 
+@pytest.mark.deep
 def test_a_layer_altered_after_the_pause_is_refused(tmp_path: Path) -> None:
     env = _env(tmp_path, TURNS)
     paused = _pause(env)
@@ -156,6 +160,7 @@ def test_a_layer_altered_after_the_pause_is_refused(tmp_path: Path) -> None:
     assert (tmp_path / "work" / "data.txt").read_text() == DATA
 
 
+@pytest.mark.deep
 def test_a_changeset_swapped_after_the_pause_is_refused(tmp_path: Path) -> None:
     env = _env(tmp_path, TURNS)
     paused = _pause(env)
@@ -171,6 +176,7 @@ def test_a_changeset_swapped_after_the_pause_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "work" / "created.txt").exists()
 
 
+@pytest.mark.deep
 def test_expiry_removes_the_layer_and_applies_nothing(tmp_path: Path) -> None:
     env = _env(tmp_path, TURNS)
     paused = _pause(env, timeout=1)

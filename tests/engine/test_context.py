@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def _pairs_intact(messages: list[Message]) -> bool:
     return True
 
 
+@pytest.mark.deep
 @settings(max_examples=150, deadline=None)
 @given(
     shape=st.lists(st.tuples(st.sampled_from(["calls", "user"]), st.integers(1, 60)), max_size=40),

@@ -56,6 +56,7 @@ def _baseline(root: Path, name: str, report: dict[str, Any]) -> Path:
     return path
 
 
+@pytest.mark.deep
 def test_an_unchanged_run_passes_the_baseline(project: tuple[Path, dict[str, Any]]) -> None:
     root, first = project
     baseline = _baseline(root, "same.json", first)
@@ -67,6 +68,7 @@ def test_an_unchanged_run_passes_the_baseline(project: tuple[Path, dict[str, Any
     assert lines[-1] == "no changes between the two reports"
 
 
+@pytest.mark.deep
 def test_a_case_missing_from_the_run_is_not_run_never_a_regression(
     project: tuple[Path, dict[str, Any]],
 ) -> None:
@@ -85,6 +87,7 @@ def test_a_case_missing_from_the_run_is_not_run_never_a_regression(
     assert "REGRESSION" not in out
 
 
+@pytest.mark.deep
 def test_a_regression_against_the_baseline_exits_non_zero(
     project: tuple[Path, dict[str, Any]],
 ) -> None:
@@ -103,6 +106,7 @@ def test_a_regression_against_the_baseline_exits_non_zero(
     assert "  new fail: AssertionError: the greeting broke" in out
 
 
+@pytest.mark.deep
 def test_a_missing_baseline_fails_before_running(project: tuple[Path, dict[str, Any]]) -> None:
     root, _ = project
     done = _harness_eval(root, "--baseline", str(root / "nope.json"))

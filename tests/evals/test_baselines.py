@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.evals import Verdict, load_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +31,7 @@ def test_every_recorded_provider_and_model_has_a_passing_baseline() -> None:
         assert report.rows and {r.verdict for r in report.rows} == {Verdict.PASS}
 
 
+@pytest.mark.deep
 def test_a_fresh_replay_matches_the_baselines_and_the_ci_gate_passes(eval_replay: Any) -> None:
     new = eval_replay.report
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}

@@ -139,6 +139,7 @@ cases:
 """
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     ("answer", "verdict"),
     [

@@ -94,6 +94,7 @@ def test_a_missing_folder_says_how_to_choose_one(tmp_path: Path) -> None:
 _SENTINELS = st.from_regex(r"SENTINEL-[A-Z0-9]{4,10}", fullmatch=True)
 
 
+@pytest.mark.deep
 @given(st.text(max_size=40), _SENTINELS, st.text(max_size=40), st.booleans())
 def test_a_prompt_holding_a_checked_sentinel_is_refused(
     before: str, sentinel: str, after: str, in_file: bool

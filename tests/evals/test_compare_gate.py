@@ -259,6 +259,7 @@ def reports(draw: st.DrawFn) -> list[EvalRow]:
     return rows
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(reports(), st.randoms(use_true_random=False))
 def test_the_same_runs_timed_differently_never_fail_any_gate_but_slower(
@@ -272,6 +273,7 @@ def test_the_same_runs_timed_differently_never_fail_any_gate_but_slower(
     assert comparison.exit_code(FailOn.SLOWER) in (0, 5)
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(reports(), reports())
 def test_a_case_never_regresses_unless_its_rate_fell(

@@ -63,6 +63,7 @@ def _true_regressions(old: list[EvalRow], new: list[EvalRow]) -> int:
     return found
 
 
+@pytest.mark.deep
 @settings(max_examples=80, deadline=None)
 @given(colliding())
 def test_colliding_names_never_hide_a_regression(

@@ -41,6 +41,7 @@ def _cassettes(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.yaml"))
 
 
+@pytest.mark.deep
 def test_parallel_recording_records_each_epoch_and_replay_serves_it(
     tmp_path: Path, sim: str
 ) -> None:
@@ -113,6 +114,7 @@ def test_parallel_recording_records_each_epoch_and_replay_serves_it(
     }
 
 
+@pytest.mark.deep
 def test_max_cost_stops_recording_and_says_why(tmp_path: Path, sim: str) -> None:
     cassettes, report = tmp_path / "cassettes", tmp_path / "budget.json"
     ledgers = set(Path(tempfile.gettempdir()).glob("harness-spend-*"))
@@ -135,6 +137,7 @@ def test_max_cost_stops_recording_and_says_why(tmp_path: Path, sim: str) -> None
     assert set(Path(tempfile.gettempdir()).glob("harness-spend-*")) == ledgers  # cleaned up
 
 
+@pytest.mark.deep
 def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> None:
     done = _eval(
         *("--record-mode", "rewrite", "--max-cost", "1", "-k", "test_edit_flow"),

@@ -68,6 +68,7 @@ def evaluated(eval_replay: Any) -> tuple[str, Path]:
     return eval_replay.stdout, eval_replay.report
 
 
+@pytest.mark.deep
 def test_eval_prints_a_row_per_scenario_and_provider(evaluated: tuple[str, Path]) -> None:
     stdout, report_path = evaluated
     table = stdout[stdout.index("scenario  ") :]
@@ -124,6 +125,7 @@ def _edited(report_path: Path, target: Path) -> Path:
     return target
 
 
+@pytest.mark.deep
 def test_compare_shows_the_flip_and_the_shape_change(
     evaluated: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -161,6 +163,7 @@ def test_compare_shows_the_flip_and_the_shape_change(
     assert same.stdout.splitlines()[-1] == "no changes between the two reports"
 
 
+@pytest.mark.deep
 def test_merge_combines_shards_and_refuses_overlaps(
     evaluated: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -187,6 +190,7 @@ def test_merge_combines_shards_and_refuses_overlaps(
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.deep
 def test_epochs_repeat_each_scenario_and_show_pass_rates(tmp_path: Path) -> None:
     report = tmp_path / "epochs.json"
     done = harness_eval("--epochs", "2", "--report", str(report), "--harness-provider", "openai")

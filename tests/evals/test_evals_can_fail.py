@@ -109,6 +109,7 @@ def _failed(rows: dict[tuple[str, str], EvalRow], breakage: Breakage) -> dict[st
 
 # The default run breaks the runtime the flagship ways (one or more per scenario);
 # the deep tier (--deep) every way.
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "breakage",
     [pytest.param(b, marks=() if b.flagship else pytest.mark.deep) for b in BREAKAGES],

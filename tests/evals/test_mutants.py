@@ -27,6 +27,7 @@ def test_every_committed_eval_kills_its_mutants(tmp_path: Path) -> None:
     _assert_evals_kill_their_mutants(tmp_path, ())
 
 
+@pytest.mark.deep
 def test_a_sample_of_the_committed_evals_kills_its_mutants(tmp_path: Path) -> None:
     _assert_evals_kill_their_mutants(tmp_path, SAMPLE)
 

@@ -102,6 +102,7 @@ _responses = st.one_of(
 )
 
 
+@pytest.mark.deep
 @given(st.lists(_responses, max_size=6).map(tuple))
 def test_mutants_are_deterministic_distinct_and_never_the_original(
     recorded: tuple[Recorded, ...],

@@ -65,9 +65,9 @@ def test_pass_hat_k_refuses_k_beyond_the_runs() -> None:
     ("old_rate", "drop", "n1", "n2"),
     [
         pytest.param(1.0, 0.3, 20, 20, marks=pytest.mark.deep),
-        (0.8, 0.3, 10, 10),
+        pytest.param(0.8, 0.3, 10, 10, marks=pytest.mark.deep),
         (0.5, 0.4, 12, 7),
-        (0.9, 0.5, 3, 5),
+        pytest.param(0.9, 0.5, 3, 5, marks=pytest.mark.deep),
         (1.0, 1.0, 5, 5),
     ],
 )

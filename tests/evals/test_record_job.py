@@ -73,6 +73,7 @@ def test_the_record_job_uses_rewrite_and_guards_its_recording() -> None:
     assert "--live" in guard and '--since "$RECORD_START"' in guard
 
 
+@pytest.mark.deep
 def test_the_record_job_command_re_records_an_existing_cassette(project: Path) -> None:
     command = _command("harness eval")
     assert command[:2] == ["harness", "eval"]

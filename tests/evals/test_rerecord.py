@@ -42,6 +42,7 @@ def test_rerecording_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
     _assert_rerecording_reproduces(tmp_path, ("evals",))
 
 
+@pytest.mark.deep
 def test_rerecording_a_sample_reproduces_its_committed_cassettes(tmp_path: Path) -> None:
     _assert_rerecording_reproduces(tmp_path, SAMPLE)
 

@@ -39,6 +39,7 @@ def _eval_rows(count: int) -> str:
     )
 
 
+@pytest.mark.deep
 def test_harness_eval_runs_the_workers_with_work_stealing(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -68,6 +69,7 @@ def test_a_shard_keeps_collection_order_unless_it_fixes_a_seed(
     assert _same_order_in_every_shard(args) == added
 
 
+@pytest.mark.deep
 def test_the_shards_of_a_suite_are_disjoint_and_cover_it(tmp_path: Path) -> None:
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "test_rows.py").write_text(_eval_rows(12), "utf-8")

@@ -55,6 +55,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.deep  # a pytest subprocess
 def test_the_report_is_final_before_pytest_has_exited(project: Path) -> None:
     final = project / "final.json"
     run = run_evals(QUIET, report_path=final, cwd=project)
@@ -79,6 +80,7 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.mark.deep
 def test_an_error_writing_the_report_lets_pytest_end_first(project: Path) -> None:
     (project / "evals" / "conftest.py").write_text(SLOW_END, "utf-8")
     (project / "not-a-folder").write_text("", "utf-8")
@@ -135,6 +137,7 @@ def pytest_runtest_setup(item):
 """
 
 
+@pytest.mark.deep  # a pytest subprocess
 def test_a_half_written_file_found_early_is_read_again_once_pytest_is_gone(
     project: Path,
 ) -> None:

@@ -53,6 +53,7 @@ def _wait_for(path: Path) -> None:
     raise AssertionError(f"{path} never appeared")
 
 
+@pytest.mark.deep  # a pytest subprocess
 def test_the_callback_runs_while_pytest_does(project: Path) -> None:
     calls: list[bool] = []
 

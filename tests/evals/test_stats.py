@@ -23,6 +23,7 @@ def counts(draw: st.DrawFn, max_runs: int = 60) -> tuple[int, int]:
     return draw(st.integers(min_value=0, max_value=runs)), runs
 
 
+@pytest.mark.deep
 @settings(max_examples=400, deadline=None)
 @given(counts(max_runs=500))
 def test_wilson_matches_scipy(count: tuple[int, int]) -> None:
@@ -34,6 +35,7 @@ def test_wilson_matches_scipy(count: tuple[int, int]) -> None:
     assert 0.0 <= got.low <= passes / runs <= got.high <= 1.0
 
 
+@pytest.mark.deep
 @settings(max_examples=400, deadline=None)
 @given(counts(), counts())
 def test_fisher_matches_scipy_one_sided(old: tuple[int, int], new: tuple[int, int]) -> None:
@@ -44,6 +46,7 @@ def test_fisher_matches_scipy_one_sided(old: tuple[int, int], new: tuple[int, in
     assert 0.0 <= got <= 1.0
 
 
+@pytest.mark.deep
 @settings(max_examples=200, deadline=None)
 @given(counts(), counts())
 def test_a_gain_is_never_a_significant_drop(old: tuple[int, int], new: tuple[int, int]) -> None:

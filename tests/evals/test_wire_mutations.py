@@ -73,7 +73,9 @@ def _sse(response: dict[str, Any]) -> bytes:
 CALLS = [("read", {"path": "a.txt"}), ("read", {"path": "b.txt"})]
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize(
+    "stream", [False, pytest.param(True, marks=pytest.mark.deep)], ids=["json", "sse"]
+)
 def test_every_operator_mutates_calls_and_answers(stream: bool) -> None:
     tools, final = _response(CALLS, ""), _response([], "The marker is SENTINEL-ORBIT-4417.")
     encode = _sse if stream else (lambda r: json.dumps(r).encode())

@@ -45,6 +45,7 @@ def test_short_or_ragged_ciphertext_is_a_value_error(raw: bytes) -> None:
         decrypt_event(base64.b64encode(raw).decode(), "key")
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(importlib.util.find_spec("lark_oapi") is None, reason="lark-oapi not installed")
 @given(text=st.text(max_size=200), key=keys)
 def test_it_agrees_with_lark_oapi(text: str, key: str) -> None:

@@ -53,6 +53,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.deep
 @given(JSON_VALUES)
 def test_json_depth_agrees_with_the_parsed_document(value: Any) -> None:
     raw = json.dumps(value).encode()

@@ -28,7 +28,7 @@ if importlib.util.find_spec("lark_oapi") is None:  # importing it costs seconds 
 
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
-pytestmark = pytest.mark.xdist_group("lark")
+pytestmark = [pytest.mark.xdist_group("lark"), pytest.mark.deep]
 
 
 def test_sdk_dispatcher_delivers_message_events_to_the_adapter(tmp_path: Path) -> None:

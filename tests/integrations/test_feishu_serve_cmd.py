@@ -76,6 +76,7 @@ def test_missing_credentials_fail_in_one_line(env: dict[str, str]) -> None:
     )
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("mode", ["http", "ws"])
 def test_serve_wires_the_app_for_uvicorn(
     env: dict[str, str], monkeypatch: pytest.MonkeyPatch, mode: str

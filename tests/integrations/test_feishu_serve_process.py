@@ -36,6 +36,8 @@ pytest.importorskip("Crypto")
 
 from tests.integrations._feishu_crypto import encrypt
 
+pytestmark = pytest.mark.deep
+
 TOKEN = "verify-token-proc"
 KEY = "encrypt-key-proc"
 PATH = "/api/events/feishu"

@@ -39,7 +39,7 @@ if importlib.util.find_spec("lark_oapi") is None:  # importing it costs seconds 
 pytest.importorskip("uvicorn")
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
-pytestmark = pytest.mark.xdist_group("lark")
+pytestmark = [pytest.mark.xdist_group("lark"), pytest.mark.deep]
 
 DEMO = "approval-demo-key.txt"
 TOKEN = "verify-token-1"

@@ -135,6 +135,7 @@ def test_package_re_exports_every_module_surface() -> None:
     assert isinstance(RecordingMessenger(), FeishuMessenger)
 
 
+@pytest.mark.deep
 def test_importing_the_adapter_does_not_import_the_extra() -> None:
     code = (
         "import sys, harness, harness.integrations.feishu, harness.cli.serve_cmd; "

@@ -531,7 +531,16 @@ def check(response: LLMResponse | None, error: ProviderError | None, expected: A
     json.loads(json.dumps(response.metadata))  # checkpoints persist it as JSON
 
 
-@pytest.mark.parametrize("case", case_params())
+# The streamed cases but one run in the deep tier; the default run keeps `stream_text`.
+@pytest.mark.parametrize(
+    "case",
+    [
+        p
+        if p.id is None or not p.id.startswith("stream_") or p.id == "stream_text"
+        else pytest.param(*p.values, id=p.id, marks=[*p.marks, pytest.mark.deep])
+        for p in case_params()
+    ],
+)
 def test_response_maps_like_the_recording(loopback: Any, case: Case) -> None:
     response, error, _ = run_case(loopback, case)
     check(response, error, expectation(case))

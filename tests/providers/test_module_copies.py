@@ -79,7 +79,7 @@ def anthropic(url: str, key: str, **options: Any) -> AnthropicProvider:
 
 
 @pytest.mark.usefixtures("second_httpcore_copy")
-@pytest.mark.parametrize("make", [openai, anthropic])
+@pytest.mark.parametrize("make", [openai, pytest.param(anthropic, marks=pytest.mark.deep)])
 def test_connection_refused_names_the_url(make: Any, closed_port_url: str, fake_key: str) -> None:
     with make(closed_port_url, fake_key) as provider, pytest.raises(ProviderError) as caught:
         provider.complete(ask())
@@ -88,6 +88,7 @@ def test_connection_refused_names_the_url(make: Any, closed_port_url: str, fake_
     assert caught.value.status_code is None
 
 
+@pytest.mark.deep
 @pytest.mark.usefixtures("second_httpcore_copy")
 @pytest.mark.parametrize("make", [openai, anthropic])
 def test_timeout_says_timed_out(make: Any, loopback: Any, fake_key: str) -> None:
@@ -99,6 +100,7 @@ def test_timeout_says_timed_out(make: Any, loopback: Any, fake_key: str) -> None
         provider.complete(ask())
 
 
+@pytest.mark.deep
 @pytest.mark.usefixtures("second_httpcore_copy")
 def test_openai_stream_cut_off(loopback: Any, fake_key: str) -> None:
     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "gpt-test"}

@@ -95,6 +95,7 @@ def offline() -> dict[bool, OpenAIProvider]:
     }
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)  # the transform costs ms per body
 @given(request=requests(), stream=st.booleans())
 def test_the_sdk_transform_leaves_every_body_unchanged(

@@ -130,6 +130,7 @@ def test_a_tool_result_without_its_call_id_is_refused_before_sending() -> None:
 _ARGS = st.dictionaries(st.sampled_from(["path", "n", "q"]), st.integers() | st.text(max_size=8))
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(
     reasoning=st.integers(0, 2),

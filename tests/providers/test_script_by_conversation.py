@@ -74,6 +74,7 @@ def _harness(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.deep
 def test_run_then_approve_twice_reaches_final_across_three_processes(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

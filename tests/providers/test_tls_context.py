@@ -90,6 +90,7 @@ def test_closing_one_client_leaves_the_next_working() -> None:
             second.close()
 
 
+@pytest.mark.deep
 def test_an_unclosed_provider_closes_its_http_client_when_collected() -> None:
     provider: Any = AnthropicProvider("m", api_key="k")
     http = _http(provider)

@@ -97,6 +97,7 @@ BASES = {bases!r}
 """
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(
     importlib.util.find_spec("pytest_recording") is None, reason="needs pytest-recording"
 )

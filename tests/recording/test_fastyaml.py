@@ -69,6 +69,7 @@ header_values = st.one_of(
 )
 
 
+@pytest.mark.deep
 @given(
     code=st.integers(min_value=-1000, max_value=1000),
     message=any_text,
@@ -89,6 +90,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.deep
 @given(payload=json_values, stream=st.booleans())
 @settings(max_examples=200, deadline=None)
 def test_reads_the_bodies_providers_send_without_pyyaml(payload: Any, stream: bool) -> None:
@@ -124,6 +126,7 @@ quoted_text = st.text(
 )
 
 
+@pytest.mark.deep  # 500 hypothesis examples
 @given(value=quoted_text)
 @example(value="a\rb")
 @example(value='\\"data: {\\"q\\": \\"\\\\u00e9\\"}\r\n\t é\U0001f600')

@@ -62,6 +62,7 @@ def test_a_dropped_query_parameter_misses_and_the_diff_shows_it(
     assert "Nearest recorded request: interaction 0;" in message
 
 
+@pytest.mark.deep
 def test_ignore_query_params_replays_it(beta_cassette: tuple[Path, WireServer]) -> None:
     path, server = beta_cassette
     for query in (None, {"beta": "false"}, {"BETA": "1"}):

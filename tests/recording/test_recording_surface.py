@@ -19,6 +19,7 @@ def test_all_is_sorted_and_exported(module: object) -> None:
     assert all(hasattr(module, name) for name in names)
 
 
+@pytest.mark.deep
 def test_import_does_not_load_vcrpy_or_the_sdks() -> None:
     code = (
         "import sys, harness.recording, harness.simulator; "

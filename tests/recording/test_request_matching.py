@@ -34,6 +34,7 @@ def _shuffled(value: Any, rng: random.Random) -> Any:
     return value
 
 
+@pytest.mark.deep
 @settings(database=None, max_examples=40)
 @given(body=bodies, seed=st.integers(0, 2**16))
 def test_key_order_never_matters(body: dict[str, Any], seed: int) -> None:
@@ -43,6 +44,7 @@ def test_key_order_never_matters(body: dict[str, Any], seed: int) -> None:
     )
 
 
+@pytest.mark.deep
 @settings(database=None, max_examples=40)
 @given(body=bodies, volatile=json_values, ids=st.lists(st.text(max_size=10), max_size=4))
 def test_ignored_fields_never_matter(body: dict[str, Any], volatile: Any, ids: list[str]) -> None:

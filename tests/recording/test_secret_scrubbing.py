@@ -249,6 +249,7 @@ def test_a_name_ending_in_a_credential_word_is_one(
     assert is_credential_field(name)
 
 
+@pytest.mark.deep
 @given(
     st.recursive(
         st.integers() | st.booleans() | st.none(),

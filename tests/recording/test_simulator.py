@@ -348,6 +348,7 @@ def test_an_unknown_rule_field_is_located_at_its_rule(
     assert f"(script): rules.{before}.{field}: " in str(caught.value)
 
 
+@pytest.mark.deep
 def test_module_entry_point_serves_a_script(tmp_path: Path) -> None:
     path = tmp_path / "script.yaml"
     path.write_text("version: 1\nturns: [pong]\n")

@@ -66,6 +66,7 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "entry",
     [
@@ -162,6 +163,7 @@ def test_an_error_turn_answers_400(tmp_path: Path) -> None:
     assert reply.status_code == 400 and "scripted failure" in reply.text
 
 
+@pytest.mark.deep
 def test_harness_script_variable_serves_the_turn_file(tmp_path: Path) -> None:
     path = tmp_path / "turns.yaml"
     path.write_text(TURN_FILE)
@@ -211,6 +213,7 @@ def test_each_request_is_logged_with_the_rule_that_answered(
     ]
 
 
+@pytest.mark.deep
 def test_harness_sim_serve_logs_each_request(script: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "harness", "sim", "serve", "--script", str(script), "--port", "0"],

@@ -58,7 +58,7 @@ def test_traffic_kind_comes_from_the_wire_registry(method: str, uri: str, kind: 
 
 @pytest.mark.parametrize(
     ("city", "form"),
-    [("Paris", "compact"), ("Odd", None)],
+    [pytest.param("Paris", "compact", marks=pytest.mark.deep), ("Odd", None)],
     ids=["compact-stored-indented", "own-spelling-stored-verbatim"],
 )
 def test_a_json_tool_body_replays_byte_for_byte(tmp_path: Path, city: str, form: str) -> None:
@@ -126,6 +126,7 @@ _RENDERINGS = [
 ]
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(value=_JSON, rendering=st.sampled_from(_RENDERINGS), newline=st.booleans())
 def test_every_known_rendering_is_given_back_exactly(
@@ -139,6 +140,7 @@ def test_every_known_rendering_is_given_back_exactly(
         assert render_form(INDENTED(value), form) == text
 
 
+@pytest.mark.deep
 def test_the_header_names_the_model_hosts_only(tmp_path: Path, sim: SimulatorServer) -> None:
     cassette = tmp_path / "agent.yaml"
     with (

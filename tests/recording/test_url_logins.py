@@ -112,6 +112,7 @@ _LOGINS = st.from_regex(
 )
 
 
+@pytest.mark.deep
 @given(host=_HOSTS, login=_LOGINS, path=st.from_regex(r"(/[a-z0-9]{0,8}){0,3}", fullmatch=True))
 def test_stripping_keeps_every_part_but_the_login(host: str, login: str, path: str) -> None:
     url = f"https://{login}@{host}{path}"

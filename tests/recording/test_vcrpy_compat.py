@@ -53,6 +53,7 @@ def test_vanilla_vcrpy_replays_the_committed_cassette(path: Path) -> None:
     assert cassette.all_played
 
 
+@pytest.mark.deep
 def test_the_stored_host_is_the_api_and_the_metadata_names_the_simulator() -> None:
     for path in COMMITTED:
         data = yaml.safe_load(path.read_text("utf-8"))
@@ -107,6 +108,7 @@ def test_pytest_recording_replays_every_committed_cassette(pytester: pytest.Pyte
     _assert_pytest_recording_replays(pytester, COMMITTED)
 
 
+@pytest.mark.deep
 def test_pytest_recording_replays_a_sample_of_the_committed_cassettes(
     pytester: pytest.Pytester,
 ) -> None:

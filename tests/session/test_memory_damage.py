@@ -65,6 +65,7 @@ def test_a_damaged_memory_file_still_runs_and_one_warning_names_the_lines(
     assert [e.content for e in app.memory.load("s", limit=2)] == ["third question", "fine"]
 
 
+@pytest.mark.deep
 def test_the_cli_run_works_on_damaged_memory_and_says_which_lines(tmp_path: Path) -> None:
     # Outside the workdir: damage written by hand inside it would be refused as planted.
     state = tmp_path / "state"
@@ -123,6 +124,7 @@ lines = st.lists(
 )
 
 
+@pytest.mark.deep
 @settings(max_examples=150, deadline=None)
 @given(lines, st.integers(1, 50), st.integers(1, 64), st.booleans())
 def test_reading_backwards_in_blocks_equals_reading_forwards(

@@ -154,6 +154,7 @@ def _finished(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
 # -- pydantic-ai through OpenTelemetry -------------------------------------------------
 
 
+@pytest.mark.deep
 def test_a_pydantic_ai_run_is_a_harness_shaped_trace(spans: Any) -> None:
     settings, exporter = spans
     model = _scripted(
@@ -463,6 +464,7 @@ def test_the_processor_keeps_each_run_apart(processor: Any) -> None:
     assert processor.trees() == []
 
 
+@pytest.mark.deep
 def test_importing_the_toolkit_imports_no_framework() -> None:
     heavy = ("agents", "opentelemetry", "pydantic_ai", "openai", "anthropic", "vcr")
     code = (

@@ -92,7 +92,12 @@ def test_a_case_row_sets_up_none_of_pytest_recordings_fixtures(
     assert "vcr_markers" not in row and "pytest_recording" not in row
 
 
-@pytest.mark.parametrize("option", [(), ("--block-network",)], ids=["plain", "block-network"])
+@pytest.mark.deep  # a pytest subprocess per option
+@pytest.mark.parametrize(
+    "option",
+    [(), pytest.param(("--block-network",), marks=pytest.mark.deep)],
+    ids=["plain", "block-network"],
+)
 def test_pytest_recording_keeps_its_work_beside_the_runner(
     pytester: pytest.Pytester, option: tuple[str, ...]
 ) -> None:

@@ -8,28 +8,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.testing.trace_assertions
-import harness.tools.builtin
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
 
-# Keep what a run imports loaded between pytester's in-process runs.
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "SENTINEL-NOTE-4A1B"
 REJECT = "SENTINEL-REJECT-77C0"
@@ -208,6 +191,7 @@ def _failures(result: pytest.RunResult) -> dict[str, str]:
     return found
 
 
+@pytest.mark.deep
 def test_every_check_type_passes_where_it_holds_and_fails_where_it_does_not(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -246,6 +230,7 @@ def test_every_check_type_passes_where_it_holds_and_fails_where_it_does_not(
             "evals/cases/edits.yaml: case 'rename-var': checks.files[0].contains: "
             "expected a list of strings",
             id="not-a-list",
+            marks=pytest.mark.deep,
         ),
         pytest.param(
             "version: 1\ncases:\n  - name: leak\n    workspace: cases/copy\n"
@@ -268,6 +253,7 @@ def test_a_malformed_case_file_is_one_clear_error(
     assert "Traceback" not in output  # one message, not a stack
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("how", ["option", "ini"])
 def test_harness_cases_points_at_another_folder(
     pytester: pytest.Pytester, sim_server: Any, how: str

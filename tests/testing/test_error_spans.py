@@ -63,6 +63,7 @@ def test_one_span_is_ok(run, trace):
 """
 
 
+@pytest.mark.deep
 def test_a_crashing_tool_fails_every_shape_test_that_does_not_mark_it(
     pytester: pytest.Pytester,
 ) -> None:

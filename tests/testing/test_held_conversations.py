@@ -8,18 +8,12 @@ import json
 from typing import Any
 
 import anthropic
-import httpx2
 import openai
 import pytest
 from anthropic import beta_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.traffic_rows
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import Reply, ScriptToolCall, SimulatorServer
@@ -27,28 +21,16 @@ from harness.simulator.render import HeldConversations, render_reply
 from harness.traffic.threads import Call, Step, place_calls
 from harness.wires.anthropic.traffic import read_messages_request, read_messages_response
 from harness.wires.openai_responses import simulator as _responses
+from tests.testing.sim_scripts import read_notes_rule
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-PRELOADED = (
-    anthropic,
-    openai,
-    httpx2,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.traffic_rows,
-)
 CODE = "RELEASE-CODE-7H3Q"
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,
     "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
+        read_notes_rule(),
         # Reads every tool result of the conversation, the held part included.
         {"fill": "RELEASE-CODE-[A-Z0-9]+", "reply": "The release code is {match}."},
     ],
@@ -66,12 +48,6 @@ TOOLS = [
         },
     }
 ]
-
-
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
 
 
 @pytest.fixture

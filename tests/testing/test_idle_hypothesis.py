@@ -79,6 +79,7 @@ def test_a_session_without_hypothesis_tests_never_imports_it(pytester: pytest.Py
     assert _ends(result) == {"main during=False imported=False kept=False"}
 
 
+@pytest.mark.deep
 def test_a_session_with_a_hypothesis_test_keeps_the_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain=PLAIN, test_given=GIVEN)
     result = _run(pytester)
@@ -86,6 +87,7 @@ def test_a_session_with_a_hypothesis_test_keeps_the_plugin(pytester: pytest.Pyte
     assert _ends(result) == {"main during=True imported=True kept=True"}
 
 
+@pytest.mark.deep
 def test_the_statistics_option_keeps_the_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain=PLAIN)
     result = _run(pytester, "--hypothesis-show-statistics")
@@ -94,6 +96,7 @@ def test_the_statistics_option_keeps_the_plugin(pytester: pytest.Pytester) -> No
     assert "Hypothesis Statistics" in result.stdout.str()
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("marked", [False, True], ids=["plain", "reports-need-it"])
 def test_under_xdist_the_controller_drops_it_unless_a_report_needs_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, marked: bool

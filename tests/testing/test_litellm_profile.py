@@ -40,12 +40,6 @@ def test_completion(llm_cassette):
 """
 
 
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
-
-
 def test_the_profile_makes_the_price_map_host_offline_and_sets_litellm_offline() -> None:
     config = resolve_config(None, {"profile": "litellm", "offline_hosts": ["example.org"]})
     assert config.offline_hosts == ("raw.githubusercontent.com", "example.org")

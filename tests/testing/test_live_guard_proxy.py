@@ -13,16 +13,11 @@ import socketserver
 import threading
 from collections.abc import Iterator
 
-import openai
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import harness.recording
-import harness.testing.live_guard
 from harness.testing._proxy_guard import proxied_target
-
-PRELOADED = (openai, harness.recording, harness.testing.live_guard)  # kept between runs
 
 PROXY_TESTS = """
 import os, socket, ssl
@@ -88,6 +83,7 @@ def proxy() -> Iterator[tuple[str, list[bytes]]]:
         server.server_close()
 
 
+@pytest.mark.deep  # seven inner evals; the guard's blocking: test_live_guard_hosts
 def test_an_eval_through_any_proxy_variable_is_blocked(
     pytester: pytest.Pytester,
     monkeypatch: pytest.MonkeyPatch,

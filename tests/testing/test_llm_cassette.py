@@ -7,54 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import httpx2
-import openai
 import pytest
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.traffic_rows
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import release_code_script
 
 # One worker imports the heavy SDK for all of this module (see the root conftest).
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-# Kept loaded between pytester's in-process runs.
-PRELOADED = (
-    anthropic,
-    openai,
-    httpx2,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.traffic_rows,
-)
 CODE = "RELEASE-CODE-5K2P"
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
-        {"when": {"last_user_contains": "say hello"}, "reply": "hello"},
-    ],
-}
+SIM_SCRIPT = release_code_script({"when": {"last_user_contains": "say hello"}, "reply": "hello"})
 
 # A raw openai tool loop, as a user would write it, and an eval of it.
 RAW_AGENT = f'''
@@ -96,12 +60,6 @@ def test_raw(llm_cassette, tmp_path):
 '''
 
 
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
-
-
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     # Plain asserts inside: rewriting harness modules first imported deep in an inner
     # run's stack trips a CPython 3.11 compiler check ("AST constructor recursion").
@@ -116,6 +74,7 @@ def _rows(path: Path) -> list[Any]:
     return list(load_report(path).rows)
 
 
+@pytest.mark.deep
 def test_a_raw_sdk_loop_records_against_the_simulator_and_replays_offline_as_an_eval_row(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -134,6 +93,7 @@ def test_a_raw_sdk_loop_records_against_the_simulator_and_replays_offline_as_an_
     assert row.cassette == "test_raw.yaml"
 
 
+@pytest.mark.deep
 def test_epochs_and_mutants_on_a_foreign_eval(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -171,6 +131,7 @@ def test_epochs_and_mutants_on_a_foreign_eval(
     assert "scripted" not in mutated.stdout.str()
 
 
+@pytest.mark.deep
 def test_telemetry_is_answered_locally_never_stored_and_never_a_miss(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -228,6 +189,7 @@ def test_plain_test_calls_out():
 """
 
 
+@pytest.mark.deep
 def test_a_live_call_no_cassette_answers_fails_the_test_with_one_clear_error(
     pytester: pytest.Pytester,
 ) -> None:
@@ -269,6 +231,7 @@ def test_agent(llm_cassette, caplog):
 """
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "model", ["OpenAIChatCompletionsModel", "OpenAIResponsesModel"], ids=["chat", "responses"]
 )
@@ -326,6 +289,7 @@ def test_agent(llm_cassette):
 """
 
 
+@pytest.mark.deep
 def test_a_pydantic_ai_agent_on_anthropic_streams_into_its_own_cassette(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -386,6 +350,7 @@ def test_shape(llm_cassette, tmp_path, trace):
 """
 
 
+@pytest.mark.deep
 def test_trace_in_an_llm_cassette_test_is_the_traffic_trace(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:

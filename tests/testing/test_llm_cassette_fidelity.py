@@ -4,50 +4,15 @@ and the Agents SDK recording two tests in one session."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
-import httpx2
-import openai
 import pytest
-import requests
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.traffic_rows
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import release_code_script
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-PRELOADED = (
-    openai,
-    httpx,
-    httpx2,
-    requests,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.traffic_rows,
-)
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
-        {"when": {"last_user_contains": "hello"}, "reply": "hello there"},
-    ],
-}
+SIM_SCRIPT = release_code_script({"when": {"last_user_contains": "hello"}, "reply": "hello there"})
 HELLO = """
 def hello(client, stream=False):
     asked = dict(model="gpt-4.1-mini", messages=[{"role": "user", "content": "say hello"}])
@@ -56,12 +21,6 @@ def hello(client, stream=False):
     chunks = client.chat.completions.create(**asked, stream=True)
     return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
 """
-
-
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -76,6 +35,7 @@ def _cassettes(pytester: pytest.Pytester, folder: str) -> list[str]:
     return sorted(p.name for p in (pytester.path / "cassettes" / folder).glob("*.yaml"))
 
 
+@pytest.mark.deep
 def test_an_offline_host_fails_with_the_librarys_own_connection_error(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -131,6 +91,7 @@ def pytest_configure(config):
 """
 
 
+@pytest.mark.deep
 def test_cassette_and_row_names_use_the_parametrize_ids(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -169,6 +130,7 @@ def test_repeated(llm_cassette):
     assert sorted(r.scenario for r in rows) == ["hello[lyon]", "hello[paris]"]
 
 
+@pytest.mark.deep
 def test_one_test_opts_into_stream_twins_with_its_marker(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:
@@ -244,6 +206,7 @@ def test_second(llm_cassette):
 """
 
 
+@pytest.mark.deep
 def test_the_agents_sdk_records_two_tests_in_one_session(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:

@@ -94,7 +94,14 @@ def test_a_cassette_without_a_model_part_still_replays_with_a_note_to_move_it(
     assert "gpt-5-mini/test_probe/test_pinned.yaml" in other.stdout.str()
 
 
-@pytest.mark.parametrize("mode", ["all", "rewrite", "new_episodes"])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "all",
+        pytest.param("rewrite", marks=pytest.mark.deep),
+        pytest.param("new_episodes", marks=pytest.mark.deep),
+    ],
+)
 def test_recording_the_marker_model_writes_its_own_file_never_the_baseline(
     pytester: pytest.Pytester, mode: str
 ) -> None:
@@ -172,6 +179,7 @@ def test_hello(llm_cassette):
 """
 
 
+@pytest.mark.deep
 def test_an_upgrade_records_beside_the_baseline_and_view_opens_each_rows_own(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -243,6 +251,7 @@ def test_a_model_named_in_the_requests_is_checked_against_the_cassettes() -> Non
     assert said is not None and "pass llm_cassette.model to the agent" in said
 
 
+@pytest.mark.deep
 def test_a_test_that_ignores_its_model_is_told_after_recording(pytester: pytest.Pytester) -> None:
     from harness.simulator import SimulatorServer
 

@@ -18,6 +18,7 @@ from harness.testing.traffic_rows import model_api
 names = st.lists(st.text(st.sampled_from("abcxyz._*"), min_size=1, max_size=8), max_size=4)
 
 
+@pytest.mark.deep
 @given(fixture=names, marker=names, params=names)
 def test_the_marker_wins_per_field_and_profiles_add_their_fields(
     fixture: list[str], marker: list[str], params: list[str]

@@ -13,16 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.testing.trace_assertions
-import harness.tools.builtin
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.evals import (
     EvalMutants,
     MutantOutcome,
@@ -33,16 +25,8 @@ from harness.evals import (
 )
 from harness.simulator import SimulatorServer
 
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
+pytestmark = pytest.mark.deep
+
 
 SENTINEL = "SENTINEL-ALPHA-1234"
 SIM_SCRIPT: dict[str, Any] = {

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import socket
 
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.wires.openai.provider
 from harness.evals import load_report
-
-# Imported once here, not by the first pytester run (whose setup would pay for them).
-PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 EVAL = """
 import pytest
@@ -46,6 +39,7 @@ def test_recording_without_a_key_is_one_line(
     assert len(section.splitlines()) <= 6, section  # rule, title, error, blank, where, rule
 
 
+@pytest.mark.deep
 def test_a_corrupt_cassette_is_one_line_naming_the_file(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_x=EVAL)
     cassette = pytester.path / "cassettes/openai/gpt-4.1-mini/test_x/test_x.yaml"

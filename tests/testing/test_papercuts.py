@@ -8,15 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.wires.openai.provider
 from harness.evals import EvalReport, compare_reports, load_report, render_table
-
-PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
 EVAL = """
 import pytest
@@ -53,6 +47,7 @@ def test_a_missing_cassette_reads_as_short_as_a_replay_miss(pytester: pytest.Pyt
     assert len(section.splitlines()) <= 6, section  # rule, title, error, blank, where, rule
 
 
+@pytest.mark.deep
 def test_the_re_record_hint_names_the_port_the_cassette_was_recorded_against(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -70,6 +65,7 @@ def test_the_re_record_hint_names_the_port_the_cassette_was_recorded_against(
     assert f"--port {port}`" in out and "8765" not in out
 
 
+@pytest.mark.deep
 def test_a_row_that_used_no_tokens_shows_no_cost(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_early=EARLY)
     report_path = pytester.path / "report.json"
@@ -96,6 +92,7 @@ def _harness_eval(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.deep
 def test_an_evals_dir_without_evals_is_a_clear_usage_error_and_writes_no_report(
     tmp_path: Path,
 ) -> None:

@@ -13,33 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.subagent
-import harness.testing.trace_assertions
-import harness.tools.builtin
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.core.wires import runtime_wires
 from harness.simulator import SimulatorServer
-
-# pytester's in-process runs drop the modules a run imported once it ends: keep
-# these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.subagent,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
+from tests.testing.sim_scripts import read_a_txt_script
 
 HAS_PYTEST_RECORDING = importlib.util.find_spec("pytest_recording") is not None
 HARNESS_OPTIONS = (
@@ -293,6 +271,7 @@ def test_golden(make_harness_app, scripted_provider, workspace, trace, assert_tr
 """
 
 
+@pytest.mark.deep
 def test_assert_trace_golden_create_update_compare(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -324,16 +303,7 @@ def test_assert_trace_golden_create_update_compare(
 
 # --- recorded providers and cassettes -------------------------------------------------
 
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 RECORDED_TEST = """
 import pytest
@@ -348,6 +318,7 @@ def test_rec(harness_app, workspace, flavour):
 """
 
 
+@pytest.mark.deep
 def test_provider_records_against_the_simulator_then_replays_offline(
     project: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -487,6 +458,7 @@ def test_help_lists_every_option(project: pytest.Pytester, record_mode_owner: st
     result.stdout.fnmatch_lines([f"*{owner_help[record_mode_owner]}*"])
 
 
+@pytest.mark.deep
 def test_record_mode_default_and_choices(project: pytest.Pytester, record_mode_owner: str) -> None:
     project.makepyfile(
         """
@@ -516,6 +488,7 @@ def test_record_mode_exists_when_pytest_recording_is_disabled(project: pytest.Py
     assert result.ret == pytest.ExitCode.OK, result.stderr.str()
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(not HAS_PYTEST_RECORDING, reason="pytest-recording is not installed")
 def test_works_alongside_pytest_recording(project: pytest.Pytester, sim_server: Any) -> None:
     project.makepyfile(**{"tests/sub/test_rec": RECORDED_TEST})
@@ -535,6 +508,7 @@ def test_works_alongside_pytest_recording(project: pytest.Pytester, sim_server: 
 # --- imports -----------------------------------------------------------------------------
 
 
+@pytest.mark.deep
 def test_importing_the_plugin_imports_no_sdk() -> None:
     heavy = ("openai", "anthropic", "vcr", "lark_oapi")
     code = (

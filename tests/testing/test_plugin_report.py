@@ -8,18 +8,7 @@ from typing import Any
 
 import pytest
 
-import harness.app
-import harness.testing.trace_assertions
-import harness.tools.builtin
 from harness.evals import Verdict, load_report
-
-# pytester's in-process runs drop the modules a run imported once it ends: keep
-# these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (
-    harness.app,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
 
 EVAL_TESTS = """
 import pytest
@@ -137,6 +126,7 @@ def test_failure_messages_do_not_depend_on_the_traceback_style(
     assert "ScriptedProvider has 1 unused turn(s)" in rows["leftover"]
 
 
+@pytest.mark.deep
 def test_epochs_repeat_only_eval_tests(project: pytest.Pytester) -> None:
     path = project.path / "report.json"
     result = run(project, "--harness-report", str(path), "--harness-epochs", "3")
@@ -152,6 +142,7 @@ def test_epochs_repeat_only_eval_tests(project: pytest.Pytester) -> None:
     assert sum(row["scenario"] == "sized[big]" for row in rows) == 3
 
 
+@pytest.mark.deep
 def test_xdist_report_rows_equal_the_serial_ones(project: pytest.Pytester) -> None:
     serial, parallel = project.path / "serial.json", project.path / "parallel.json"
     run(project, "--harness-report", str(serial)).assert_outcomes(passed=5, failed=1, errors=1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import openai
 import pytest
 
@@ -17,30 +16,9 @@ import harness.wires.anthropic.provider
 import harness.wires.openai.provider
 from harness.evals import Source, load_report, render_table
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import read_a_txt_script
 
-# pytester's in-process runs drop the modules a run imported once it ends: keep
-# these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (
-    anthropic,
-    openai,
-    harness.app,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.trace_assertions,
-    harness.tools.builtin,
-)
-
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 EVALS = """
 import pytest
@@ -70,6 +48,7 @@ def _sources(report: Path) -> dict[tuple[str, str], tuple[str, bool]]:
     }
 
 
+@pytest.mark.deep
 def test_rows_recorded_against_the_simulator_say_simulator_replayed_or_not(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:
@@ -96,6 +75,7 @@ def test_rows_recorded_against_the_simulator_say_simulator_replayed_or_not(
     assert table[-1].startswith("* synthetic tokens")
 
 
+@pytest.mark.deep
 def test_a_cassette_from_a_local_server_that_is_not_the_simulator_is_unknown(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:

@@ -10,17 +10,9 @@ import pytest
 import yaml
 
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import read_a_txt_script
 
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 TEST = """
 import pytest
@@ -58,6 +50,7 @@ def _add_query(path: Path, query: str) -> None:
     path.write_text(text.replace("/v1/chat/completions\n", f"/v1/chat/completions?{query}\n"))
 
 
+@pytest.mark.deep
 def test_ignore_query_params_option_and_ini_key(project: pytest.Pytester) -> None:
     _record(project, SIM_SCRIPT, "-k", "openai").assert_outcomes(passed=1)
     path = _cassette(project, "openai", "test_reads")
@@ -105,6 +98,7 @@ def test_a_failed_live_call_is_saved_only_with_record_errors(
         assert [i["response"]["status"]["code"] for i in stored["interactions"]] == [400]
 
 
+@pytest.mark.deep
 def test_stream_both_records_and_replays_a_streaming_run_per_provider(
     project: pytest.Pytester,
 ) -> None:
@@ -129,6 +123,7 @@ def test_stream_both_records_and_replays_a_streaming_run_per_provider(
     project.runpytest().assert_outcomes(passed=2)
 
 
+@pytest.mark.deep
 def test_a_streaming_miss_hint_names_the_stream_option(project: pytest.Pytester) -> None:
     _record(project, SIM_SCRIPT, "--harness-stream", "on", "-k", "openai").assert_outcomes(passed=1)
     project.makepyfile(test_opts=TEST.replace("What does a.txt say?", "What is in a.txt?"))
@@ -150,6 +145,7 @@ def _recorded(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.yaml"))
 
 
+@pytest.mark.deep
 def test_a_cassette_dir_as_two_words_finds_the_same_cassettes_or_says_how_to_write_it(
     pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -7,17 +7,9 @@ from typing import Any
 import pytest
 
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import read_a_txt_script
 
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
-        },
-        {"when": {"last_tool_result_contains": "alpha"}, "reply": "a.txt says alpha"},
-    ],
-}
+SIM_SCRIPT = read_a_txt_script()
 
 TEST = """
 import pytest
@@ -69,6 +61,7 @@ def recorded(pytester: pytest.Pytester, sim_server: Any) -> tuple[pytest.Pyteste
     return pytester, url
 
 
+@pytest.mark.deep
 def test_a_miss_fails_the_test_once_with_the_diff_first(
     recorded: tuple[pytest.Pytester, str],
 ) -> None:
@@ -95,6 +88,7 @@ def test_a_miss_fails_the_test_once_with_the_diff_first(
     assert out.count("recorded -> now:") == 1
 
 
+@pytest.mark.deep
 def test_a_swallowed_miss_still_fails_once_at_teardown(
     recorded: tuple[pytest.Pytester, str],
 ) -> None:
@@ -129,6 +123,7 @@ def test_direct(tmp_path):
 """
 
 
+@pytest.mark.deep
 def test_a_miss_through_use_cassette_directly_is_reported_diff_first(
     pytester: pytest.Pytester, sim_server: Any
 ) -> None:

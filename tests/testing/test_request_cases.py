@@ -10,27 +10,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
-import harness.app
-import harness.recording
-import harness.testing.request_checks
-import harness.tools.builtin
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
 from harness.evals.mutant_table import render_mutants
 from harness.testing import sent_requests
 
-PRELOADED = (
-    openai,
-    harness.app,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.request_checks,
-    harness.tools.builtin,
-)
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "SENTINEL-NOTE-5C2D"
 SIM_SCRIPT: dict[str, Any] = {

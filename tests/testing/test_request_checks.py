@@ -448,6 +448,7 @@ def _conversation(system: str, prompt: str, steps: list[Any]) -> list[LLMRequest
     return requests
 
 
+@pytest.mark.deep  # every wire's SDK in turn: seconds
 @given(
     system=st.text(min_size=1, max_size=30).filter(str.strip),
     prompt=st.text(min_size=1, max_size=20).filter(str.strip),

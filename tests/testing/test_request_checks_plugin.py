@@ -5,52 +5,19 @@ while one that checks nothing about them lets them survive, and the table says s
 
 from __future__ import annotations
 
-from typing import Any
-
-import openai
 import pytest
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.request_checks
-import harness.testing.traffic_rows
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.mutant_table import render_mutants
 from harness.simulator import SimulatorServer
 from harness.testing import sent_requests, system_sha256
+from tests.testing.sim_scripts import release_code_script
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-# Kept loaded between pytester's in-process runs.
-PRELOADED = (
-    openai,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.request_checks,
-    harness.testing.traffic_rows,
-)
 CODE = "RELEASE-CODE-7Q4M"
 SYSTEM = "You are a careful release assistant.\nAnswer with the code you read, nothing else."
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
-    ],
-}
+SIM_SCRIPT = release_code_script()
 
 AGENT = f'''
 import json
@@ -116,12 +83,6 @@ def test_wrong_model(llm_cassette, tmp_path):
 """
 
 
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
-
-
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     # Plain asserts inside, as the other llm_cassette pytester tests (CPython 3.11).
     return pytester.runpytest("--assert=plain", "-p", "no:randomly", *args)
@@ -157,6 +118,7 @@ def test_request_checks_pass_on_what_was_sent_and_fail_naming_the_request(
     )
 
 
+@pytest.mark.deep  # test_request_cases kills request mutants in a second
 def test_request_mutants_are_killed_by_request_checks_and_survive_without(
     pytester: pytest.Pytester, sim: SimulatorServer
 ) -> None:

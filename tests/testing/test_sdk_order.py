@@ -63,6 +63,7 @@ def _orders(pytester: pytest.Pytester, *args: str) -> dict[str, list[str]]:
     }
 
 
+@pytest.mark.deep
 def test_workers_group_rows_by_sdk_within_each_module(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rows=ROWS, test_other=OTHER)
     orders = _orders(pytester, "-p", "no:randomly", "-n", "2")
@@ -94,6 +95,7 @@ def test_a_serial_run_keeps_the_collected_order(pytester: pytest.Pytester) -> No
     assert [_sdk(n) for n in plain][:3] == ["openai", "openai", "anthropic"]
 
 
+@pytest.mark.deep
 def test_a_shuffled_order_stays_shuffled_within_each_sdk(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rows=ROWS)
     seed = ["-p", "randomly", "--randomly-seed=7"]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.evals import Verdict, compare_reports, load_report
 from harness.evals.gate import Status
+from harness.testing.naming import scenario_name
+from harness.testing.sequential import Sequential
 
 EVALS = """
 import os
@@ -145,48 +148,64 @@ def test_workers_see_each_others_epochs(
     assert _runs(report)["steady"] == (8, 8, 0)
 
 
+# Two cases of one test and scenario that compare pools into one row group: the
+# provider parameter of one does not tell them apart from the other, which has none
+# (its rows take the run's provider). A case of a test of its own is alone.
 POOLED = """
-import os
 import pytest
 
-# Two cases compare pools into one (same scenario "same[a-b-c]", same test: the
-# joined parametrize ids collide): one case's epochs alone can never make the
-# pooled status certain.
 @pytest.mark.eval("same")
-@pytest.mark.parametrize("y", ["c", "b-c"], ids=["c", "b-c"])
-@pytest.mark.parametrize("x", [1, "1"], ids=["a-b", "a"])
-def test_pooled(x, y):
-    if (x, y) in ((1, "b-c"), ("1", "c")):
-        pytest.skip("not a case of this test")
-    assert not (os.environ.get("BREAK_IT") and isinstance(x, int))
+@pytest.mark.parametrize("provider_name", ["openai", None])
+def test_pooled(provider_name):
+    pass
+
+@pytest.mark.eval("alone")
+def test_alone():
+    pass
 """
 
 
-def test_cases_that_compare_pools_never_stop_against_a_baseline(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+def _finish(rule: Sequential, item: pytest.Item, *, passed: bool) -> None:
+    """Feed ``rule`` one finished epoch of ``item``, as the plugin's report hook does."""
+    provider = item.callspec.params.get("provider_name")  # type: ignore[attr-defined]
+    row = json.dumps({"scenario": scenario_name(item), "provider": provider or "scripted"})
+    for when in ("setup", "call", "teardown"):
+        outcome = "failed" if when == "call" and not passed else "passed"
+        properties = [("harness_eval", row)] if when == "teardown" else []
+        report = pytest.TestReport(
+            item.nodeid, item.location, {}, outcome, None, when, user_properties=properties
+        )
+        rule.note(item, report)
+
+
+def _stops(rule: Sequential, item: pytest.Item) -> bool:
+    try:
+        rule.check(item)
+    except pytest.skip.Exception:
+        return True
+    return False
+
+
+def test_a_case_whose_runs_compare_pools_with_another_never_stops_against_a_baseline(
+    pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
-    pytester.makepyfile(test_pooled=POOLED)
-    old, full, new = (pytester.path / f"{name}.json" for name in ("old", "full", "new"))
-    epochs = ("-m", "eval", "--harness-epochs", "4")
-    pytester.runpytest(*epochs, "--harness-report", str(old))
-    monkeypatch.setenv("BREAK_IT", "1")
-    pytester.runpytest(*epochs, "--harness-report", str(full))
-    pytester.runpytest(
-        *epochs,
-        "--harness-sequential",
-        "--harness-sequential-baseline",
-        str(old),
-        "--harness-report",
-        str(new),
-    )
-    statuses = [
-        {
-            c.scenario: c.status
-            for c in compare_reports(load_report(old), load_report(report)).changes
-        }
-        for report in (full, new)
-    ]
-    # Alone, the failing half would have stopped after two failures (0/2 against 8/8
-    # pooled); pooled with the passing half that read 4/6, not the full run's 4/8.
-    assert statuses[0] == statuses[1]
-    assert statuses[0]["same[a-b-c]"] == Status.REGRESSION
+    module = pytester.getmodulecol(POOLED, configargs=("--harness-epochs", "4"))
+    items = pytester.genitems([module])
+    rule = Sequential(folder=tmp_path, planned=4, baseline={})
+    rule.order(items)
+    epochs: dict[tuple[str, object], list[pytest.Item]] = {}
+    for item in items:  # ordered: each case's four epochs one after another
+        provider = item.callspec.params.get("provider_name")  # type: ignore[attr-defined]
+        epochs.setdefault((item.originalname, provider), []).append(item)  # type: ignore[attr-defined]
+    stops = {}
+    for case, (first, second, third, _) in epochs.items():
+        _finish(rule, first, passed=False)
+        _finish(rule, second, passed=False)
+        stops[case] = _stops(rule, third)
+    # Two failures of four against a baseline without the case settle a case alone;
+    # pooled, the other case's epochs count too, so neither of the pair stops.
+    assert stops == {
+        ("test_pooled", "openai"): False,
+        ("test_pooled", None): False,
+        ("test_alone", None): True,
+    }

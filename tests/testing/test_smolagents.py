@@ -95,12 +95,6 @@ class ReadFile(Tool):
         return (self.workspace / path).read_text("utf-8")
 
 
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
-
-
 def _model(sim: SimulatorServer) -> OpenAIServerModel:
     return OpenAIServerModel("gpt-4.1-mini", api_base=f"{sim.url}/v1", api_key="sim-key")
 

@@ -26,6 +26,7 @@ def test_the_scenario_evals_pass_replaying_their_streaming_cassettes() -> None:
     _assert_streaming_replays(("evals",))
 
 
+@pytest.mark.deep
 def test_a_sample_of_the_evals_passes_replaying_its_streaming_cassettes() -> None:
     _assert_streaming_replays(SAMPLE)
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-import openai
 import pytest
 
 import harness.evals.recorded_responses
@@ -17,23 +15,10 @@ from harness.core.errors import ConfigurationError
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import release_code_script
 
-PRELOADED = (openai, harness.evals.recorded_responses, harness.wires.openai.provider)
 CODE = "RELEASE-CODE-8D3A"
-SIM_SCRIPT: dict[str, Any] = {
-    "version": 1,
-    "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
-    ],
-}
+SIM_SCRIPT = release_code_script()
 AGENT = """
 import json
 import openai
@@ -70,6 +55,7 @@ cases:
 """
 
 
+@pytest.mark.deep
 def test_a_target_case_records_and_replays_without_a_test_module(
     pytester: pytest.Pytester,
 ) -> None:

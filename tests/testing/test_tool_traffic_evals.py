@@ -10,17 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
-import httpx2
-import openai
 import pytest
 
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.testing.http_mutants
-import harness.testing.traffic_rows
-import harness.wires.openai.provider
 from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import SimulatorServer
@@ -42,17 +33,6 @@ ToolServer = Any
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-PRELOADED = (
-    openai,
-    httpx,
-    httpx2,
-    harness.recording,
-    harness.evals.recorded_responses,
-    harness.wires.openai.provider,
-    harness.simulator.render,
-    harness.testing.http_mutants,
-    harness.testing.traffic_rows,
-)
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,
     "rules": [
@@ -110,12 +90,6 @@ def test_weather(llm_cassette):
 """
 
 
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
-
-
 @pytest.fixture
 def weather(monkeypatch: pytest.MonkeyPatch) -> Any:
     with tool_server() as server:
@@ -157,6 +131,7 @@ def test_a_tools_http_replays_exactly_and_is_neither_source_nor_cost(
     )
 
 
+@pytest.mark.deep
 def test_mutants_of_a_tool_using_agent_run_without_errors(
     pytester: pytest.Pytester, sim: SimulatorServer, weather: ToolServer, monkeypatch: Any
 ) -> None:
@@ -177,6 +152,7 @@ def test_mutants_of_a_tool_using_agent_run_without_errors(
     assert sum(v == "killed" for v in outcomes.values()) >= 0.8 * len(outcomes)
 
 
+@pytest.mark.deep
 def test_a_mutant_that_sends_a_tool_off_the_recording_is_exhausted_not_an_error(
     pytester: pytest.Pytester, sim: SimulatorServer, weather: ToolServer, monkeypatch: Any
 ) -> None:

@@ -295,6 +295,7 @@ def test_the_same_traffic_gives_the_same_trace(record: Recorder) -> None:
     assert recorded is not None and first.created_at[:19] == recorded.recorded_at[:19]
 
 
+@pytest.mark.deep
 def test_the_viewer_shows_a_traffic_trace(record: Recorder, tmp_path: Path) -> None:
     cassette, _ = record("anthropic", False)
     tree = trace_from_cassette(cassette)
@@ -316,6 +317,7 @@ def test_the_viewer_shows_a_traffic_trace(record: Recorder, tmp_path: Path) -> N
     assert tree.trace_id in output.read_text("utf-8")
 
 
+@pytest.mark.deep
 @settings(max_examples=60, deadline=None)
 @given(
     plan=st.lists(st.integers(min_value=1, max_value=3), max_size=4),

@@ -114,6 +114,7 @@ def test_a_stream_is_known_by_its_header_or_first_line(
     assert is_event_stream(content_type, body) is expected
 
 
+@pytest.mark.deep
 @pytest.mark.skipif(not STREAMS, reason=MISSING)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

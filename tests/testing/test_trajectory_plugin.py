@@ -8,60 +8,29 @@ import re
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
-import harness.app
-import harness.evals.recorded_responses
-import harness.recording
-import harness.testing.cases_suite
-import harness.testing.trajectory
-import harness.tools.builtin
-import harness.wires.openai.provider
 from harness.core.errors import ConfigurationError
 from harness.evals import load_report
 from harness.evals.cases import load_case_file
 from harness.simulator import SimulatorServer
+from tests.testing.sim_scripts import read_notes_rule, tell_release_code_rule
 
 pytestmark = pytest.mark.xdist_group("agent-frameworks")
 
-# Kept loaded between pytester's in-process runs.
-PRELOADED = (
-    openai,
-    harness.app,
-    harness.evals.recorded_responses,
-    harness.wires.openai.provider,
-    harness.recording,
-    harness.testing.cases_suite,
-    harness.testing.trajectory,
-    harness.tools.builtin,
-)
 CODE = "RELEASE-CODE-T4J9"
 SIM_SCRIPT: dict[str, Any] = {
     "version": 1,
     "rules": [
-        {
-            "when": {"tools_include": "read_file", "has_tool_results": False},
-            "reply": {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        },
+        read_notes_rule(),
         {  # pydantic-ai's output tool: the answer is its arguments
             "fill": "RELEASE-CODE-[A-Z0-9]+",
             "when": {"tools_include": "final_result", "last_tool_result_contains": "RELEASE"},
             "reply": {"tool_calls": [{"name": "final_result", "arguments": {"code": "{match}"}}]},
         },
-        {
-            "fill": "RELEASE-CODE-[A-Z0-9]+",
-            "when": {"last_tool_result_contains": "RELEASE-CODE"},
-            "reply": "The release code is {match}.",
-        },
+        tell_release_code_rule(),
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def sim() -> Any:
-    with SimulatorServer(SIM_SCRIPT) as server:
-        yield server
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

@@ -67,6 +67,7 @@ def test_there_is_no_stdin(tmp_path: Path) -> None:
     assert time.monotonic() - started < 3
 
 
+@pytest.mark.deep
 def test_timeout_kills_every_process_it_started(
     tmp_path: Path, make_bash: Callable[..., BashTool], mark: str, survivors: Survivors
 ) -> None:
@@ -82,6 +83,7 @@ def test_timeout_kills_every_process_it_started(
     assert survivors(mark) == []
 
 
+@pytest.mark.deep
 def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
     tmp_path: Path, make_bash: Callable[..., BashTool], mark: str, survivors: Survivors
 ) -> None:
@@ -94,6 +96,7 @@ def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
     assert survivors(mark) == []
 
 
+@pytest.mark.deep
 def test_shell_that_closes_its_output_still_times_out(tmp_path: Path) -> None:
     output = run(BashTool(), tmp_path, "echo bye; exec >&- 2>&-; sleep 30", timeout_seconds=1)
 

@@ -144,6 +144,7 @@ _SECRETISH = st.builds(
 )
 
 
+@pytest.mark.deep
 @given(names=st.lists(_SECRETISH, min_size=1, max_size=5), other=st.lists(_NAME, max_size=5))
 def test_no_secret_looking_name_ever_passes(names: list[str], other: list[str]) -> None:
     source = {name: "value" for name in [*names, *other]}
@@ -154,6 +155,7 @@ def test_no_secret_looking_name_ever_passes(names: list[str], other: list[str]) 
     assert not set(names) & set(env)
 
 
+@pytest.mark.deep
 @given(name=_NAME)
 def test_a_plain_listed_name_passes_unless_forbidden(name: str) -> None:
     env = EnvironmentFilter([name]).apply({name: "v"})

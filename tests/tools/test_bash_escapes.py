@@ -15,6 +15,7 @@ import pytest
 
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput
+from tests.tools.conftest import needs_bwrap, needs_landlock
 
 Survivors = Callable[[str], list[int]]
 
@@ -36,7 +37,22 @@ def run(tool: BashTool, workdir: Path, command: str, timeout: int = 30) -> dict[
     return {"text": output.text, **output.metadata}
 
 
-@pytest.mark.parametrize("escape", list(ESCAPES.values()), ids=list(ESCAPES))
+# Both sandbox modes (the ``mode`` fixture) by every escape; bwrap's background row,
+# the slowest, runs in the deep tier only.
+@pytest.mark.parametrize(
+    ("mode", "escape"),
+    [
+        pytest.param(
+            mode,
+            command,
+            id=f"{mode}-{name}",
+            marks=[needs, pytest.mark.deep] if (mode, name) == ("bwrap", "background") else needs,
+        )
+        for mode, needs in (("bwrap", needs_bwrap), ("off", needs_landlock))
+        for name, command in ESCAPES.items()
+    ],
+    indirect=["mode"],
+)
 def test_no_process_survives_the_call(
     tmp_path: Path,
     make_bash: Callable[..., BashTool],
@@ -51,6 +67,7 @@ def test_no_process_survives_the_call(
     assert survivors(mark) == []
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("escape", list(ESCAPES.values()), ids=list(ESCAPES))
 def test_no_process_survives_a_timeout(
     tmp_path: Path,
@@ -65,6 +82,14 @@ def test_no_process_survives_a_timeout(
     assert survivors(mark) == []
 
 
+@pytest.mark.parametrize(
+    "mode",
+    [
+        pytest.param("bwrap", marks=needs_bwrap),
+        pytest.param("off", marks=[needs_landlock, pytest.mark.deep]),
+    ],
+    indirect=True,
+)
 def test_a_writer_loop_stops_growing_the_file_when_the_call_returns(
     tmp_path: Path, make_bash: Callable[..., BashTool]
 ) -> None:
@@ -122,6 +147,7 @@ print(tool.run(ToolInput({"command": attack}, Path(sys.argv[3]))).text)
 """
 
 
+@pytest.mark.deep
 def test_bash_cannot_type_into_the_users_terminal(
     tmp_path: Path, make_bash: Callable[..., BashTool]
 ) -> None:

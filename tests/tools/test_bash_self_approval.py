@@ -125,6 +125,7 @@ def _record(state: Path, approval_id: str) -> dict[str, object]:
     return loaded
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(
     "mode",
     [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def replacement_text(draw: st.DrawFn) -> str:
     return "\r\n".join(draw(st.lists(code_line, min_size=1, max_size=3)))
 
 
+@pytest.mark.deep
 @given(text=documents(), data=st.data(), new_text=replacement_text())
 @FAST
 def test_exact_edit_changes_only_the_span(text: str, data: st.DataObject, new_text: str) -> None:
@@ -57,6 +59,7 @@ def test_exact_edit_changes_only_the_span(text: str, data: st.DataObject, new_te
     assert result == text[:start] + new_text + text[end:]
 
 
+@pytest.mark.deep
 @given(
     before=documents(), between=documents(), after=documents(), old_text=st.text("ab=1", min_size=1)
 )
@@ -95,6 +98,7 @@ def variant_lines(draw: st.DrawFn, max_size: int) -> str:
     return end.join(lines) + (end if draw(st.booleans()) else "")
 
 
+@pytest.mark.deep
 @given(
     text=variant_lines(10),
     old_text=variant_lines(2),
@@ -143,6 +147,7 @@ def python_blocks(draw: st.DrawFn) -> tuple[list[str], int, int]:
     return lines, start, end
 
 
+@pytest.mark.deep
 @given(
     block=python_blocks(),
     file_ending=ending,

@@ -196,6 +196,7 @@ print(swaps)
 """
 
 
+@pytest.mark.deep
 def test_a_racing_process_never_redirects_a_write_or_a_read(tmp_path: Path) -> None:
     """Another process swaps ``d`` between a folder and a symlink to outside while
     the tools write, edit and read ``d/f.txt`` many times: nothing lands outside
@@ -284,6 +285,7 @@ LINE_TEXT = st.text(
 )
 
 
+@pytest.mark.deep
 @settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=LINE_TEXT)
 def test_read_numbers_lines_like_split_on_newline(tmp_path: Path, text: str) -> None:

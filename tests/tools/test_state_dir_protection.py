@@ -251,6 +251,7 @@ def test_the_explorer_child_cannot_read_the_state_dir(tmp_path: Path) -> None:
 SEGMENTS = st.sampled_from([".", "..", "", "sub", ".harness", "st", "alias", "ap-1.json", "x"])
 
 
+@pytest.mark.deep
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=st.lists(SEGMENTS, min_size=1, max_size=7), absolute=st.booleans())
 def test_no_spelling_reads_or_changes_the_state_dir(

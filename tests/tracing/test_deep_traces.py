@@ -49,6 +49,7 @@ def _show(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("options", [(), ("--outline",)], ids=["view", "outline"])
 def test_a_5000_deep_trace_renders_with_trace_show(tmp_path: Path, options: tuple[str]) -> None:
     path = tmp_path / "deep.json"
@@ -62,6 +63,7 @@ def test_a_5000_deep_trace_renders_with_trace_show(tmp_path: Path, options: tupl
     assert spans[-1].startswith("  " * 4999 + "agent.step")
 
 
+@pytest.mark.deep
 def test_the_tree_queries_work_on_a_deep_trace() -> None:
     tree = TraceTree.from_json(_deep_trace(3000))
     assert len(list(tree.walk())) == 3000
@@ -71,6 +73,7 @@ def test_the_tree_queries_work_on_a_deep_trace() -> None:
     assert render_trace(tree).count("\n") == 3000
 
 
+@pytest.mark.deep
 def test_a_trace_deeper_than_the_limit_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "too-deep.json"
     levels = TRACE_MAX_DEPTH // 2 + 10  # two JSON levels per span level

@@ -136,6 +136,7 @@ def _places(node: Any, found: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return found
 
 
+@pytest.mark.deep  # hypothesis against jsonschema: seconds
 @settings(max_examples=150, deadline=None)
 @given(
     doc=documents(),

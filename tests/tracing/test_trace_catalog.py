@@ -56,6 +56,7 @@ def test_bad_arguments_are_refused(tmp_path: Path, kwargs: dict[str, object], me
         list_traces(tmp_path, **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.deep
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(_JSON, st.dictionaries(_TOP_KEYS, _JSON, min_size=2)), st.binary(max_size=40))
 def test_any_file_content_is_summarised_or_reported_never_raised(

@@ -213,6 +213,7 @@ def test_without_the_extra_the_setting_names_the_fix(monkeypatch: pytest.MonkeyP
         build_otel_recorder("otlp")
 
 
+@pytest.mark.deep
 def test_importing_harness_does_not_import_opentelemetry() -> None:
     code = (
         "import sys, harness, harness.app, harness.tracing\n"
@@ -254,6 +255,7 @@ def receiver() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
         thread.join()
 
 
+@pytest.mark.deep
 def test_harness_run_sends_otlp_http_to_the_endpoint(
     tmp_path: Path, receiver: tuple[str, list[tuple[str, bytes]]]
 ) -> None:
@@ -311,6 +313,7 @@ def test_harness_run_sends_otlp_http_to_the_endpoint(
     assert not by_id[step.parent_span_id].parent_span_id
 
 
+@pytest.mark.deep
 def test_console_exporter_writes_to_stderr_and_leaves_stdout_alone(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OTEL_"))}
     env.update(

@@ -84,6 +84,7 @@ def test_validation_errors_name_the_problem(mutate: object, message: str) -> Non
         validate_trace_document(data)
 
 
+@pytest.mark.deep
 def test_importing_tracing_does_not_import_jsonschema_or_deepdiff() -> None:
     code = (
         "import sys, harness.tracing, harness.testing.trace_assertions;"

@@ -47,7 +47,9 @@ def _harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [
-        pytest.param(["eval", "compare", "old.json", "new.json"], id="eval-compare"),
+        pytest.param(
+            ["eval", "compare", "old.json", "new.json"], id="eval-compare", marks=pytest.mark.deep
+        ),
         pytest.param(["eval", "compare", "--json", "old.json", "new.json"], id="compare-json"),
         pytest.param(["view", "new.json", "-o", "page.html"], id="view-report"),
         pytest.param(["view", "--compare", "old.json", "new.json", "-o", "c.html"], id="view-cmp"),

@@ -21,6 +21,8 @@ from harness.tracing import TraceTree
 from harness.view import write_compare_page, write_view_page
 from tests.view.reports import ROOT, edited, remove, run_harness_eval
 
+pytestmark = pytest.mark.deep
+
 HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2><!--"
 
 

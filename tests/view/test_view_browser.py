@@ -38,6 +38,7 @@ def _visible_labels(page: Any) -> list[str]:
     )
 
 
+@pytest.mark.deep
 def test_scripted_run_rows_marks_and_attributes(page: Any, shots: Path, tmp_path: Path) -> None:
     paused, resumed = record_traces(tmp_path, trace_mode="replay")
     _open(page, build_trace_page([paused, resumed]), tmp_path, "trace")
@@ -97,6 +98,7 @@ def test_scripted_run_rows_marks_and_attributes(page: Any, shots: Path, tmp_path
     page.screenshot(path=str(shots / "trace-resumed.png"), full_page=True)
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("count", [1, 2], ids=["one-trace", "many-traces"])
 def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     page: Any, shots: Path, tmp_path: Path, count: int
@@ -120,6 +122,7 @@ def test_the_details_pane_is_wide_and_shows_the_clicked_span(
     assert waterfall["x"] + waterfall["width"] <= details.bounding_box()["x"]  # side by side
 
 
+@pytest.mark.deep
 def test_concurrent_calls_overlap_on_the_time_axis(page: Any, shots: Path, tmp_path: Path) -> None:
     _open(page, build_trace_page([overlapping_tree()]), tmp_path, "parallel")
     boxes = [bar.bounding_box() for bar in page.locator('.row[data-kind="tool.call"] .bar').all()]
@@ -131,6 +134,7 @@ def test_concurrent_calls_overlap_on_the_time_axis(page: Any, shots: Path, tmp_p
     page.screenshot(path=str(shots / "parallel.png"), full_page=True)
 
 
+@pytest.mark.deep
 def test_metadata_trace_says_why_there_is_no_payload(page: Any, tmp_path: Path) -> None:
     paused, _ = record_traces(tmp_path, trace_mode="metadata")
     _open(page, build_trace_page([paused]), tmp_path, "metadata")
@@ -139,6 +143,7 @@ def test_metadata_trace_says_why_there_is_no_payload(page: Any, tmp_path: Path) 
     assert "metadata mode" in (page.text_content("#details .note") or "")
 
 
+@pytest.mark.deep
 def test_hostile_payload_is_shown_as_text(page: Any, tmp_path: Path) -> None:
     from harness.tracing import Tracer
 
@@ -154,6 +159,7 @@ def test_hostile_payload_is_shown_as_text(page: Any, tmp_path: Path) -> None:
     assert page.evaluate("window.pwned") is None
 
 
+@pytest.mark.deep
 def test_a_thousand_spans_load_and_expand(page: Any, shots: Path, tmp_path: Path) -> None:
     tree = big_tree(1000)
     _open(page, build_trace_page([tree]), tmp_path, "big")
@@ -167,6 +173,7 @@ def test_a_thousand_spans_load_and_expand(page: Any, shots: Path, tmp_path: Path
     page.screenshot(path=str(shots / "big.png"))
 
 
+@pytest.mark.deep
 def test_the_transcript_view_folds_long_texts_and_shows_them_whole(
     page: Any, shots: Path, tmp_path: Path
 ) -> None:
@@ -191,6 +198,7 @@ def test_the_transcript_view_folds_long_texts_and_shows_them_whole(
     assert box.locator(".tx-entry").last.get_attribute("data-type") == "final"
 
 
+@pytest.mark.deep
 def test_a_long_hostile_tool_result_is_folded_text(page: Any, shots: Path, tmp_path: Path) -> None:
     from harness.tracing import Tracer
 
@@ -283,6 +291,7 @@ def _visible_cases(page: Any) -> list[str]:
     )
 
 
+@pytest.mark.deep
 def test_the_index_shows_runs_newest_first_and_the_case_matrix(
     page: Any, shots: Path, tmp_path: Path
 ) -> None:
@@ -314,6 +323,7 @@ def test_the_index_shows_runs_newest_first_and_the_case_matrix(
     assert "lacks the marker" in (row.locator(".reason").text_content() or "")
 
 
+@pytest.mark.deep
 def test_filters_and_search_hide_and_show_rows(page: Any, shots: Path, tmp_path: Path) -> None:
     synthetic_reports(tmp_path, reports=4, cases=12)
     _open_file(page, write_index_page(tmp_path, tmp_path / "index.html"))
@@ -339,6 +349,7 @@ def test_filters_and_search_hide_and_show_rows(page: Any, shots: Path, tmp_path:
     assert page.text_content("#shown") == "12 of 12 cases"
 
 
+@pytest.mark.deep
 def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
     page: Any, tmp_path: Path
 ) -> None:
@@ -387,6 +398,7 @@ def test_hostile_names_stay_text_and_a_case_missing_from_a_run_is_marked(
     assert page.evaluate("window.pwned") is None
 
 
+@pytest.mark.deep
 def test_every_verdict_has_its_colour_and_tooltip_in_the_matrix(page: Any, tmp_path: Path) -> None:
     def report(day: int, *verdicts: Verdict) -> None:
         rows = tuple(

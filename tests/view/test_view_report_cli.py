@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
 from harness.view import unpack_json
@@ -32,6 +34,7 @@ def _data(page: Path) -> dict[str, object]:
     return data
 
 
+@pytest.mark.deep
 def test_a_report_with_trace_files_gets_one_page_with_them(tmp_path: Path) -> None:
     paused, resumed = record_traces(tmp_path)
     assert paused.path is not None and resumed.path is not None
@@ -47,6 +50,7 @@ def test_a_report_with_trace_files_gets_one_page_with_them(tmp_path: Path) -> No
     assert data["extra"] == [1]  # the trace given beside the report is listed apart
 
 
+@pytest.mark.deep
 def test_compare_writes_the_page_next_to_the_new_report(tmp_path: Path) -> None:
     old = _report(tmp_path / "old.json", Verdict.PASS)
     new = _report(tmp_path / "new.json", Verdict.FAIL)
@@ -58,6 +62,7 @@ def test_compare_writes_the_page_next_to_the_new_report(tmp_path: Path) -> None:
     assert isinstance(changes, list) and changes[0]["status"] == "regression"
 
 
+@pytest.mark.deep
 def test_compare_refuses_traces_and_extra_paths_in_one_line(tmp_path: Path) -> None:
     paused, _ = record_traces(tmp_path)
     assert paused.path is not None
@@ -77,6 +82,7 @@ def test_compare_refuses_traces_and_extra_paths_in_one_line(tmp_path: Path) -> N
     assert nothing.returncode == 2 and "--compare OLD NEW" in nothing.stderr
 
 
+@pytest.mark.deep
 def test_a_folder_of_reports_gets_the_index(tmp_path: Path) -> None:
     _report(tmp_path / "eval-a.json", Verdict.PASS)
     _report(tmp_path / "eval-b.json", Verdict.FAIL)
