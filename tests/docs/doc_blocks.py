@@ -33,15 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _MARKER = re.compile(r"^\s*<!--\s*(?P<kind>not-run|run|check):\s*(?P<value>.*?)\s*-->\s*$")
 OUTPUT_LANGUAGES = ("", "text")
-# The README's markers, kept here until its maintainer adds them as comments: a line
-# of the block -> why it is not run.
-README_NOT_RUN = {
-    "def test_reads_the_readme(": "the same test as on docs/harness-agents.md, which runs "
-    "(test_code_blocks.py checks the two are one)",
-    "from examples.raw_openai.agent import run": "the short form of the test on "
-    "docs/any-agent/openai-sdk.md, which runs against the recipe's cassettes",
-    "def test_lists_the_files(": "my_files_server stands for your own MCP server",
-}
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 
 
@@ -88,15 +79,6 @@ def blocks(path: Path) -> Iterator[Block]:
             body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
             end += 1
         marker = _marker_before(lines, index)
-        if marker is None and path.name == "README.md" and path.parent == ROOT:
-            marker = next(
-                (
-                    ("not-run", why)
-                    for line, why in README_NOT_RUN.items()
-                    if line in "\n".join(body)
-                ),
-                None,
-            )
         yield Block(
             path=path,
             line=index + 1,

@@ -178,7 +178,7 @@ def test_every_flag_the_prose_names_exists(pytestconfig: pytest.Config) -> None:
 
 
 def test_the_readme_example_is_the_guide_example_that_runs() -> None:
-    # The README's first example is not marked (its maintainer owns it); its copy is.
+    # The README's first example is not run; its copy on the guide is, and the two are one.
     def first(path: str) -> Block:
         return next(
             b for b in BLOCKS if b.id.startswith(path) and "test_reads_the_readme" in b.text
