@@ -328,11 +328,20 @@ class LLMProxy(LLMCassette):
         contained = self._contained(argv, environ, cwd, writable)
         if contained is None:
             return subprocess.run(list(argv), env=environ, cwd=cwd, **kwargs)
+        # The blocked host is the news, more than a timeout or an exit status it
+        # caused: ``check`` is applied after the look at what was blocked.
+        check = bool(kwargs.pop("check", False))
         # bwrap dies with the thread that started it (--die-with-parent): this
         # one, which waits for it here.
-        with contained:
-            done = contained.run(**kwargs)
-        self._fail_on_blocked(contained, done)
+        try:
+            with contained:
+                done = contained.run(**kwargs)
+        except subprocess.TimeoutExpired as exc:
+            self._fail_on_blocked(contained, exc.output, exc.stderr)
+            raise
+        self._fail_on_blocked(contained, done.stdout, done.stderr)
+        if check:
+            done.check_returncode()
         return done
 
     def _contained(
@@ -373,9 +382,7 @@ class LLMProxy(LLMCassette):
         assert port is not None, self.url  # the proxy's ready line always names its port
         return port
 
-    def _fail_on_blocked(
-        self, contained: ContainedCommand, done: subprocess.CompletedProcess[Any]
-    ) -> None:
+    def _fail_on_blocked(self, contained: ContainedCommand, stdout: Any, stderr: Any) -> None:
         """Fail the test on the trap's connections, then the model API hosts the output names."""
         import pytest
 
@@ -383,7 +390,7 @@ class LLMProxy(LLMCassette):
         from harness.proxy.contain import BlockedConnection, unreachable_hosts
 
         found = list(contained.blocked)
-        output = "\n".join(_text(stream) for stream in (done.stdout, done.stderr))
+        output = "\n".join(_text(stream) for stream in (stdout, stderr))
         named = {b.host.lower() for b in found}
         for host in unreachable_hosts(output):
             if is_live_api_host(host) and host not in named:

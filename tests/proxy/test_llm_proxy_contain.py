@@ -36,13 +36,14 @@ except OSError as exc:
     print("refused", exc)
 """
 
-# Children that go to the real API, not the proxy, and swallow their own error.
+# Children that go to the real API, not the proxy: one exits with an error (the
+# inner test runs it with check=True), one swallows its own error.
 _URLLIB_CHILD = """
 import urllib.request
 try:
     urllib.request.urlopen("https://api.openai.com/v1/models", timeout=10)
 except Exception as exc:
-    print("swallowed:", exc)
+    raise SystemExit(f"failed: {exc}")
 """
 _SDK_CHILD = """
 import openai
@@ -140,7 +141,8 @@ def test_an_eval_child_calling_the_real_api_fails_the_test_naming_the_host(
         @pytest.mark.eval("past-the-proxy")
         def test_direct(llm_proxy):
             done = llm_proxy.run(
-                [sys.executable, "-c", {child!r}], capture_output=True, text=True, timeout=60
+                [sys.executable, "-c", {child!r}],
+                capture_output=True, text=True, timeout=60, check=True,
             )
             raise AssertionError("not reached: " + done.stdout)
         """,
@@ -151,7 +153,7 @@ def test_an_eval_child_calling_the_real_api_fails_the_test_naming_the_host(
     out = result.stdout.str()
     assert "connection to api.openai.com:443 blocked (an eval test)" in out
     assert "llm_proxy.base_url(wire)" in out
-    assert "not reached" not in out
+    assert "not reached" not in out and "CalledProcessError" not in out
 
 
 @deep
