@@ -20,13 +20,14 @@ run says so once, in one line.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
 import socket
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -344,6 +345,53 @@ class LLMProxy(LLMCassette):
             done.check_returncode()
         return done
 
+    @contextlib.contextmanager
+    def popen(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str] | None = None,
+        writable: Iterable[Path | str] = (),
+        **kwargs: Any,
+    ) -> Iterator[subprocess.Popen[Any]]:
+        """Start the agent ``argv`` for the block (``subprocess.Popen``), contained as in
+        :meth:`run`: for an agent the test talks to while it runs.
+
+        Leaving the block kills the process if it still runs, then, contained,
+        whatever it started; a connection it tried past the proxy (the trap's
+        record: its output is the test's to read) then fails the test naming
+        the host. Use it from the thread that enters the block.
+
+        Args:
+            argv, cwd, env, writable: as for :meth:`run`.
+            **kwargs: for ``subprocess.Popen`` (``stdin``, ``stdout``, ``text``...).
+        """
+        environ = dict(self.env if env is None else env)
+        contained = self._contained(argv, environ, cwd, writable)
+        if contained is None:
+            with subprocess.Popen(list(argv), env=environ, cwd=cwd, **kwargs) as process:
+                try:
+                    yield process
+                finally:
+                    _end(process)
+            return
+        # Started by this thread, which stays in the block while it runs (bwrap
+        # dies with the thread that started it).
+        with (
+            contained,
+            subprocess.Popen(
+                contained.argv, env=contained.env, cwd=contained.cwd, **kwargs
+            ) as process,
+        ):
+            try:
+                yield process
+            finally:
+                _end(process)
+                contained.settle()
+                # Also over the block's own error: the blocked host is the news.
+                self._fail_on_blocked(contained, None, None)
+
     def _contained(
         self,
         argv: Sequence[str],
@@ -400,6 +448,13 @@ class LLMProxy(LLMCassette):
         self.blocked += found
         assert self.containment is not None
         pytest.fail(found[0].message(self.containment, self._port()), pytrace=False)
+
+
+def _end(process: subprocess.Popen[Any]) -> None:
+    """Kill ``process`` if it still runs, and wait for it."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
 
 
 def _text(stream: object) -> str:

@@ -157,6 +157,36 @@ def test_an_eval_child_calling_the_real_api_fails_the_test_naming_the_host(
 
 
 @deep
+def test_a_popen_child_calling_the_real_api_fails_the_test_naming_the_host(
+    pytester: pytest.Pytester, contained: None, host_port: int
+) -> None:
+    _inner(
+        pytester,
+        f"""
+        import subprocess, sys
+        import pytest
+
+        @pytest.mark.eval("popen-past-the-proxy")
+        def test_popen(llm_proxy):
+            dial = [sys.executable, "-c", {_DIAL!r}, "{host_port}"]
+            with llm_proxy.popen(dial, stdout=subprocess.PIPE, text=True) as process:
+                print("dial:", process.communicate(timeout=60)[0].split()[0])
+            direct = [sys.executable, "-c", {_SDK_CHILD!r}]
+            with llm_proxy.popen(direct, stdout=subprocess.PIPE, text=True) as process:
+                out = process.communicate(timeout=60)[0]
+                raise AssertionError("the block's own error: " + out)
+        """,
+        "test_popen",
+    )
+    result = pytester.runpytest_subprocess("--assert=plain", "-p", "no:randomly", "-s")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "dial: refused" in out
+    assert "connection to api.openai.com:443 blocked (an eval test)" in out
+    assert "the block's own error" not in out.split("short test summary")[-1]
+
+
+@deep
 def test_a_child_on_the_proxy_records_and_replays_inside_containment(
     pytester: pytest.Pytester, contained: None
 ) -> None:
