@@ -49,15 +49,24 @@ _LOOPBACK = "127.0.0.1,localhost,::1"
 # what a machine without containment prints.
 CONTAIN_SETTING = "HARNESS_PROXY_CONTAIN"
 _OFF = frozenset({"off", "0", "false", "no"})
+_ON = frozenset({"", "on", "auto", "1", "true", "yes"})
 # A model API's scheme: a host named only by a child's own error is taken as https.
 _API_PORT = 443
 
 
 def containment_setting() -> str | None:
-    """The one-line reason when ``HARNESS_PROXY_CONTAIN`` turns containment off, else None."""
+    """The one-line reason when ``HARNESS_PROXY_CONTAIN`` turns containment off, else None.
+
+    Raises:
+        ConfigurationError: the variable holds neither ``on`` nor ``off``.
+    """
     value = os.environ.get(CONTAIN_SETTING, "").strip()
     if value.lower() in _OFF:
         return f"containment is off: {CONTAIN_SETTING}={value}"
+    if value.lower() not in _ON:
+        raise ConfigurationError(
+            f"{CONTAIN_SETTING}={value!r}: use on (the default: contain where bwrap works) or off"
+        )
     return None
 
 

@@ -10,13 +10,18 @@ working bwrap skips the contained cases with the refusal's reason.
 
 from __future__ import annotations
 
+import os
 import socket
 import textwrap
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from harness.core.errors import ConfigurationError
 from harness.simulator import SimulatorServer
+from harness.testing.llm_proxy import CONTAIN_SETTING, containment_setting
 from harness.tools.sandbox import check_bwrap, find_bwrap
 from tests.proxy.child_agents import CODE, PYTHON_AGENT, SIM_SCRIPT
 
@@ -244,3 +249,44 @@ def test_containment_off_runs_the_child_as_is_and_says_so_once(
     assert "again: reached containment is off: HARNESS_PROXY_CONTAIN=off" in out
     line = "harness: containment is off: HARNESS_PROXY_CONTAIN=off; llm_proxy ran its children"
     assert out.count(line) == 1
+
+
+_OFF_WORDS = ["off", "OFF", " off ", "0", "false", "no"]
+_ON_WORDS = ["", "on", "On", "auto", "1", "true", "yes"]
+
+
+def _setting(value: str | None) -> str | None:
+    """``containment_setting()`` with the variable set to ``value`` (None: unset)."""
+    kept = os.environ.pop(CONTAIN_SETTING, None)
+    try:
+        if value is not None:
+            os.environ[CONTAIN_SETTING] = value
+        return containment_setting()
+    finally:
+        os.environ.pop(CONTAIN_SETTING, None)
+        if kept is not None:
+            os.environ[CONTAIN_SETTING] = kept
+
+
+@given(st.sampled_from([None, *_ON_WORDS]))
+def test_the_setting_on_or_unset_contains(value: str | None) -> None:
+    assert _setting(value) is None
+
+
+@given(st.sampled_from(_OFF_WORDS))
+def test_the_setting_off_gives_one_line_naming_it(value: str) -> None:
+    reason = _setting(value)
+    assert reason == f"containment is off: HARNESS_PROXY_CONTAIN={value.strip()}"
+
+
+_WORDS = {*_ON_WORDS, *(w.strip().lower() for w in _OFF_WORDS)}
+_VALUES = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12)
+
+
+@given(_VALUES.filter(lambda v: v.strip().lower() not in _WORDS))
+def test_any_other_setting_is_a_one_line_error_naming_the_values(value: str) -> None:
+    with pytest.raises(
+        ConfigurationError, match=r"HARNESS_PROXY_CONTAIN=.*: use on .* or off"
+    ) as e:
+        _setting(value)
+    assert "\n" not in str(e.value)
