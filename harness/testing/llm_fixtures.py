@@ -95,7 +95,8 @@ def llm_proxy(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Any]:
     """A ``harness proxy`` process on this test's cassette, for an agent in another process:
-    ``env`` (its environment), ``base_url(wire)``; stopped (and saved) at teardown.
+    ``env`` (its environment), ``base_url(wire)``, ``run(argv)`` and ``popen(argv)`` (which
+    contain the agent in an eval test); stopped (and saved) at teardown.
 
     The cassette is the one ``llm_cassette`` would open (same path rules, record
     modes, epochs, settings); see :class:`harness.testing.LLMProxy`.
