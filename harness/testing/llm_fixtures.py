@@ -95,7 +95,8 @@ def llm_proxy(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Any]:
     """A ``harness proxy`` process on this test's cassette, for an agent in another process:
-    ``env`` (its environment), ``base_url(wire)``; stopped (and saved) at teardown.
+    ``env`` (its environment), ``base_url(wire)``, ``run(argv)`` and ``popen(argv)`` (which
+    contain the agent in an eval test); stopped (and saved) at teardown.
 
     The cassette is the one ``llm_cassette`` would open (same path rules, record
     modes, epochs, settings); see :class:`harness.testing.LLMProxy`.
@@ -113,6 +114,8 @@ def llm_proxy(
         harness_run_log,
         LLMProxy,
         log_path=folder / "proxy.log",
+        containment=_containment(node, harness_options),
+        relay_dir=folder,
     )
     config = proxy.config
     mid = mutant_id(node) if responder is not None else None
@@ -146,6 +149,8 @@ def llm_proxy(
     finally:
         proxy.final = process.stop()
         proxy.close_clients()
+        if proxy.refusal is not None:
+            _note_containment_off(request.config, proxy.refusal)
         _note_proxy_mutant(node, proxy.final)
         if responder is None and proxy.opened:
             _note_traffic(request, harness_run_log, proxy)
@@ -157,6 +162,41 @@ def llm_proxy(
         # The agent swallowed the miss (a CLI that retried, logged, answered anyway).
         pytest.fail(str(miss), pytrace=False)
     _finish(request, harness_run_log, proxy, target.model, responder is not None)
+
+
+def _containment(node: pytest.Item, options: HarnessOptions) -> str | None:
+    """Why a child of ``llm_proxy`` must reach only the proxy, as the live guard decides
+    for the test's own process; None in a ``live`` test or where calls are not guarded."""
+    if node.get_closest_marker("live") is not None:
+        return None
+    if options.block_live:
+        return "--harness-block-live"
+    return "an eval test" if node.get_closest_marker("eval") is not None else None
+
+
+class _ContainmentOff:
+    """Says once, at the end of the run, why ``llm_proxy`` children ran uncontained."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, None] = {}  # ordered, each once
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        for reason in self.reasons:
+            terminalreporter.write_line(
+                f"harness: {reason}; llm_proxy ran its children uncontained"
+            )
+
+
+_CONTAINMENT_OFF = "harness-llm-proxy-containment-off"
+
+
+def _note_containment_off(config: pytest.Config, reason: str) -> None:
+    note = config.pluginmanager.get_plugin(_CONTAINMENT_OFF)
+    if note is None:
+        note = _ContainmentOff()
+        config.pluginmanager.register(note, _CONTAINMENT_OFF)
+    note.reasons.setdefault(reason)
 
 
 def _proxy_profiles() -> frozenset[str]:

@@ -9,29 +9,65 @@ harness.testing.proxy_child SPEC``) on the test's cassette, the one
 ``--harness-base-url`` as the upstream while recording). What it answered
 comes back over its control path, so the traffic trace, ``tool_calls()``
 and the eval row are read as for ``llm_cassette`` (this class is one).
+
+A child started with :meth:`LLMProxy.run` in an ``eval`` test (in every test
+with ``--harness-block-live``) is contained (:mod:`harness.proxy.contain`): it
+can reach only the proxy, and a connection it tried past it fails the test
+with a message naming the host. Where containment cannot run (no bwrap, no
+user namespaces, ``HARNESS_PROXY_CONTAIN=off``) the child runs as is and the
+run says so once, in one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
 import socket
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness.core.errors import CassetteError, ConfigurationError
 from harness.core.wires import credential_env_names, ready_wires
 from harness.testing.llm_cassette import DEFAULT_BASE_URLS, LLMCassette
 
-__all__ = ["LLMProxy", "ProxyProcess", "live_upstreams"]
+if TYPE_CHECKING:
+    from harness.proxy.contain import BlockedConnection, ContainedCommand
+
+__all__ = ["CONTAIN_SETTING", "LLMProxy", "ProxyProcess", "containment_setting", "live_upstreams"]
 
 _START_TIMEOUT = 30.0
 _STOP_TIMEOUT = 30.0
 _LOOPBACK = "127.0.0.1,localhost,::1"
+# The environment variable that turns containment off for a run (``off``): for a
+# machine where bwrap works but the agent must reach something else, and to see
+# what a machine without containment prints.
+CONTAIN_SETTING = "HARNESS_PROXY_CONTAIN"
+_OFF = frozenset({"off", "0", "false", "no"})
+_ON = frozenset({"", "on", "auto", "1", "true", "yes"})
+# A model API's scheme: a host named only by a child's own error is taken as https.
+_API_PORT = 443
+
+
+def containment_setting() -> str | None:
+    """The one-line reason when ``HARNESS_PROXY_CONTAIN`` turns containment off, else None.
+
+    Raises:
+        ConfigurationError: the variable holds neither ``on`` nor ``off``.
+    """
+    value = os.environ.get(CONTAIN_SETTING, "").strip()
+    if value.lower() in _OFF:
+        return f"containment is off: {CONTAIN_SETTING}={value}"
+    if value.lower() not in _ON:
+        raise ConfigurationError(
+            f"{CONTAIN_SETTING}={value!r}: use on (the default: contain where bwrap works) or off"
+        )
+    return None
 
 
 def live_upstreams() -> dict[str, str]:
@@ -158,14 +194,31 @@ class LLMProxy(LLMCassette):
     Attributes:
         url: the proxy's root URL (``http://127.0.0.1:PORT``), once started.
         log_path: its request log, one line per request.
+        containment: why a child started with :meth:`run` must reach only the
+            proxy (``"an eval test"``, ``"--harness-block-live"``), or None: it
+            runs as is.
+        refusal: after a child that should have been contained ran as is, the
+            one-line reason (``containment is off: ...``); else None.
+        blocked: the connections past the proxy that failed this test.
     """
 
-    def __init__(self, *args: Any, log_path: Path, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        log_path: Path,
+        containment: str | None = None,
+        relay_dir: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.url = ""
         self.log_path = log_path
         self.final: dict[str, Any] | None = None
         self.process: ProxyProcess | None = None
+        self.containment = containment
+        self.refusal: str | None = None
+        self.blocked: list[BlockedConnection] = []
+        self._relay_dir = relay_dir
         self._miss: CassetteError | None = None
 
     @property
@@ -246,3 +299,175 @@ class LLMProxy(LLMCassette):
                     first["message"], cassette_path=str(self.path), method="", path=""
                 )
         return self._miss
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str] | None = None,
+        writable: Iterable[Path | str] = (),
+        **kwargs: Any,
+    ) -> subprocess.CompletedProcess[Any]:
+        """Run the agent ``argv`` to its end: ``subprocess.run`` with :attr:`env`, contained
+        when the test requires it.
+
+        Contained (see :attr:`containment`), the child reaches only the proxy, at
+        the same address as outside; it can write to ``cwd``, ``/tmp`` and the
+        ``writable`` folders, and whatever it started is gone when this returns.
+        Then a connection it tried past the proxy, caught by the trap or named
+        in its captured output (a model API's host: ``getaddrinfo EAI_AGAIN
+        api.openai.com``), fails the test with a message naming the host.
+
+        Args:
+            argv: the command, e.g. ``["node", "agent.mjs"]``.
+            cwd: its working folder (default: this process's).
+            env: its environment (default: :attr:`env`).
+            writable: more folders a contained child may write to (a home or
+                config folder outside ``cwd`` and ``/tmp``).
+            **kwargs: for ``subprocess.run`` (``capture_output``, ``text``,
+                ``timeout``, ``input``, ``check``...).
+
+        Returns:
+            The finished process, as ``subprocess.run`` gives it.
+
+        Raises:
+            ConfigurationError: ``argv`` is empty or a folder does not exist.
+        """
+        environ = dict(self.env if env is None else env)
+        contained = self._contained(argv, environ, cwd, writable)
+        if contained is None:
+            return subprocess.run(list(argv), env=environ, cwd=cwd, **kwargs)
+        # The blocked host is the news, more than a timeout or an exit status it
+        # caused: ``check`` is applied after the look at what was blocked.
+        check = bool(kwargs.pop("check", False))
+        # bwrap dies with the thread that started it (--die-with-parent): this
+        # one, which waits for it here.
+        try:
+            with contained:
+                done = contained.run(**kwargs)
+        except subprocess.TimeoutExpired as exc:
+            self._fail_on_blocked(contained, exc.output, exc.stderr)
+            raise
+        self._fail_on_blocked(contained, done.stdout, done.stderr)
+        if check:
+            done.check_returncode()
+        return done
+
+    @contextlib.contextmanager
+    def popen(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str] | None = None,
+        writable: Iterable[Path | str] = (),
+        **kwargs: Any,
+    ) -> Iterator[subprocess.Popen[Any]]:
+        """Start the agent ``argv`` for the block (``subprocess.Popen``), contained as in
+        :meth:`run`: for an agent the test talks to while it runs.
+
+        Leaving the block kills the process if it still runs, then, contained,
+        whatever it started; a connection it tried past the proxy (the trap's
+        record: its output is the test's to read) then fails the test naming
+        the host. Use it from the thread that enters the block.
+
+        Args:
+            argv, cwd, env, writable: as for :meth:`run`.
+            **kwargs: for ``subprocess.Popen`` (``stdin``, ``stdout``, ``text``...).
+        """
+        environ = dict(self.env if env is None else env)
+        contained = self._contained(argv, environ, cwd, writable)
+        if contained is None:
+            with subprocess.Popen(list(argv), env=environ, cwd=cwd, **kwargs) as process:
+                try:
+                    yield process
+                finally:
+                    _end(process)
+            return
+        # Started by this thread, which stays in the block while it runs (bwrap
+        # dies with the thread that started it).
+        with (
+            contained,
+            subprocess.Popen(
+                contained.argv, env=contained.env, cwd=contained.cwd, **kwargs
+            ) as process,
+        ):
+            try:
+                yield process
+            finally:
+                _end(process)
+                contained.settle()
+                # Also over the block's own error: the blocked host is the news.
+                self._fail_on_blocked(contained, None, None)
+
+    def _contained(
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        cwd: Path | str | None,
+        writable: Iterable[Path | str],
+    ) -> ContainedCommand | None:
+        """The contained command, or None: not required here, or off (``refusal`` says why)."""
+        from harness.proxy.contain import Refusal, contained_command
+
+        if not argv:
+            raise ConfigurationError("llm_proxy.run needs a command: argv is empty")
+        if self.containment is None:
+            return None
+        if not self.url:
+            raise ConfigurationError("the llm_proxy has not started (outside its test)")
+        off = containment_setting()
+        if off is not None:
+            self.refusal = off
+            return None
+        found = contained_command(
+            argv,
+            proxy_port=self._port(),
+            env=env,
+            cwd=cwd,
+            writable=writable,
+            relay_dir=self._relay_dir,
+        )
+        if isinstance(found, Refusal):
+            self.refusal = found.reason
+            return None
+        return found
+
+    def _port(self) -> int:
+        port = urlsplit(self.url).port
+        assert port is not None, self.url  # the proxy's ready line always names its port
+        return port
+
+    def _fail_on_blocked(self, contained: ContainedCommand, stdout: Any, stderr: Any) -> None:
+        """Fail the test on the trap's connections, then the model API hosts the output names."""
+        import pytest
+
+        from harness.core.wires import is_live_api_host
+        from harness.proxy.contain import BlockedConnection, unreachable_hosts
+
+        found = list(contained.blocked)
+        output = "\n".join(_text(stream) for stream in (stdout, stderr))
+        named = {b.host.lower() for b in found}
+        for host in unreachable_hosts(output):
+            if is_live_api_host(host) and host not in named:
+                found.append(BlockedConnection(host, _API_PORT, "lookup"))
+        if not found:
+            return
+        self.blocked += found
+        assert self.containment is not None
+        pytest.fail(found[0].message(self.containment, self._port()), pytrace=False)
+
+
+def _end(process: subprocess.Popen[Any]) -> None:
+    """Kill ``process`` if it still runs, and wait for it."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def _text(stream: object) -> str:
+    """A captured stream as text (``text=True`` or bytes); nothing when not captured."""
+    if isinstance(stream, bytes):
+        return stream.decode("utf-8", "replace")
+    return stream if isinstance(stream, str) else ""
