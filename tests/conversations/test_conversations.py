@@ -457,3 +457,25 @@ def test_a_model_user_that_never_stops_is_capped(tmp_path: Path) -> None:
     provider.assert_complete()
     assert (result.stop_reason, result.turns) == ("max_turns", 3)
     assert len(result.user_tool_calls) == 9  # three rounds a turn, then it must speak
+
+
+def test_a_user_tool_whose_state_cannot_be_written_is_an_error_the_user_sees(
+    tmp_path: Path,
+) -> None:
+    spec = _spec(
+        state="gone/state.json",  # its folder does not exist
+        tools=[{"name": "reboot", "description": "Reboot.", "sets": {"router": "on"}}],
+    )
+    provider = ScriptedProvider()
+    provider.add(LLMResponse(tool_calls=(ToolCall(name="reboot"),)))
+    provider.add("It did not work. ###STOP###")
+    tracer, recorder = _tracer()
+    result = run_conversation(
+        spec, ModelUser(spec, provider), FunctionTarget(lambda h: "x"),
+        tracer=tracer, workdir=tmp_path,
+    )  # fmt: skip
+    assert result.stop_reason == "user_stop"
+    shown = provider.requests[1].messages[-1]
+    assert shown.role is Role.TOOL
+    assert shown.content.startswith("error: state file state.json: cannot write it")
+    assert not recorder.last.one(kind="user.tool").ok
