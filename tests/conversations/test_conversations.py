@@ -105,11 +105,12 @@ def test_set_path_writes_the_value_and_keeps_the_rest(
     try:
         changed = set_path(document, ".".join(path), "NEW")
     except ConfigurationError:
-        # Only a path through a plain value is refused.
+        # Only a path through a plain value is refused: walking the path's existing
+        # objects must end at one (a missing key or a null is made an object).
         value: Any = document
         for part in path[:-1]:
             if not isinstance(value, dict) or part not in value:
-                raise
+                break
             value = value[part]
         assert not isinstance(value, dict | None)
         return

@@ -32,6 +32,8 @@ PRELOADED = (
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "evals" / "conversations"
+SAMPLE = ("retail-wrong-id", "telecom-data")
+SAMPLE_MODULE = "test_conversation_sample"
 
 
 def test_each_case_has_a_state_goal_and_a_sentinel_only_a_tool_result_holds() -> None:
@@ -60,19 +62,26 @@ def test_each_case_has_a_state_goal_and_a_sentinel_only_a_tool_result_holds() ->
 
 def test_a_sample_replays_offline_on_one_provider(pytester: pytest.Pytester) -> None:
     # The two newest conversations: a wrong id corrected, and a user tool with a
-    # judge. The suite's own cassettes, read in place (replay writes none).
+    # judge, from the suite's own cassettes. The runner module gets a name of its
+    # own (an outer session may have imported evals/test_cases.py already), so its
+    # cassettes are copied to the paths that name gives.
     evals = pytester.path / "evals"
     evals.mkdir()
     shutil.copy(ROOT / "evals" / "conftest.py", evals / "conftest.py")
-    shutil.copy(ROOT / "evals" / "test_cases.py", evals / "test_cases.py")
+    shutil.copy(ROOT / "evals" / "test_cases.py", evals / f"{SAMPLE_MODULE}.py")
     shutil.copytree(
         ROOT / "fixtures" / "conversations", pytester.path / "fixtures" / "conversations"
     )
+    recorded = SUITE / "cassettes" / "openai" / "gpt-4.1-mini" / "evals" / "test_cases"
+    copied = pytester.path / "cassettes" / "openai" / "gpt-4.1-mini" / "evals" / SAMPLE_MODULE
+    copied.mkdir(parents=True)
+    for name in SAMPLE:
+        shutil.copy(recorded / f"test_cases-{name}.yaml", copied)
     result = pytester.runpytest(
-        "evals/test_cases.py", "-p", "no:randomly", "-k", "wrong-id or telecom-data",
+        f"evals/{SAMPLE_MODULE}.py", "-p", "no:randomly", "-k", " or ".join(SAMPLE),
         "--harness-provider", "openai",
         "--harness-cases", str(SUITE),
-        "--harness-cassette-dir", str(SUITE / "cassettes"),
+        "--harness-cassette-dir", str(pytester.path / "cassettes"),
         "--harness-block-live",
     )  # fmt: skip
     result.assert_outcomes(passed=2)
