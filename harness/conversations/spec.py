@@ -202,6 +202,20 @@ class UserSpec(BaseModel):
     state: str | None = Field(default=None, min_length=1)
     tools: tuple[UserToolSpec, ...] = ()
 
+    @field_validator("state")
+    @classmethod
+    def _inside_the_workspace(cls, value: str | None) -> str | None:
+        # The user's tools write this file: a path that leaves the workspace would
+        # let a case file overwrite anything the test process can write.
+        if value is not None:
+            parts = value.replace("\\", "/").split("/")
+            if value.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
+                raise ValueError(
+                    f"state {value!r} must be a path inside the workspace, "
+                    "relative and without '..' (e.g. state.json)"
+                )
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> UserSpec:
         if self.turns is not None and self.graph is not None:

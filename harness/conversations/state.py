@@ -39,7 +39,12 @@ def read_state(path: Path) -> Any:
 
 def _write_state(path: Path, value: Any) -> None:
     text = json.dumps(value, indent=2, sort_keys=True) + "\n"
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:  # its folder is missing or read-only: the user sees why
+        raise ConfigurationError(
+            f"state file {path.name}: cannot write it ({exc.strerror})"
+        ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
@@ -73,7 +78,11 @@ def set_path(document: Any, dotted: str, value: Any) -> Any:
 
 
 def run_user_tool(tool: UserToolSpec, state: Path) -> str:
-    """Apply ``tool``'s writes to the state file; the text the user sees."""
+    """Apply ``tool``'s writes to the state file; the text the user sees.
+
+    Raises:
+        ConfigurationError: the state file cannot be read, written, or has no such path.
+    """
     document = read_state(state) if state.exists() else {}
     for dotted, value in tool.sets.items():
         document = set_path(document, dotted, value)

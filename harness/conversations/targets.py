@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from harness.core.errors import ConfigurationError
 from harness.tracing import Tracer
+from harness.tracing.redaction import redact
 
 __all__ = [
     "ConversationTarget",
@@ -26,6 +27,12 @@ __all__ = [
 ]
 
 History = list[dict[str, str]]
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """An exception's message on one line, cut to ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @runtime_checkable
@@ -45,7 +52,17 @@ class FunctionTarget:
         self._label = label
 
     def respond(self, history: History) -> str:
-        reply = self._function(history)
+        try:
+            reply = self._function(history)
+        except Exception as exc:
+            # The agent under test failed: the row fails on one line that names the
+            # target and the turn (redacted: the message may quote a key), never a
+            # traceback out of the conversation loop.
+            turn = sum(1 for message in history if message.get("role") == "user")
+            raise ConfigurationError(
+                f"conversation target {self._label} raised {type(exc).__name__} at user turn "
+                f"{turn}: {redact(_one_line(str(exc)))}"
+            ) from exc
         if not isinstance(reply, str):
             raise ConfigurationError(
                 f"conversation target {self._label} returned {type(reply).__name__}, "
@@ -66,6 +83,11 @@ def load_conversation_target(spec: str) -> ConversationTarget:
     except ImportError as exc:
         raise ConfigurationError(
             f"conversation target {spec!r}: cannot import {module_name} ({exc}); is it on sys.path?"
+        ) from None
+    except Exception as exc:  # the module itself fails (a syntax error, a raise at import)
+        raise ConfigurationError(
+            f"conversation target {spec!r}: importing {module_name} raised "
+            f"{type(exc).__name__}: {redact(_one_line(str(exc)))}"
         ) from None
     found = getattr(module, attribute, None)
     if found is None:

@@ -4,6 +4,7 @@ state file, the speakers and the turn loop's trace (no pytest plugin, no network
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from harness.conversations import (
     ModelUser,
     ScriptedUser,
     UserSpec,
+    load_conversation_target,
     next_node,
     run_conversation,
     said_matches,
@@ -103,11 +105,12 @@ def test_set_path_writes_the_value_and_keeps_the_rest(
     try:
         changed = set_path(document, ".".join(path), "NEW")
     except ConfigurationError:
-        # Only a path through a plain value is refused.
+        # Only a path through a plain value is refused: walking the path's existing
+        # objects must end at one (a missing key or a null is made an object).
         value: Any = document
         for part in path[:-1]:
             if not isinstance(value, dict) or part not in value:
-                raise
+                break
             value = value[part]
         assert not isinstance(value, dict | None)
         return
@@ -201,6 +204,18 @@ def _load(tmp_path: Path, user: str, checks: str = "said_contains: [SENTINEL-A-1
             "said_contains: SENTINEL-A-1",
             "checks.said_contains: expected a list of strings",
             id="not-a-list",
+        ),
+        pytest.param(
+            "persona: Dana\ngoal: refund\nstate: ../../outside.json",
+            "said_contains: [SENTINEL-A-1]",
+            "must be a path inside the workspace",
+            id="state-leaves-the-workspace",
+        ),
+        pytest.param(
+            "persona: Dana\ngoal: refund\nstate: /tmp/outside.json",
+            "said_contains: [SENTINEL-A-1]",
+            "must be a path inside the workspace",
+            id="state-absolute",
         ),
     ],
 )
@@ -377,4 +392,91 @@ def test_an_unknown_user_tool_is_an_error_the_user_sees(tmp_path: Path) -> None:
     )  # fmt: skip
     shown = provider.requests[1].messages[-1]
     assert shown.role is Role.TOOL and "no tool 'fly'" in shown.content
+    assert not recorder.last.one(kind="user.tool").ok
+
+
+# -- hostile inputs -------------------------------------------------------------------
+
+FAKE_KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8"
+
+
+def test_a_target_that_raises_fails_the_row_on_one_line_with_no_secret(tmp_path: Path) -> None:
+    def agent(history: list[dict[str, str]]) -> str:
+        if len(history) > 1:
+            raise RuntimeError(f"upstream said 401 for key {FAKE_KEY}\nretry later")
+        return "Your order id?"
+
+    spec = _spec(turns=["Hi", "W-1001", "Thanks ###STOP###"])
+    tracer, recorder = _tracer()
+    with pytest.raises(ConfigurationError) as caught:
+        run_conversation(
+            spec, speaker_for(spec, None), FunctionTarget(agent, "shop:answer"),
+            tracer=tracer, workdir=tmp_path,
+        )  # fmt: skip
+    message = str(caught.value)
+    assert message.startswith("conversation target shop:answer raised RuntimeError at user turn 2")
+    assert "\n" not in message and FAKE_KEY not in message
+    root = recorder.last.root
+    assert root.status == "error"
+    assert root.attributes["conversation.stop_reason"] == "error"
+    assert FAKE_KEY not in recorder.last.to_json()
+
+
+def test_a_target_module_that_fails_on_import_is_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = "broken_target_module_for_conversations"
+    (tmp_path / f"{name}.py").write_text(f"raise RuntimeError('no config for {FAKE_KEY}')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ConfigurationError) as caught:
+        load_conversation_target(f"{name}:answer")
+    message = str(caught.value)
+    assert f"importing {name} raised RuntimeError" in message
+    assert "\n" not in message and FAKE_KEY not in message
+
+
+def test_a_model_user_that_never_stops_is_capped(tmp_path: Path) -> None:
+    # It never says the stop token and asks for a tool every time: the tool rounds
+    # of a turn and the turns of the conversation both end.
+    spec = _spec(
+        state="state.json",
+        stop={"max_turns": 3},
+        tools=[{"name": "reboot", "description": "Reboot.", "sets": {"n": 1}}],
+    )
+    provider = ScriptedProvider()
+    for _ in range(3):
+        provider.add(LLMResponse(text="again", tool_calls=(ToolCall(name="reboot"),)))
+        provider.add(LLMResponse(tool_calls=(ToolCall(name="reboot"),)))
+        provider.add(LLMResponse(tool_calls=(ToolCall(name="reboot"),)))
+        provider.add(LLMResponse(text="more", tool_calls=(ToolCall(name="reboot"),)))
+    tracer, _ = _tracer()
+    result = run_conversation(
+        spec, ModelUser(spec, provider), FunctionTarget(lambda h: "ok"),
+        tracer=tracer, workdir=tmp_path,
+    )  # fmt: skip
+    provider.assert_complete()
+    assert (result.stop_reason, result.turns) == ("max_turns", 3)
+    assert len(result.user_tool_calls) == 9  # three rounds a turn, then it must speak
+
+
+def test_a_user_tool_whose_state_cannot_be_written_is_an_error_the_user_sees(
+    tmp_path: Path,
+) -> None:
+    spec = _spec(
+        state="gone/state.json",  # its folder does not exist
+        tools=[{"name": "reboot", "description": "Reboot.", "sets": {"router": "on"}}],
+    )
+    provider = ScriptedProvider()
+    provider.add(LLMResponse(tool_calls=(ToolCall(name="reboot"),)))
+    provider.add("It did not work. ###STOP###")
+    tracer, recorder = _tracer()
+    result = run_conversation(
+        spec, ModelUser(spec, provider), FunctionTarget(lambda h: "x"),
+        tracer=tracer, workdir=tmp_path,
+    )  # fmt: skip
+    assert result.stop_reason == "user_stop"
+    shown = provider.requests[1].messages[-1]
+    assert shown.role is Role.TOOL
+    assert shown.content.startswith("error: state file state.json: cannot write it")
     assert not recorder.last.one(kind="user.tool").ok
