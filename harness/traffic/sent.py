@@ -29,14 +29,13 @@ import hashlib
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from harness.core.wires import wire as registry_wire
 from harness.traffic.wire import STABLE_JSON, json_object, wire_for
 
 if TYPE_CHECKING:
     from harness.core.messages import LLMRequest
-    from harness.traffic.exchanges import HttpExchange
 
 __all__ = [
     "SYSTEM_ROLES",
@@ -227,7 +226,21 @@ def sent_from_body(wire: str, body: dict[str, Any], url: str = "", index: int = 
     return found if found.index == index else replace(found, index=index)
 
 
-def sent_from_exchanges(exchanges: Sequence[HttpExchange]) -> list[SentRequest]:
+class PostedExchange(Protocol):
+    """What a request view needs of an exchange (``traffic.exchanges.HttpExchange``
+    has it): typed by shape, as ``exchanges`` reads request views from this module."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def request_body(self) -> bytes: ...
+    @property
+    def request_headers(self) -> Any: ...
+
+
+def sent_from_exchanges(exchanges: Sequence[PostedExchange]) -> list[SentRequest]:
     """The model requests among ``exchanges``, in order (other traffic skipped)."""
     from harness.recording import decode_content  # lazy: yaml and the decoders
 
