@@ -3,8 +3,8 @@
 - ``codex`` (OpenAI Codex CLI, Responses wire): ``client_metadata`` and
   ``prompt_cache_key`` change every run, and so do the ids of input items; the
   output of its shell tool opens with a ``Chunk ID`` and a ``Wall time``
-  line; its environment context names the working folder (``<cwd>``) and
-  the date.
+  line; its environment context names the working folder (``<cwd>``,
+  ``<root>``) and the date; its skills table names folders under ``CODEX_HOME``.
 - ``claude-code`` (Claude Code, and the Claude Agent SDK that drives it,
   Messages wire): ``metadata.user_id`` is a per-install, per-session id; its
   system prompt names the working directory and today's date.
@@ -55,6 +55,11 @@ PROFILES: dict[str, ProxyProfile] = {
             *_SHARED,
             TextRule(r"(?m)^(Chunk ID: )\S+$", r"\1<chunk-id>"),
             TextRule(r"(?m)^(Wall time: )[0-9.]+( seconds?)$", r"\1<wall-time>\2"),
+            # Its environment context also lists the workspace roots (the working
+            # folder again), and its skills table the folders skills are read from
+            # (under CODEX_HOME, a fresh folder per test).
+            TextRule(r"<root>[^<]*</root>", "<root><workdir></root>"),
+            TextRule(r"(?m)^(- `r\d+` = `)[^`\n]+(`)$", r"\1<skill-root>\2"),
         ),
     ),
     "claude-code": ProxyProfile(
