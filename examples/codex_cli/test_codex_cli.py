@@ -23,6 +23,7 @@ from harness.testing import LLMProxy, assert_requests
 CODEX = Path(__file__).with_name("node_modules") / ".bin" / "codex"
 CODE = "RELEASE-CODE-C0D3X"
 MODEL = "gpt-5.5"
+PROMPT = "What is the release code in notes.txt?"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
@@ -71,8 +72,7 @@ def test_codex_reads_the_release_code(llm_proxy: LLMProxy, tmp_path: Path) -> No
     }
 
     done = subprocess.run(
-        [str(CODEX), "exec", "--json", "--ephemeral", "--skip-git-repo-check"]
-        + ["What is the release code in notes.txt?"],
+        [str(CODEX), "exec", "--json", "--ephemeral", "--skip-git-repo-check", PROMPT],
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,
