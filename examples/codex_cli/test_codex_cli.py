@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 
+import examples.codex_cli
 from harness.testing import LLMProxy, assert_requests
 
-CODEX = Path(__file__).with_name("node_modules") / ".bin" / "codex"
+CODEX = Path(examples.codex_cli.__file__).with_name("node_modules") / ".bin" / "codex"
 CODE = "RELEASE-CODE-C0D3X"
 MODEL = "gpt-5.5"
 PROMPT = "What is the release code in notes.txt?"
+SANDBOX = ("--sandbox", "danger-full-access")
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
@@ -72,7 +74,10 @@ def test_codex_reads_the_release_code(llm_proxy: LLMProxy, tmp_path: Path) -> No
     }
 
     done = subprocess.run(
-        [str(CODEX), "exec", "--json", "--ephemeral", "--skip-git-repo-check", PROMPT],
+        # No Codex sandbox: on Linux it mounts a fresh /dev, which hides a workspace
+        # under /dev/shm, where `harness eval` keeps its scratch. The commands are the
+        # cassette's; under llm_proxy the process reaches only the proxy.
+        [str(CODEX), "exec", "--json", "--ephemeral", "--skip-git-repo-check", *SANDBOX, PROMPT],
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+import examples.node_agent
 from harness.testing import LLMProxy, assert_requests, system_sha256
 
-AGENT = Path(__file__).with_name("agent.mjs")
+AGENT = Path(examples.node_agent.__file__).with_name("agent.mjs")
 CODE = "RELEASE-CODE-N0D3"
 SYSTEM = "Answer from the workspace files; read them first."
 READ_FILE = {
