@@ -26,11 +26,13 @@ CODE = "RELEASE-CODE-C0D3X"
 MODEL = "gpt-5.5"
 PROMPT = "What is the release code in notes.txt?"
 SANDBOX = ("--sandbox", "danger-full-access")
+TOOLS = ["apply_patch", "create_goal", "exec_command", "get_goal", "request_user_input"]
+TOOLS += ["tool_search", "update_goal", "view_image", "web_search", "write_stdin"]
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
     pytest.mark.skipif(
-        not CODEX.exists(), reason="run `npm ci --prefix examples/codex_cli` to install Codex"
+        not CODEX.exists(), reason="Codex is not installed: npm ci --prefix examples/codex_cli"
     ),
 ]
 
@@ -40,6 +42,7 @@ def codex_home(root: Path, base_url: str) -> Path:
     root.mkdir()
     (root / "config.toml").write_text(
         f'model = "{MODEL}"\n'
+        'model_reasoning_effort = "medium"\n'
         'model_provider = "harness"\n'
         # The shell tool runs `bash -c`, not a login shell: a login shell's
         # profile scripts would print this machine's warnings into the tool output.
@@ -99,4 +102,7 @@ def test_codex_reads_the_release_code(llm_proxy: LLMProxy, tmp_path: Path) -> No
     assert [c.name for c in calls] == ["exec_command"]
     assert "cat notes.txt" in calls[0].arguments["cmd"]
     assert CODE in (calls[0].result or "")  # Codex sent the command's output back
-    assert_requests(llm_proxy).model(MODEL)
+    # What Codex sent: the model and effort configured, the tools of this Codex
+    # version, and a history that only grows (each request repeats the one before).
+    checks = assert_requests(llm_proxy).model(MODEL).effort("medium").stable_prefix()
+    checks.tools(TOOLS)

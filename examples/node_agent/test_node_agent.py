@@ -30,7 +30,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
     pytest.mark.skipif(
         not (AGENT.parent / "node_modules" / "openai").is_dir(),
-        reason="run `npm ci --prefix examples/node_agent` to install the openai package",
+        reason="the openai npm package is not installed: npm ci --prefix examples/node_agent",
     ),
 ]
 
