@@ -7,7 +7,8 @@
   ``<root>``) and the date; its skills table names folders under ``CODEX_HOME``.
 - ``claude-code`` (Claude Code, and the Claude Agent SDK that drives it,
   Messages wire): ``metadata.user_id`` is a per-install, per-session id; its
-  system prompt names the working directory and today's date.
+  system prompt names the working directory and today's date, its environment
+  reminder the primary working directory and the kernel's version.
 
 Both pin the date and working-folder lines of the system prompt to
 placeholders. A test adds its own rules (``normalize={regex: placeholder}``)
@@ -65,7 +66,19 @@ PROFILES: dict[str, ProxyProfile] = {
     "claude-code": ProxyProfile(
         name="claude-code",
         ignore_body_fields=("metadata.user_id",),
-        rules=_SHARED,
+        rules=(
+            *_SHARED,
+            # Its environment reminder (Claude Code 2.1): the working folder again,
+            # and the kernel the run happened on.
+            TextRule(r"(?m)^( - Primary working directory: ).+$", r"\1<workdir>"),
+            TextRule(r"(?m)^( - OS Version: ).+$", r"\1<os-version>"),
+            # The budget left after the last answer: its token count follows the
+            # length of the prompt as sent, working folder included.
+            TextRule(
+                r"<total_tokens>\d+ tokens left</total_tokens>",
+                "<total_tokens><n> tokens left</total_tokens>",
+            ),
+        ),
         # Claude Code's own switch: no telemetry, error reports, update checks
         # or title requests, only the model calls of the task.
         env=(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),),

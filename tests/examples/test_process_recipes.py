@@ -1,10 +1,12 @@
-"""The recipes for agents that run as their own process (a Node script, the Codex CLI):
+"""The recipes for agents that run as their own process (a Node script, the Codex CLI,
+Claude Code when claude-agent-sdk is installed):
 they replay offline through ``llm_proxy`` as CI runs them, re-record byte-identically
 against the simulator, kill their response mutants; and the two harness fixes they
 needed (``assert_requests`` on an ``llm_proxy``, the ``codex`` profile's paths)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.evals import MutantStatus, load_report, summarize_mutants
 from harness.proxy import normaliser_for
@@ -27,13 +30,48 @@ RECIPES = {  # eval name -> (-k expression, the npm folder it needs)
     "node-agent": ("node_agent", ROOT / "examples" / "node_agent" / "node_modules" / "openai"),
     "codex-cli": ("codex_cli", ROOT / "examples" / "codex_cli" / "node_modules" / ".bin" / "codex"),
 }
+# One simulated model for all three recipes: each rule answers one agent's tool.
+SIM_SCRIPT = {
+    "version": 1,
+    "rules": [
+        *(
+            {"when": {"tools_include": tool, "has_tool_results": False}, "reply": reply}
+            for tool, reply in (
+                (
+                    "read_file",
+                    {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+                ),
+                (
+                    "exec_command",
+                    {
+                        "tool_calls": [
+                            {"name": "exec_command", "arguments": {"cmd": "cat notes.txt"}}
+                        ]
+                    },
+                ),
+                (
+                    "Bash",
+                    {"tool_calls": [{"name": "Bash", "arguments": {"command": "cat notes.txt"}}]},
+                ),
+            )
+        ),
+        {
+            "fill": "RELEASE-CODE-[A-Z0-9]+",
+            "when": {"last_tool_result_contains": "RELEASE-CODE"},
+            "reply": "The release code is {match}.",
+        },
+    ],
+}
 
 
 def _installed() -> dict[str, str]:
     """The recipes whose CLI is installed, by eval name -> -k expression."""
-    if shutil.which("node") is None:
-        return {}
-    return {name: k for name, (k, needs) in RECIPES.items() if needs.exists()}
+    found = {}
+    if shutil.which("node") is not None:
+        found = {name: k for name, (k, needs) in RECIPES.items() if needs.exists()}
+    if importlib.util.find_spec("claude_agent_sdk") is not None:
+        found["claude-code"] = "claude_code"
+    return found
 
 
 def _eval(report: Path, cassettes: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -115,9 +153,10 @@ def _free_port() -> int:
 
 @pytest.fixture
 def simulator(tmp_path: Path) -> Iterator[str]:
-    """``harness sim serve`` on the Codex recipe's script (it also answers the Node one)."""
+    """``harness sim serve`` answering every recipe (each recipe's own script, merged)."""
     port = _free_port()
-    script = ("--script", str(ROOT / "examples" / "codex_cli" / "sim.yaml"))
+    (tmp_path / "sim.json").write_text(json.dumps(SIM_SCRIPT))
+    script = ("--script", str(tmp_path / "sim.json"))
     with open(tmp_path / "sim.log", "wb") as log:
         process = subprocess.Popen(
             [*(sys.executable, "-m", "harness", "sim", "serve", "--port", str(port)), *script],
@@ -143,12 +182,14 @@ def _without_recorded_at(path: Path) -> str:
     )
 
 
+def _requests(path: Path) -> list[object]:
+    return [i["request"] for i in yaml.safe_load(path.read_text("utf-8"))["interactions"]]
+
+
 @pytest.mark.deep
 def test_re_recording_against_the_simulator_gives_the_committed_cassettes(
     installed: dict[str, str], simulator: str, tmp_path: Path
 ) -> None:
-    # The committed node cassette was recorded against examples/sim.yaml; its
-    # read_file rule answers the same, so one simulator serves both recipes.
     for run in ("first", "second"):
         cassettes = tmp_path / run
         done = _eval(
@@ -157,13 +198,15 @@ def test_re_recording_against_the_simulator_gives_the_committed_cassettes(
             *("--record-mode", "once", "--harness-base-url", simulator),
         )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    for name, (k, _) in RECIPES.items():
-        if name not in installed:
-            continue
+    for k in installed.values():
         committed = sorted((CASSETTES / "examples" / k).rglob("*.yaml"))
-        assert committed, name
+        assert committed, k
         for path in committed:
             relative = path.relative_to(CASSETTES)
             first, second = tmp_path / "first" / relative, tmp_path / "second" / relative
             assert _without_recorded_at(first) == _without_recorded_at(second), relative
-            assert _without_recorded_at(first) == _without_recorded_at(path), relative
+            # What the agents sent, pinned by the profiles, is what they sent when the
+            # committed files were recorded. (The simulator counts the tokens of each
+            # request as sent, so the answers' token counts follow the length of the
+            # scratch folder's path, which differs between machines.)
+            assert _requests(first) == _requests(path), relative
