@@ -109,6 +109,25 @@ def test_the_codex_profile_pins_the_workspace_and_skill_roots() -> None:
     )
 
 
+def test_the_claude_code_profile_pins_its_environment_reminder() -> None:
+    # The folder and the kernel differ between machines, the budget with the prompt's
+    # length: unpinned, a cassette recorded on one machine did not replay on another.
+    text = (
+        "You have been invoked in the following environment: \n"
+        " - Primary working directory: /dev/shm/harness-eval-x1/runs/test_a0/workspace\n"
+        " - Is a git repository: false\n - OS Version: Linux 6.18.44-fc-v1147\n"
+        "<total_tokens>14985302 tokens left</total_tokens>"
+    )
+    body = json.dumps({"messages": [{"content": text}]}).encode()
+    pinned = json.loads(normaliser_for(["claude-code"]).body(body))["messages"][0]["content"]
+    assert pinned == (
+        "You have been invoked in the following environment: \n"
+        " - Primary working directory: <workdir>\n"
+        " - Is a git repository: false\n - OS Version: <os-version>\n"
+        "<total_tokens><n> tokens left</total_tokens>"
+    )
+
+
 def test_assert_requests_reads_an_llm_proxy(tmp_path: Path) -> None:
     # Before the proxy started it has sent nothing: the checks say so, where they used
     # to raise from the in-process cassette handle an llm_proxy does not have.
