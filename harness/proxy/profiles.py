@@ -3,11 +3,12 @@
 - ``codex`` (OpenAI Codex CLI, Responses wire): ``client_metadata`` and
   ``prompt_cache_key`` change every run, and so do the ids of input items; the
   output of its shell tool opens with a ``Chunk ID`` and a ``Wall time``
-  line; its environment context names the working folder (``<cwd>``) and
-  the date.
+  line; its environment context names the working folder (``<cwd>``,
+  ``<root>``) and the date; its skills table names folders under ``CODEX_HOME``.
 - ``claude-code`` (Claude Code, and the Claude Agent SDK that drives it,
   Messages wire): ``metadata.user_id`` is a per-install, per-session id; its
-  system prompt names the working directory and today's date.
+  system prompt names the working directory and today's date, its environment
+  reminder the primary working directory and the kernel's version.
 
 Both pin the date and working-folder lines of the system prompt to
 placeholders. A test adds its own rules (``normalize={regex: placeholder}``)
@@ -55,12 +56,29 @@ PROFILES: dict[str, ProxyProfile] = {
             *_SHARED,
             TextRule(r"(?m)^(Chunk ID: )\S+$", r"\1<chunk-id>"),
             TextRule(r"(?m)^(Wall time: )[0-9.]+( seconds?)$", r"\1<wall-time>\2"),
+            # Its environment context also lists the workspace roots (the working
+            # folder again), and its skills table the folders skills are read from
+            # (under CODEX_HOME, a fresh folder per test).
+            TextRule(r"<root>[^<]*</root>", "<root><workdir></root>"),
+            TextRule(r"(?m)^(- `r\d+` = `)[^`\n]+(`)$", r"\1<skill-root>\2"),
         ),
     ),
     "claude-code": ProxyProfile(
         name="claude-code",
         ignore_body_fields=("metadata.user_id",),
-        rules=_SHARED,
+        rules=(
+            *_SHARED,
+            # Its environment reminder (Claude Code 2.1): the working folder again,
+            # and the kernel the run happened on.
+            TextRule(r"(?m)^( - Primary working directory: ).+$", r"\1<workdir>"),
+            TextRule(r"(?m)^( - OS Version: ).+$", r"\1<os-version>"),
+            # The budget left after the last answer: its token count follows the
+            # length of the prompt as sent, working folder included.
+            TextRule(
+                r"<total_tokens>\d+ tokens left</total_tokens>",
+                "<total_tokens><n> tokens left</total_tokens>",
+            ),
+        ),
         # Claude Code's own switch: no telemetry, error reports, update checks
         # or title requests, only the model calls of the task.
         env=(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),),

@@ -121,7 +121,9 @@ def sent_requests(source: Any) -> list[SentRequest]:
         return list(source.requests)
     if isinstance(source, str | os.PathLike):
         return sent_from_exchanges(exchanges_from_cassette(source))
-    if callable(getattr(source, "exchanges", None)) and hasattr(source, "handle"):
+    # ``handle`` is looked up on the class: on an llm_proxy the instance's property
+    # raises (it has no in-process cassette), which ``hasattr`` does not catch.
+    if callable(getattr(source, "exchanges", None)) and hasattr(type(source), "handle"):
         from harness.testing.http_exchanges import http_exchanges
 
         return sent_from_exchanges(http_exchanges(source.exchanges()))
