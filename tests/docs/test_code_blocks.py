@@ -155,7 +155,7 @@ def test_data_blocks_validate(block: Block, tmp_path: Path) -> None:
 # (some cut short on purpose, as in `git reset --har[d]`), ruff's, mkdocs', and
 # pytest-randomly's (off in this suite, so its parser lacks it).
 OTHER_TOOLS = {"--checkpoint-action", "--delete", "--forc", "--force", "--har", "--hard"}
-OTHER_TOOLS |= {"--mirr", "--worktree", "--check", "--strict", "--randomly-seed"}
+OTHER_TOOLS |= {"--mirr", "--worktree", "--check", "--strict", "--randomly-seed", "--prefix"}
 
 
 def test_every_flag_the_prose_names_exists(pytestconfig: pytest.Config) -> None:
