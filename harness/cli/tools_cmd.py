@@ -1,4 +1,4 @@
-"""``harness cassettes check`` and ``harness sim serve``."""
+"""``harness cassettes check`` and ``harness sim serve`` (also ``python -m harness.simulator``)."""
 
 from __future__ import annotations
 
@@ -72,9 +72,12 @@ def _holds_cassettes(folder: Path, suffixes: tuple[str, ...]) -> bool:
 
 @sim_app.command("serve")
 def serve(
-    script: Annotated[Path, typer.Option(help="Scenario script (YAML or JSON).")],
+    script: Annotated[
+        Path | None,
+        typer.Option(help="Scenario script (YAML or JSON; default: $HARNESS_SCRIPT)."),
+    ] = None,
     port: Annotated[
-        int, typer.Option(help="Port on 127.0.0.1 (0: any free port).", min=0, max=65535)
+        int, typer.Option(help="TCP port (0: any free port).", min=0, max=65535)
     ] = 8765,
     host: Annotated[
         str, typer.Option(help="Bind address: loopback unless --allow-remote.")
@@ -96,7 +99,9 @@ def serve(
     """Serve /v1/chat/completions, /v1/responses and /v1/messages from SCRIPT until interrupted.
 
     Each request is logged on stderr: the path, the status and what answered it;
-    with --log-bodies FILE its body too, as a JSON line in FILE."""
+    with --log-bodies FILE its body too, as a JSON line in FILE.
+
+    `python -m harness.simulator [OPTIONS]` is the same command."""
     from harness.simulator import check_host, log_requests
     from harness.simulator import serve as run_server
 

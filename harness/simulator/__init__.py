@@ -15,7 +15,7 @@ from harness.simulator._script import (
     ScriptToolCall,
     load_script,
 )
-from harness.simulator._serve import check_host, log_requests, serve, serve_or_exit
+from harness.simulator._serve import check_host, log_requests, serve
 from harness.simulator._server import SEED_HEADER, ReceivedRequest, SimulatorServer
 
 __all__ = [
@@ -34,5 +34,4 @@ __all__ = [
     "load_script",
     "log_requests",
     "serve",
-    "serve_or_exit",
 ]

@@ -1,22 +1,22 @@
-"""Running the simulator in the foreground (``harness sim serve``, ``python -m``).
+"""Running the simulator in the foreground: what ``harness sim serve`` calls.
 
-Start-up problems (no script, an invalid script, a bad or busy port) end the
-command with one ``error:`` line and exit status 2, never a traceback.
+Start-up problems (no script, an invalid script, a bad or busy port) raise
+:class:`ConfigurationError`, which the command prints as one ``error:`` line
+with exit status 2, never a traceback. The command line itself is defined once,
+in ``harness.cli.tools_cmd``; ``python -m harness.simulator`` runs that command.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
 import threading
-from collections.abc import Sequence
 
 from harness.core.errors import ConfigurationError
 from harness.simulator._server import SimulatorServer
 
-__all__ = ["SCRIPT_VARIABLE", "check_host", "log_requests", "main", "serve", "serve_or_exit"]
+__all__ = ["SCRIPT_VARIABLE", "check_host", "log_requests", "serve"]
 
 SCRIPT_VARIABLE = "HARNESS_SCRIPT"
 
@@ -97,55 +97,3 @@ def log_requests() -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
-
-
-def serve_or_exit(
-    script_path: str | os.PathLike[str] | None,
-    host: str = "127.0.0.1",
-    port: int = 8765,
-    *,
-    allow_remote: bool = False,
-    log_bodies: str | os.PathLike[str] | None = None,
-) -> None:
-    """:func:`serve` for a command line: request log on stderr, errors as one line, exit 2.
-
-    A host other than loopback is refused unless ``allow_remote`` (see :func:`check_host`).
-    """
-    log_requests()
-    try:
-        warning = check_host(host, allow_remote=allow_remote)
-        if warning:
-            print(warning, file=sys.stderr, flush=True)
-        serve(script_path, host, port, log_bodies=log_bodies)
-    except ConfigurationError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Command line: ``python -m harness.simulator [--script FILE] [--port N]``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m harness.simulator",
-        description="Serve an OpenAI/Anthropic-compatible API from a scenario script.",
-    )
-    parser.add_argument(
-        "--script", default=None, help=f"YAML or JSON scenario script (default: ${SCRIPT_VARIABLE})"
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
-    parser.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="allow a --host other machines can reach (the simulator has no authentication)",
-    )
-    parser.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 = any)")
-    parser.add_argument(
-        "--log-bodies", default=None, help="append each request body to FILE as a JSON line"
-    )
-    args = parser.parse_args(argv)
-    serve_or_exit(
-        args.script,
-        args.host,
-        args.port,
-        allow_remote=args.allow_remote,
-        log_bodies=args.log_bodies,
-    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,65 @@ def test_reasoning_models_are_priced_and_reasoning_tokens_cost_as_output() -> No
     cost, cheaper = model_cost(row, "gpt-5-mini", table), model_cost(without, "gpt-5-mini", table)
     assert cost is not None and cheaper is not None
     assert cost - cheaper == pytest.approx(9 * price.output / 1_000_000)
+
+
+def test_genai_prices_prices_the_models_harness_does_not_list() -> None:
+    from harness.evals.prices import genai_price
+
+    table = default_prices()
+    assert "gpt-4o" not in table.models and "claude-opus-4-1" not in table.models
+    found = genai_price("gpt-4o")
+    assert found is not None and table.price("gpt-4o") == found[1]
+    assert table.price("gpt-4o") == ModelPrice(input=2.5, output=10.0, cached_input=1.25)
+    # o3-mini is its own model, not a dated o3: genai-prices prices it, not o3's family.
+    assert table.price("o3-mini") == genai_price("o3-mini")[1]  # type: ignore[index]
+    assert table.price("o3-mini") != table.price("o3")
+    # A tiered price (Gemini Pro over 200k tokens of context) is taken at its base tier.
+    assert table.price("gemini-2.5-pro") == ModelPrice(input=1.25, output=10.0, cached_input=0.125)
+    assert genai_price("no-such-model") is None
+
+
+def test_the_baseline_models_are_pinned_at_genai_prices_list_price() -> None:
+    # The committed cassettes and baselines price these; harness's table pins them so
+    # a genai-prices update cannot move committed cost figures. Pinned at its price:
+    # if genai-prices changes one, decide (re-pin, or keep and say why in prices.json).
+    from harness.evals.prices import genai_price
+
+    root = Path(__file__).resolve().parents[2]
+    models = set()
+    for baseline in (root / "evals" / "baselines").glob("*.json"):
+        models |= {row["model"] for row in json.loads(baseline.read_text("utf-8"))["rows"]}
+    table = default_prices()
+    assert models and models <= set(table.models)
+    for model in table.models:
+        found = genai_price(model)
+        assert found is not None and found[1] == table.models[model], model
+
+
+def test_harness_prices_beats_genai_prices_for_a_model_and_its_snapshots(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(
+        '{"as_of": "2027-01-01", "models": {"gpt-4o": {"input": 9, "output": 9},'
+        ' "gpt-4.1": {"input": 7, "output": 7}}}',
+        "utf-8",
+    )
+    table = load_prices({"HARNESS_PRICES": str(path)})
+    mine = ModelPrice(input=9, output=9)
+    assert table.price("gpt-4o") == table.price("gpt-4o-2024-08-06") == mine
+    # Another model whose name starts with an overridden one keeps its own price.
+    assert table.price("gpt-4.1-nano") == default_prices().price("gpt-4.1-nano")
+    assert table.price("gpt-4.1-nano") != ModelPrice(input=7, output=7)
+
+
+@given(
+    st.sampled_from(sorted(default_prices().models)),
+    st.dates(dt.date(2000, 1, 1), dt.date(2099, 12, 31)),
+    st.sampled_from(["-%Y-%m-%d", "-%Y%m%d"]),
+)
+def test_a_dated_snapshot_of_a_listed_model_has_its_price(
+    model: str, day: dt.date, form: str
+) -> None:
+    table = default_prices()
+    assert table.price(model + day.strftime(form)) == table.models[model]
