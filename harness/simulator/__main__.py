@@ -1,13 +1,14 @@
 """``python -m harness.simulator [OPTIONS]`` is ``harness sim serve [OPTIONS]``.
 
 One command, defined once (``harness.cli.tools_cmd``): the same flags, help,
-error lines and exit codes. The CLI sits on a floor above the simulator, so it
-is reached by its dotted path, as lower rooms reach a wire's parts.
+error lines and exit codes. This module is an entry point, not part of the
+simulator's room, so it imports the CLI above it (an exception the layering
+contract in pyproject.toml names).
 """
 
 import sys
-from importlib import import_module
+
+from harness.cli.main import app
 
 if __name__ == "__main__":
-    cli = import_module("harness.cli.main")
-    cli.app(["sim", "serve", *sys.argv[1:]], prog_name="harness")
+    app(["sim", "serve", *sys.argv[1:]], prog_name="harness")
