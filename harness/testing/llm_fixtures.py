@@ -175,10 +175,24 @@ def _containment(node: pytest.Item, options: HarnessOptions) -> str | None:
 
 
 class _ContainmentOff:
-    """Says once, at the end of the run, why ``llm_proxy`` children ran uncontained."""
+    """Says once, at the end of the run, why ``llm_proxy`` children ran uncontained.
+
+    Under xdist the children run on workers, whose terminal nobody sees: each
+    worker hands its reasons to the controller (``workeroutput``), which says them.
+    """
 
     def __init__(self) -> None:
         self.reasons: dict[str, None] = {}  # ordered, each once
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:
+            output[_CONTAINMENT_OFF] = list(self.reasons)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        for reason in getattr(node, "workeroutput", {}).get(_CONTAINMENT_OFF, ()):
+            self.reasons.setdefault(reason)
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -191,11 +205,16 @@ class _ContainmentOff:
 _CONTAINMENT_OFF = "harness-llm-proxy-containment-off"
 
 
+def watch_containment(config: pytest.Config) -> None:
+    """Register the end-of-run note (the plugin's configure: the controller too)."""
+    if config.pluginmanager.get_plugin(_CONTAINMENT_OFF) is None:
+        config.pluginmanager.register(_ContainmentOff(), _CONTAINMENT_OFF)
+
+
 def _note_containment_off(config: pytest.Config, reason: str) -> None:
+    watch_containment(config)
     note = config.pluginmanager.get_plugin(_CONTAINMENT_OFF)
-    if note is None:
-        note = _ContainmentOff()
-        config.pluginmanager.register(note, _CONTAINMENT_OFF)
+    assert isinstance(note, _ContainmentOff)
     note.reasons.setdefault(reason)
 
 

@@ -48,6 +48,7 @@ from harness.testing.llm_fixtures import (
     llm_cassette_config,
     llm_proxy,
     rewrite_blocked_report,
+    watch_containment,
 )
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
@@ -98,6 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "live: talks to a real provider API; skipped without its API key"
     )
     check_rootdir(config)  # before any path is derived from the rootdir
+    watch_containment(config)  # llm_proxy's "containment is off" line, from any worker
     config.addinivalue_line(
         "markers",
         "llm_cassette(profile=None, ignore_body_fields=(), ignore_query_params=(), "

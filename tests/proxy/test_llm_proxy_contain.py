@@ -249,6 +249,10 @@ def test_containment_off_runs_the_child_as_is_and_says_so_once(
     assert "again: reached containment is off: HARNESS_PROXY_CONTAIN=off" in out
     line = "harness: containment is off: HARNESS_PROXY_CONTAIN=off; llm_proxy ran its children"
     assert out.count(line) == 1
+    # Under xdist the children ran on workers; the controller says it, once.
+    spread = pytester.runpytest_subprocess("--assert=plain", "-p", "no:randomly", "-n", "2")
+    spread.assert_outcomes(passed=3)
+    assert spread.stdout.str().count(line) == 1
 
 
 _OFF_WORDS = ["off", "OFF", " off ", "0", "false", "no"]
