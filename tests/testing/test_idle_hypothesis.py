@@ -43,7 +43,9 @@ def pytest_unconfigure(config):
     imported = "hypothesis" in sys.modules
     kept = config.pluginmanager.has_plugin("hypothesispytest")
     during = config.stash.get(DURING, "-")
-    print(f"END {WHO[0]} during={during} imported={imported} kept={kept}", file=sys.stderr)
+    # One write(2) of a short line: the workers share the pipe, and print() may write
+    # the text and its newline apart, so two workers' lines could run together.
+    os.write(2, f"END {WHO[0]} during={during} imported={imported} kept={kept}\n".encode())
 """
 
 PLAIN = """
