@@ -45,7 +45,7 @@ def pytest_unconfigure(config):
     during = config.stash.get(DURING, "-")
     # One write(2) of a short line: the workers share the pipe, and print() may write
     # the text and its newline apart, so two workers' lines could run together.
-    os.write(2, f"END {WHO[0]} during={during} imported={imported} kept={kept}\n".encode())
+    os.write(2, f"END {WHO[0]} during={during} imported={imported} kept={kept}\\n".encode())
 """
 
 PLAIN = """
