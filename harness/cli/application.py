@@ -19,6 +19,7 @@ from harness.cli.errors import (
 )
 from harness.cli.progress import RunProgress
 from harness.cli.terminal import terminal_safe
+from harness.core.stderr_log import log_to_stderr
 
 __all__ = [
     "check_session_key",
@@ -59,12 +60,7 @@ class _DropEngineStop(logging.Filter):
 
 def configure_logging(level: str) -> None:
     """Log harness messages to stderr at ``level`` (HARNESS_LOG_LEVEL)."""
-    logger = logging.getLogger("harness")
-    logger.setLevel(level)
-    if not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        logger.addHandler(handler)
+    log_to_stderr("harness", "%(levelname)s %(name)s: %(message)s", level=level)
 
 
 def print_stops_once() -> None:

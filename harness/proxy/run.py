@@ -10,13 +10,13 @@ status 1; bad start-up settings with one ``error:`` line and status 2.
 
 from __future__ import annotations
 
-import logging
 import signal
 import sys
 import threading
 from types import FrameType
 
 from harness.core.errors import HarnessError
+from harness.core.stderr_log import log_to_stderr
 from harness.proxy.server import ProxyServer, Responder
 from harness.proxy.spec import ProxySpec
 
@@ -25,19 +25,9 @@ __all__ = ["READY_PREFIX", "run_proxy"]
 READY_PREFIX = "harness proxy listening on "
 
 
-def _log_to_stderr() -> None:
-    logger = logging.getLogger("harness.proxy")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s harness.proxy %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
-
-
 def run_proxy(spec: ProxySpec, responder: Responder | None = None) -> int:
     """Serve ``spec`` until stopped; returns the exit status (0 saved or nothing to save)."""
-    _log_to_stderr()
+    log_to_stderr("harness.proxy", "%(asctime)s harness.proxy %(message)s", propagate=False)
     try:
         proxy = ProxyServer(spec, responder).start()
     except HarnessError as exc:

@@ -8,12 +8,11 @@ in ``harness.cli.tools_cmd``; ``python -m harness.simulator`` runs that command.
 
 from __future__ import annotations
 
-import logging
 import os
-import sys
 import threading
 
 from harness.core.errors import ConfigurationError
+from harness.core.stderr_log import log_to_stderr
 from harness.simulator._server import SimulatorServer
 
 __all__ = ["SCRIPT_VARIABLE", "check_host", "log_requests", "serve"]
@@ -91,9 +90,4 @@ def check_host(host: str, *, allow_remote: bool = False) -> str | None:
 
 def log_requests() -> None:
     """Log each request (path, status, what answered) to stderr, as a foreground server does."""
-    logger = logging.getLogger("harness.simulator")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
+    log_to_stderr("harness.simulator", "%(asctime)s %(name)s %(message)s")

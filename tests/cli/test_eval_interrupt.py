@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from harness.evals import load_report
+from tests.suite.signals import DEFAULT_SIGINT
 
 EVALS = """
 import pathlib
@@ -36,10 +36,15 @@ SCRIPT: dict[str, Any] = {"version": 1, "rules": [{"when": {}, "reply": "hello"}
 
 
 def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
-    for _ in range(1200):  # up to a minute on a loaded machine
+    for _ in range(2400):  # up to two minutes on a loaded machine
         if path.exists() or process.poll() is not None:
-            return
+            break
         time.sleep(0.05)
+    if not path.exists() and process.poll() is None:
+        process.kill()
+    assert path.exists(), (
+        "the second eval never started:\n" + "".join(process.communicate())[-3000:]
+    )
 
 
 def test_ctrl_c_keeps_the_report_and_the_cassettes_and_says_so(
@@ -50,7 +55,8 @@ def test_ctrl_c_keeps_the_report_and_the_cassettes_and_says_so(
     (tmp_path / "evals" / "test_two.py").write_text(EVALS, "utf-8")
     report = tmp_path / "report.json"
     command = [
-        *(sys.executable, "-m", "harness", "eval", "--report", str(report), "--"),
+        *DEFAULT_SIGINT,
+        *("-m", "harness", "eval", "--report", str(report), "--"),
         *("-p", "no:randomly", "-p", "no:cacheprovider", "--record-mode", "once"),
         *("--harness-base-url", server.url),
     ]

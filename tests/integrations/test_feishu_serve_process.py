@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("Crypto")
 
 from tests.integrations._feishu_crypto import encrypt
+from tests.suite.signals import DEFAULT_SIGINT
 
 pytestmark = pytest.mark.deep
 
@@ -95,7 +95,7 @@ def _start(root: Path, api: FakeFeishuOpenAPI, encrypt_key: str) -> Server:
     (root / "work").mkdir(exist_ok=True)
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [*DEFAULT_SIGINT, "-m", "harness", "serve", "--host", "127.0.0.1", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
