@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from harness.testing.recorded import RECORDED_PROVIDERS
+from harness.testing import RECORDED_PROVIDERS
 from harness.tracing import TraceSpan
 
 PROVIDERS = RECORDED_PROVIDERS  # the registry's runtime wires

@@ -20,14 +20,11 @@ from typing import Any
 
 import pytest
 
-from harness import RunResult, Settings, build_application
-from harness.app import Application
-from harness.approval.store import ApprovalStore
+from harness import Application, RunResult, Settings, build_application
+from harness.approval import ApprovalStore
 from harness.core import ApprovalError, Role
 from harness.providers import ScriptedProvider
-from harness.testing import naming
-from harness.testing.recorded import RECORDED_PROVIDERS
-from harness.testing.workspace import Workspace
+from harness.testing import RECORDED_PROVIDERS, Workspace, naming
 from harness.tracing import TraceTree
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "approval"

@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.app import Application
-from harness.testing.recorded import RECORDED_PROVIDERS
-from harness.testing.runlog import LastTrace
-from harness.testing.workspace import Workspace
+from harness import Application
+from harness.testing import RECORDED_PROVIDERS, LastTrace, Workspace
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "maxsteps"
 CHAIN = {

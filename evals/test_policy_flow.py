@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 
-from harness.app import Application
+from harness import Application
 from harness.core import Role
-from harness.testing.recorded import RECORDED_PROVIDERS
-from harness.testing.runlog import LastTrace
-from harness.testing.workspace import Workspace
+from harness.testing import RECORDED_PROVIDERS, LastTrace, Workspace
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "policy"
 SENTINEL = "SENTINEL-POLICY-3B8D27E6A1"

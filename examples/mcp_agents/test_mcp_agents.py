@@ -21,8 +21,7 @@ from agents import Runner, RunResult
 from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
 
 from examples.mcp_agents.agent import SERVER, build, http_server
-from harness.testing import LLMCassette
-from harness.testing.mcp_cassette import McpCassetteFixture
+from harness.testing import LLMCassette, McpCassetteFixture
 
 CODE = "RELEASE-CODE-6QJ4"
 NOTE = f"The release code is {CODE}.\n"

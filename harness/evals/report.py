@@ -145,8 +145,9 @@ def _pass_hat_k_intervals(passes: int, runs: int) -> dict[str, list[float]]:
     return {str(k): [round(i.low, 4), round(i.high, 4)] for k, i in enumerate(found, start=1)}
 
 
-def load_report(path: Path) -> EvalReport:
+def load_report(path: Path | str) -> EvalReport:
     """Read a report file (schema 1 to 3); a missing, corrupt or foreign file is a clear error."""
+    path = Path(path)
     return read_document(
         path,
         EvalReport,

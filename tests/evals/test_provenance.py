@@ -171,6 +171,7 @@ def test_rows_carry_source_and_synthetic_tokens_into_json(tmp_path: Path) -> Non
     ]
     assert load_report(path).rows == report.sorted().rows
     assert load_report(path).sources == (Source.LIVE, Source.SIMULATOR, Source.SCRIPTED)
+    assert load_report(str(path)).rows == report.sorted().rows  # a path as text, from a script
 
 
 def test_the_table_shows_the_source_and_marks_synthetic_tokens() -> None:
