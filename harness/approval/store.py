@@ -31,6 +31,7 @@ from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core.errors import ApprovalError
 from harness.files import atomic_write_text, make_private_dirs
 from harness.session.ref import SESSION_KEY_PATTERN
+from harness.settings import env_value
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
 
@@ -54,10 +55,10 @@ def _check_session(key: str) -> None:
 
 
 def _default_signer(state_dir: Path) -> ApprovalSigner:
-    from harness.approval.keyfile import KEY_ENV, load_approval_key
+    from harness.approval.keyfile import load_approval_key
 
     return ApprovalSigner(
-        lambda: load_approval_key(os.environ.get(KEY_ENV), workdir=None, state_dir=state_dir)
+        lambda: load_approval_key(env_value("approval_key"), workdir=None, state_dir=state_dir)
     )
 
 

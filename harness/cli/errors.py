@@ -20,7 +20,6 @@ What reaches it is printed as at most three lines on stderr, starting with
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from typer.core import TyperGroup
 
 from harness.cli.terminal import terminal_safe
 from harness.core.errors import ConfigurationError, HarnessError
+from harness.settings import env_value
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -63,7 +63,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def debug_enabled() -> bool:
-    return os.environ.get("HARNESS_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+    return (env_value("debug") or "").lower() in ("1", "true", "yes", "on")
 
 
 def explain_validation(exc: ValidationError) -> str:

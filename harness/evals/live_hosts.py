@@ -18,7 +18,6 @@ as ``0.0.0.0``, ``127.1``, ``0x7f.1``, ``2130706433``, ``[::ffff:127.0.0.1]`` or
 from __future__ import annotations
 
 import ipaddress
-import os
 
 from harness.core.errors import ConfigurationError
 from harness.core.urls import (
@@ -29,6 +28,7 @@ from harness.core.urls import (
     parse_address,
 )
 from harness.core.wires import is_live_api_host, live_host_patterns, local_server
+from harness.settings import env_value
 
 __all__ = [
     "KNOWN_LIVE_HOSTS",
@@ -86,7 +86,7 @@ def declared_live_hosts() -> tuple[str, ...]:
     Raises:
         ConfigurationError: an entry names an address on this machine or network.
     """
-    entries = [_name(e) for e in os.environ.get(LIVE_HOSTS_VAR, "").split(",")]
+    entries = [_name(e) for e in (env_value("live_hosts") or "").split(",")]
     hosts = tuple(e for e in entries if e)
     for host in hosts:
         if is_local_host(host.lstrip(".")):

@@ -12,7 +12,6 @@ costs a few hundred milliseconds, and most runs price only the simulator's.
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import UTC, datetime
 from functools import cache
@@ -22,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from harness.core.errors import ConfigurationError
+from harness.settings import env_value
 
 __all__ = [
     "PRICES_VARIABLE",
@@ -178,8 +178,7 @@ def default_prices() -> PriceTable:
 
 def load_prices(environ: dict[str, str] | None = None) -> PriceTable:
     """The shipped table, with the models of ``HARNESS_PRICES`` (if set) replacing its own."""
-    env = os.environ if environ is None else environ
-    override = env.get(PRICES_VARIABLE, "").strip()
+    override = env_value("prices", environ) or ""
     if not override:
         return default_prices()
     path = Path(override).expanduser()

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness.core.errors import ConfigurationError
+from harness.settings import env_value, environment
 
 __all__ = ["MIN_FREE_BYTES", "SCRATCH_VARIABLE", "scratch_parent"]
 
@@ -43,8 +44,8 @@ def scratch_parent(
     Raises:
         ConfigurationError: ``HARNESS_EVAL_TMPDIR`` names no writable folder.
     """
-    env = os.environ if environ is None else environ
-    chosen = env.get(SCRATCH_VARIABLE, "").strip()
+    env = environment(environ)
+    chosen = env_value("eval_tmpdir", env) or ""
     if chosen:
         folder = Path(chosen).expanduser()
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
@@ -54,7 +55,7 @@ def scratch_parent(
                 "may write its scratch into, or unset it"
             )
         return folder
-    if env.get("TMPDIR"):
+    if env.get("TMPDIR"):  # the temp folder the user chose
         return None
     return ram_disk if _roomy_tmpfs(ram_disk, mounts, min_free) else None
 

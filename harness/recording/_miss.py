@@ -17,8 +17,8 @@ from harness.recording._options import CassetteOptions, RerecordHint
 __all__ = ["DEFAULT_HINT", "MissedCassette", "missing_cassette_error", "unmatched_request_error"]
 
 DEFAULT_HINT = (
-    "HARNESS_RECORD_MODE={mode} <your test command> (or pytest ... --record-mode={mode}), "
-    "against the live API or `harness sim serve`"
+    # Only pytest's --record-mode records: no variable does (HARNESS_RECORD_MODE was never read).
+    "pytest ... --record-mode={mode}, against the live API or `harness sim serve`"
 )
 _BODY_PREVIEW = 300
 

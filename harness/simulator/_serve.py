@@ -13,6 +13,7 @@ import threading
 
 from harness.core.errors import ConfigurationError
 from harness.core.stderr_log import log_to_stderr
+from harness.settings import env_value
 from harness.simulator._server import SimulatorServer
 
 __all__ = ["SCRIPT_VARIABLE", "check_host", "log_requests", "serve"]
@@ -23,7 +24,7 @@ SCRIPT_VARIABLE = "HARNESS_SCRIPT"
 def _script_path(script_path: str | os.PathLike[str] | None) -> str | os.PathLike[str]:
     if script_path is not None and str(script_path):
         return script_path
-    from_env = os.environ.get(SCRIPT_VARIABLE)
+    from_env = env_value("script")
     if from_env:
         return from_env
     raise ConfigurationError(

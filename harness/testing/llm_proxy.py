@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from harness.core.errors import CassetteError, ConfigurationError
 from harness.core.wires import credential_env_names, ready_wires
+from harness.settings import env_value
 from harness.testing.llm_cassette import DEFAULT_BASE_URLS, LLMCassette
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def containment_setting() -> str | None:
     Raises:
         ConfigurationError: the variable holds neither ``on`` nor ``off``.
     """
-    value = os.environ.get(CONTAIN_SETTING, "").strip()
+    value = env_value("proxy_contain") or ""
     if value.lower() in _OFF:
         return f"containment is off: {CONTAIN_SETTING}={value}"
     if value.lower() not in _ON:

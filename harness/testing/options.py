@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.wires import runtime_wires
+from harness.settings import env_value
 
 __all__ = ["RECORD_MODES", "STREAM_CHOICES", "HarnessOptions", "add_options"]
 
@@ -187,7 +188,7 @@ class HarnessOptions:
             stream=_stream_mode(config),
             cases_dir=_cases_dir(config, root),
             judge_model=config.getoption("harness_judge_model", default=None)
-            or os.environ.get("HARNESS_JUDGE_MODEL")
+            or env_value("judge_model")
             or None,
             block_live=bool(config.getoption("harness_block_live", default=False)),
             tools=_tools_mode(config, str(mode)),

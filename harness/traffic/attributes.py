@@ -10,11 +10,11 @@ by hash and length; the text itself only goes into replay-mode payloads.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from harness.core import ConfigurationError
+from harness.settings import env_value
 from harness.tracing import (
     DEFAULT_MAX_PAYLOAD_CHARS,
     TraceMode,
@@ -42,7 +42,7 @@ def capture_mode(mode: TraceMode | None) -> TraceMode:
     Raises:
         ConfigurationError: not one of off, metadata, replay.
     """
-    chosen = parse_trace_mode(mode or os.environ.get("HARNESS_TRACE_MODE") or "metadata")
+    chosen = parse_trace_mode(mode or env_value("trace_mode") or "metadata")
     return "metadata" if chosen == "off" else chosen
 
 
@@ -52,7 +52,7 @@ def payload_limit(given: int | None) -> int:
     Raises:
         ConfigurationError: the limit is not a whole number of at least 1.
     """
-    raw: Any = given if given is not None else os.environ.get("HARNESS_TRACE_MAX_PAYLOAD_CHARS")
+    raw: Any = given if given is not None else env_value("trace_max_payload_chars")
     if raw is None or raw == "":
         return DEFAULT_MAX_PAYLOAD_CHARS
     try:

@@ -23,6 +23,7 @@ PACKAGES = [
     "harness.proxy",
     "harness.recording",
     "harness.session",
+    "harness.settings",
     "harness.shell",
     "harness.simulator",
     "harness.subagent",

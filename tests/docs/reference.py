@@ -3,8 +3,9 @@
 ``python -m tests.docs.reference`` rewrites the generated part of
 docs/reference/cli.md (the click tree typer builds from ``harness.cli.app``),
 docs/reference/pytest.md (the plugin's ``pytest_addoption`` run on pytest's own
-parser, and the markers it registers) and docs/reference/case-files.md (the case
-file's pydantic models). Only the text between the two markers below is
+parser, and the markers it registers), docs/reference/case-files.md (the case
+file's pydantic models) and docs/reference/settings.md (the settings' field
+descriptions). Only the text between the two markers below is
 generated; the prose around it is written by hand. ``test_reference_pages.py``
 fails when a page and the code drift, and names this command.
 """
@@ -22,8 +23,9 @@ from typing import Any
 
 import pytest
 import typer.main
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 from typer._click.core import Command, Context
 
 from harness.cli import app
@@ -253,10 +255,56 @@ def case_reference() -> str:
 
 # -- the pages ----------------------------------------------------------------------
 
+# -- the settings --------------------------------------------------------------------
+
+
+def _shown_default(field: FieldInfo) -> str:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    value = extra.get("shown_default", field.default)
+    if isinstance(value, str) and "shown_default" in extra:
+        return value
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if value is None or value is PydanticUndefined:
+        return "–"
+    if value in ((), frozenset(), ""):
+        return "empty"
+    if isinstance(value, tuple | frozenset):
+        return f"`{','.join(map(str, value))}`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, int | float):
+        return str(value)
+    return f"`{value}`"
+
+
+def settings_table(model: type[BaseModel], variables: dict[str, str]) -> str:
+    """A row per field of ``model``: its variable (or ``field`` (Python only)), default, meaning."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    for name, field in model.model_fields.items():
+        assert field.description, f"{model.__name__}.{name} needs a description: its table line"
+        shown = f"`{variables[name]}`" if name in variables else f"`{name}` (Python only)"
+        lines.append(f"| {shown} | {_shown_default(field)} | {_cell(field.description)} |")
+    return "\n".join(lines) + "\n"
+
+
+def settings_reference() -> str:
+    """``Settings``, then the Feishu extra's settings, from their field descriptions."""
+    from harness.integrations.feishu import FeishuSettings
+    from harness.settings import Settings
+
+    return (
+        settings_table(Settings, Settings.env_variables())
+        + "\n## The Feishu extra\n\n"
+        + settings_table(FeishuSettings, FeishuSettings.env_variables())
+    )
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "cli.md": cli_reference,
     "pytest.md": pytest_reference,
     "case-files.md": case_reference,
+    "settings.md": settings_reference,
 }
 
 

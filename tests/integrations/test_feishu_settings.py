@@ -6,6 +6,7 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -145,3 +146,31 @@ def test_importing_the_adapter_does_not_import_the_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_dotenv_is_read_under_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FEISHU_APP_ID", raising=False)
+    (tmp_path / ".env").write_text("FEISHU_APP_ID=cli_file\nHARNESS_FEISHU_PATH=/from-file\n")
+    monkeypatch.setenv("HARNESS_FEISHU_PATH", "/from-env")
+    settings = FeishuSettings.from_env()
+    assert (settings.app_id, settings.path) == ("cli_file", "/from-env")
+    assert FeishuSettings.from_env(path="/given").path == "/given"
+    assert FeishuSettings().app_id == ""  # Python construction reads nothing
+
+
+def test_a_bad_value_is_one_line_naming_the_variable() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        FeishuSettings.from_env({"HARNESS_FEISHU_PATH": "/health"})
+    assert str(caught.value) == (
+        "invalid Feishu settings: HARNESS_FEISHU_PATH='/health' must be a URL path such as "
+        "/api/events/feishu (not /health)"
+    )
+
+
+def test_every_field_has_a_variable_and_a_description() -> None:
+    variables = FeishuSettings.env_variables()
+    assert set(variables) == set(FeishuSettings.model_fields)
+    assert all(info.description for info in FeishuSettings.model_fields.values())

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from harness.core.errors import ConfigurationError
+from harness.settings import MappingSource, environment, explain
 
 __all__ = ["DEFAULT_FEISHU_PATH", "FeishuSettings"]
 
@@ -25,10 +27,12 @@ _ENV = {
     "HARNESS_FEISHU_PATH": "path",
 }
 _FIELD_TO_ENV = {field: env for env, field in _ENV.items()}
+# The environment ``from_env`` is reading; unset, a model takes only its arguments.
+_READING: ContextVar[Mapping[str, str] | None] = ContextVar("harness_feishu", default=None)
 _PATH = re.compile(r"^/[A-Za-z0-9_./-]*$")
 
 
-class FeishuSettings(BaseModel):
+class FeishuSettings(BaseSettings):
     """Configuration of the Feishu adapter; secrets are ``SecretStr`` so they never print.
 
     ``approvers`` are the open_ids allowed to decide approvals
@@ -37,15 +41,37 @@ class FeishuSettings(BaseModel):
     approvals are then decided with ``harness approve`` on the server.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_default=False)
 
-    app_id: str = ""
-    app_secret: SecretStr = SecretStr("")
-    verification_token: SecretStr = SecretStr("")
-    encrypt_key: SecretStr = SecretStr("")
-    base_url: str | None = None
-    approvers: frozenset[str] = frozenset()
-    path: str = DEFAULT_FEISHU_PATH
+    app_id: str = Field(default="", description="the Feishu app's App ID")
+    app_secret: SecretStr = Field(default=SecretStr(""), description="the app's App Secret")
+    verification_token: SecretStr = Field(
+        default=SecretStr(""), description="token Feishu signs webhook events with"
+    )
+    encrypt_key: SecretStr = Field(
+        default=SecretStr(""), description="key of the app's encrypted events, if set there"
+    )
+    base_url: str | None = Field(
+        default=None, description="Feishu's open API (a loopback double in tests)"
+    )
+    approvers: frozenset[str] = Field(
+        default=frozenset(), description="comma-separated open_ids allowed to decide approvals"
+    )
+    path: str = Field(default=DEFAULT_FEISHU_PATH, description="URL path of the event webhook")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        environ = _READING.get()
+        if environ is None:
+            return (init_settings,)
+        return (init_settings, MappingSource(settings_cls, environ, _FIELD_TO_ENV))
 
     @field_validator("approvers", mode="before")
     @classmethod
@@ -62,23 +88,25 @@ class FeishuSettings(BaseModel):
         return value
 
     @classmethod
+    def env_variables(cls) -> dict[str, str]:
+        """Field -> the variable ``from_env`` reads it from."""
+        return dict(_FIELD_TO_ENV)
+
+    @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> FeishuSettings:
-        """Read the ``FEISHU_*`` variables; bad values raise ``ConfigurationError``."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for variable, field in _ENV.items():
-            raw = env.get(variable)
-            if raw is not None and raw.strip():
-                values[field] = raw.strip()
-        values.update({key: value for key, value in overrides.items() if value is not None})
+        """``overrides`` (None ones skipped), then the variables, then ``./.env``.
+
+        ``environ`` given stands for the whole environment (no ``./.env``). Bad values
+        raise ``ConfigurationError`` naming the variable.
+        """
+        given = {key: value for key, value in overrides.items() if value is not None}
+        token = _READING.set(environment(environ))
         try:
-            return cls(**values)
+            return cls(**given)
         except ValidationError as exc:
-            problems = [
-                f"{_FIELD_TO_ENV.get(str(error['loc'][0]), error['loc'][0])}: {error['msg']}"
-                for error in exc.errors()
-            ]
-            raise ConfigurationError("invalid Feishu settings: " + "; ".join(problems)) from None
+            raise ConfigurationError(explain(exc, _FIELD_TO_ENV, "Feishu settings")) from None
+        finally:
+            _READING.reset(token)
 
     def require(self, *, webhook: bool) -> None:
         """Fail with every missing variable named: the app credentials, and for

@@ -1,0 +1,47 @@
+"""Where settings come from: the process environment over ``./.env``, or a given mapping.
+
+Kept free of pydantic-settings so that a module wanting one variable (the
+pytest plugin, a trace writer) does not pay for the model's import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["PREFIX", "env_value", "environment", "variable_of"]
+
+PREFIX = "HARNESS_"
+DOTENV = Path(".env")
+
+
+def variable_of(field: str) -> str:
+    """The variable that sets ``Settings.<field>``."""
+    return f"{PREFIX}{field.upper()}"
+
+
+def environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """``environ`` as given, else the process environment over ``./.env``'s variables.
+
+    A given mapping stands for the whole environment (tests, subprocess setups), so
+    ``./.env`` is read only for the real one.
+    """
+    if environ is not None:
+        return environ
+    if not DOTENV.is_file():
+        return os.environ
+    from dotenv import dotenv_values
+
+    from_file = {name: value for name, value in dotenv_values(DOTENV).items() if value is not None}
+    return {**from_file, **os.environ}
+
+
+def env_value(field: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The stripped text that sets ``Settings.<field>``, or None when unset or blank.
+
+    For the modules that read one setting where they use it; the field must exist
+    (tests/core/test_environ_reads.py checks every call names one).
+    """
+    value = environment(environ).get(variable_of(field), "").strip()
+    return value or None
