@@ -63,7 +63,11 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def debug_enabled() -> bool:
-    return (env_value("debug") or "").lower() in ("1", "true", "yes", "on")
+    try:
+        value = env_value("debug") or ""
+    except ConfigurationError:
+        return False  # asked while reporting an error; that error says what is wrong with .env
+    return value.lower() in ("1", "true", "yes", "on")
 
 
 def explain_validation(exc: ValidationError) -> str:

@@ -10,6 +10,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from harness.core.errors import ConfigurationError
+
 __all__ = ["PREFIX", "env_value", "environment", "variable_of"]
 
 PREFIX = "HARNESS_"
@@ -33,7 +35,14 @@ def environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
         return os.environ
     from dotenv import dotenv_values
 
-    from_file = {name: value for name, value in dotenv_values(DOTENV).items() if value is not None}
+    try:
+        read = dotenv_values(DOTENV, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(
+            f"{DOTENV.resolve()} cannot be read ({exc.__class__.__name__}); harness reads "
+            "HARNESS_* settings from it: fix it, or move it away"
+        ) from None
+    from_file = {name: value for name, value in read.items() if value is not None}
     return {**from_file, **os.environ}
 
 

@@ -131,11 +131,11 @@ def test_describe_error_codes(error: BaseException, code: int) -> None:
 @pytest.mark.parametrize(
     ("variable", "value", "expected"),
     [
-        ("HARNESS_MAX_STEPS", "0", "HARNESS_MAX_STEPS=0 is too small; use at least 1"),
-        ("HARNESS_MAX_STEPS", "5000", "HARNESS_MAX_STEPS=5000 is too large; use at most 1000"),
+        ("HARNESS_MAX_STEPS", "0", "HARNESS_MAX_STEPS='0' is too small; use at least 1"),
+        ("HARNESS_MAX_STEPS", "5000", "HARNESS_MAX_STEPS='5000' is too large; use at most 1000"),
         ("HARNESS_TRACE_MODE", "v", "HARNESS_TRACE_MODE='v' is not one of the choices; use one"),
         ("HARNESS_PROVIDER", "gpt5", "HARNESS_PROVIDER='gpt5' is not one of the choices; use"),
-        ("HARNESS_MAX_RETRIES", "x", "HARNESS_MAX_RETRIES='x' is not an integer"),
+        ("HARNESS_MAX_RETRIES", "x", "HARNESS_MAX_RETRIES='x' is not a whole number"),
     ],
     ids=["too-small", "too-large", "literal", "validator", "not-int"],
 )

@@ -122,3 +122,9 @@ def test_lists_are_comma_separated_with_blanks_ignored(names: list[str], pads: l
     text = ",".join(f"{pads[i]}{name}{pads[i + 1]}" for i, name in enumerate(names))
     text = f"{text},," if names else ",,"
     assert Settings.from_env({"HARNESS_BASH_ENV": text}).bash_env == tuple(names)
+
+
+def test_an_unreadable_dotenv_is_one_clear_error(folder: Path) -> None:
+    (folder / ".env").write_bytes(b"HARNESS_MODEL=\xff\xfe\n")
+    with pytest.raises(ConfigurationError, match=r"\.env cannot be read \(UnicodeDecodeError\)"):
+        Settings.from_env()
