@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.core.lazy import lazy_getattr
-from harness.settings._environ import env_value, environment, variable_of
+from harness.settings._environ import TRUST_FIELDS, env_value, environment, variable_of
 
 if TYPE_CHECKING:
     from harness.settings._model import (
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILTIN_TOOL_NAMES",
     "PROVIDER_NAMES",
+    "TRUST_FIELDS",
     "MappingSource",
     "Settings",
     "check_tool_names",

@@ -12,10 +12,39 @@ from pathlib import Path
 
 from harness.core.errors import ConfigurationError
 
-__all__ = ["PREFIX", "env_value", "environment", "variable_of"]
+__all__ = ["PREFIX", "TRUST_FIELDS", "env_value", "environment", "variable_of"]
 
 PREFIX = "HARNESS_"
 DOTENV = Path(".env")
+
+# What a run may do, as opposed to what it looks like: who approves, what bash can
+# reach, which commands start as MCP servers, where state and traces go. A `.env`
+# comes with the repository an agent works on (a clone, a pull request), and
+# harness must not take its permissions from the code it is there to contain;
+# these come from the process environment or arguments only. The base URL is one:
+# it is where the provider keys are sent. The signing key is
+# one too: a `.env` in the workspace is a file the agent can read.
+TRUST_FIELDS = frozenset(
+    {
+        "approval_key",
+        "approval_provider",
+        "approval_required_tools",
+        "base_url",
+        "bash_env",
+        "bash_network",
+        "bash_sandbox",
+        "enabled_tools",
+        "live_hosts",
+        "mcp_servers",
+        "otel",
+        "proxy_contain",
+        "sensitive_paths",
+        "state_dir",
+        "tool_allowlist",
+        "tool_denylist",
+        "workdir",
+    }
+)
 
 
 def variable_of(field: str) -> str:
@@ -43,6 +72,15 @@ def environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
             "HARNESS_* settings from it: fix it, or move it away"
         ) from None
     from_file = {name: value for name, value in read.items() if value is not None}
+    trusted = sorted(variable_of(field) for field in TRUST_FIELDS)
+    taken = [name for name in trusted if from_file.get(name, "").strip()]
+    if taken:
+        raise ConfigurationError(
+            f"{DOTENV.resolve()} sets {', '.join(taken)}: what a run may do (approval, the "
+            "sandbox, tools, MCP servers, where state and traces go) is read from the "
+            "environment only, never from a .env that came with the repository; export "
+            "it in your shell or CI, or remove it from .env"
+        )
     return {**from_file, **os.environ}
 
 

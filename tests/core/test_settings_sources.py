@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.core import ConfigurationError
-from harness.settings import Settings, env_value, variable_of
+from harness.settings import TRUST_FIELDS, Settings, env_value, variable_of
 
 
 @pytest.fixture
@@ -59,10 +61,10 @@ def test_a_given_mapping_is_the_whole_environment(
         ("HARNESS_MAX_STEPS", "0", "HARNESS_MAX_STEPS='0' is too small; use at least 1"),
         ("HARNESS_STREAM", "maybe", "HARNESS_STREAM='maybe' is not a boolean; use true or false"),
         (
-            "HARNESS_OTEL",
-            "jaeger",
-            "HARNESS_OTEL='jaeger' is not one of the choices; use one of 'off', 'console' or "
-            "'otlp'",
+            "HARNESS_LOG_LEVEL",
+            "loud",
+            "HARNESS_LOG_LEVEL='loud' is not one of the choices; use one of DEBUG, INFO, "
+            "WARNING, ERROR, CRITICAL",
         ),
         (
             "HARNESS_DEBUG",
@@ -128,3 +130,37 @@ def test_an_unreadable_dotenv_is_one_clear_error(folder: Path) -> None:
     (folder / ".env").write_bytes(b"HARNESS_MODEL=\xff\xfe\n")
     with pytest.raises(ConfigurationError, match=r"\.env cannot be read \(UnicodeDecodeError\)"):
         Settings.from_env()
+
+
+@pytest.mark.parametrize("field", sorted(TRUST_FIELDS))
+def test_a_dotenv_never_grants_what_a_run_may_do(folder: Path, field: str) -> None:
+    # A .env comes with the repository under test: it must not loosen approval, the
+    # sandbox or the tools, nor hand the approval key to a file the agent can read.
+    (folder / ".env").write_text(f"HARNESS_MODEL=m-file\n{variable_of(field)}=x\n")
+    with pytest.raises(ConfigurationError, match=rf"sets {variable_of(field)}: .*environment only"):
+        Settings.from_env()
+    with pytest.raises(ConfigurationError, match=variable_of(field)):
+        env_value("model")
+
+
+def test_trust_settings_still_come_from_the_environment(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (folder / ".env").write_text("HARNESS_MODEL=m-file\nHARNESS_BASH_NETWORK=\n")  # blank: unset
+    monkeypatch.setenv("HARNESS_BASH_NETWORK", "true")
+    settings = Settings.from_env()
+    assert settings.bash_network is True and settings.model == "m-file"
+
+
+def test_every_trust_field_is_a_setting() -> None:
+    assert set(Settings.env_variables()) >= TRUST_FIELDS
+
+
+def test_the_command_names_the_trust_setting_a_dotenv_sets(folder: Path) -> None:
+    (folder / ".env").write_text("HARNESS_APPROVAL_KEY=known-to-the-agent\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "health"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "sets HARNESS_APPROVAL_KEY" in done.stderr and "Traceback" not in done.stderr
+    assert "known-to-the-agent" not in done.stdout + done.stderr

@@ -278,12 +278,16 @@ def _shown_default(field: FieldInfo) -> str:
     return f"`{value}`"
 
 
-def settings_table(model: type[BaseModel], variables: dict[str, str]) -> str:
+def settings_table(
+    model: type[BaseModel], variables: dict[str, str], trust: frozenset[str] = frozenset()
+) -> str:
     """A row per field of ``model``: its variable (or ``field`` (Python only)), default, meaning."""
     lines = ["| variable | default | meaning |", "|---|---|---|"]
     for name, field in model.model_fields.items():
         assert field.description, f"{model.__name__}.{name} needs a description: its table line"
         shown = f"`{variables[name]}`" if name in variables else f"`{name}` (Python only)"
+        if name in trust:
+            shown += " (environment only)"
         lines.append(f"| {shown} | {_shown_default(field)} | {_cell(field.description)} |")
     return "\n".join(lines) + "\n"
 
@@ -291,10 +295,10 @@ def settings_table(model: type[BaseModel], variables: dict[str, str]) -> str:
 def settings_reference() -> str:
     """``Settings``, then the Feishu extra's settings, from their field descriptions."""
     from harness.integrations.feishu import FeishuSettings
-    from harness.settings import Settings
+    from harness.settings import TRUST_FIELDS, Settings
 
     return (
-        settings_table(Settings, Settings.env_variables())
+        settings_table(Settings, Settings.env_variables(), TRUST_FIELDS)
         + "\n## The Feishu extra\n\n"
         + settings_table(FeishuSettings, FeishuSettings.env_variables())
     )
