@@ -22,7 +22,7 @@ from pydantic import Field
 from harness.conversations.state import state_failures
 from harness.core import ToolCall
 from harness.core.errors import TraceAssertionError
-from harness.evals.check import CheckContext, register_check
+from harness.evals.check import CheckContext
 from harness.evals.check_configs import (
     CallSpec,
     ConversationEnd,
@@ -329,6 +329,3 @@ BUILTIN_CHECKS: tuple[BuiltinCheck, ...] = (
     ),
     BuiltinCheck("judge", JudgeSpec | None, _reads("judge"), _judge),
 )
-
-for _check in BUILTIN_CHECKS:
-    register_check(_check)

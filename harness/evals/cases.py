@@ -100,13 +100,7 @@ from pydantic_core import InitErrorDetails
 from harness.conversations.spec import UserSpec
 from harness.core.errors import ConfigurationError
 from harness.evals.builtin_checks import BUILTIN_CHECKS
-from harness.evals.check import (
-    Check,
-    config_adapter,
-    import_checks,
-    needs_runtime,
-    registered_checks,
-)
+from harness.evals.check import Check, needs_runtime
 from harness.evals.check_configs import (
     CallSpec,
     ConversationEnd,
@@ -118,6 +112,7 @@ from harness.evals.check_configs import (
     TrajectoryCall,
     TrajectorySpec,
 )
+from harness.evals.check_registry import config_adapter, import_checks, registered_checks
 from harness.evals.request_spec import RequestSpec
 from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
 
