@@ -302,18 +302,20 @@ def test_the_same_check_registers_twice_and_is_a_check() -> None:
 @pytest.mark.parametrize(
     ("spec", "says"),
     [
-        pytest.param("t_no_such_module:X", "cannot import t_no_such_module", id="module"),
+        pytest.param("t_no_such_module:X", "is it on sys.path?", id="module"),
         pytest.param("harness.evals.check:NOPE", "harness.evals.check has no NOPE", id="attribute"),
-        pytest.param("harness.evals.check:EVIDENCE", "frozenset is not a Check", id="not-a-check"),
+        pytest.param(
+            "harness.evals.check:EVIDENCE",
+            "frozenset is not a Check: give it key, config, reads, can_fail(config) and run(config, evidence)",
+            id="not-a-check",
+        ),
     ],
 )
 def test_a_bad_checks_from_is_one_line(tmp_path: Path, spec: str, says: str) -> None:
     path = _case_file(tmp_path, "      steps: 1\n", head=f"checks_from: ['{spec}']\n")
     refused = _load_error(path)
-    assert (
-        refused.endswith(says)
-        or f"cases.yaml: checks_from {spec!r}: " in refused
-        and says in refused
+    assert refused.endswith(says) or (
+        f"cases.yaml: checks_from {spec!r}: " in refused and says in refused
     )
 
 
