@@ -306,8 +306,8 @@ def test_the_same_check_registers_twice_and_is_a_check() -> None:
         pytest.param("harness.evals.check:NOPE", "harness.evals.check has no NOPE", id="attribute"),
         pytest.param(
             "harness.evals.check:EVIDENCE",
-            "frozenset is not a Check: give it key, config, reads, can_fail(config) and run(config, "
-            "evidence)",
+            "frozenset is not a Check: give it key, config, reads, can_fail(config) and "
+            "run(config, evidence)",
             id="not-a-check",
         ),
     ],
