@@ -202,9 +202,8 @@ class CaseChecks(BaseModel):
             custom = {key: _validate_custom(key, value) for key, value in mine.items()}
         checks = handler(data)
         checks._custom = custom
-        return checks
+        return checks._can_fail()  # here, not an "after" validator: it reads _custom
 
-    @model_validator(mode="after")
     def _can_fail(self) -> CaseChecks:
         if not any(check.can_fail(value) for check, value in self.asked()):
             keys = list(registered_checks())
