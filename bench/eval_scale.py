@@ -418,7 +418,7 @@ BREAKDOWN_WRAP = (
     "harness.testing.workspace:Workspace.copy_fixture",
     "harness.testing.runlog:RunLog.traces",
     "harness.testing.runlog:RunLog.summary",
-    "harness.evals.checks:check_case",
+    "harness.evals.checks:run_checks",
     "harness.testing.evidence:Evidence.assert_metadata_trace",
 )
 

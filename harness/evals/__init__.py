@@ -14,6 +14,8 @@ from harness.core.lazy import lazy_getattr
 if TYPE_CHECKING:
     from harness.evals.aggregate import CaseRuns, aggregate_rows, render_rate
     from harness.evals.cases import Case, CaseChecks, load_case_file, load_cases
+    from harness.evals.check import Check, CheckContext
+    from harness.evals.check_registry import register_check
     from harness.evals.checks import CaseRun, check_case
     from harness.evals.compare import Change, Comparison, compare_reports
     from harness.evals.cost import TokenUsage, model_cost, render_cost, usage_cost
@@ -52,6 +54,8 @@ __all__ = [
     "CaseRun",
     "CaseRuns",
     "Change",
+    "Check",
+    "CheckContext",
     "Comparison",
     "EvalMutants",
     "EvalReport",
@@ -91,6 +95,7 @@ __all__ = [
     "load_report",
     "merge_reports",
     "model_cost",
+    "register_check",
     "render_cost",
     "render_mutants",
     "render_pass_rates",
@@ -111,6 +116,8 @@ _HOME = {
     "CaseRun": "checks",
     "CaseRuns": "aggregate",
     "Change": "compare",
+    "Check": "check",
+    "CheckContext": "check",
     "Comparison": "compare",
     "EvalMutants": "mutant_results",
     "EvalReport": "report",
@@ -151,6 +158,7 @@ _HOME = {
     "load_report": "report",
     "merge_reports": "runner",
     "model_cost": "cost",
+    "register_check": "check_registry",
     "render_cost": "cost",
     "render_mutants": "mutant_table",
     "render_pass_rates": "table",

@@ -80,15 +80,39 @@ repeating its task.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails
 
 from harness.conversations.spec import UserSpec
 from harness.core.errors import ConfigurationError
+from harness.evals.builtin_checks import BUILTIN_CHECKS
+from harness.evals.check import Check, needs_runtime
+from harness.evals.check_configs import (
+    CallSpec,
+    ConversationEnd,
+    FileCheck,
+    JudgeSpec,
+    ObservationCheck,
+    StateCheck,
+    StopReasonName,
+    TrajectoryCall,
+    TrajectorySpec,
+)
+from harness.evals.check_registry import config_adapter, import_checks, registered_checks
 from harness.evals.request_spec import RequestSpec
 from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml
 
@@ -110,137 +134,6 @@ __all__ = [
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 Mode = Literal["act", "plan", "think", "plan-act"]
-StopReasonName = Literal["final", "max_steps", "provider_error", "approval_resume_failed"]
-
-
-class FileCheck(BaseModel):
-    """What one workspace file must hold after the run (or that it must not exist)."""
-
-    model_config = _STRICT
-
-    path: str = Field(min_length=1)
-    exists: bool = True
-    equals: str | None = None
-    ends_with: str | None = None
-    contains: tuple[str, ...] = ()
-    not_contains: tuple[str, ...] = ()
-
-    @model_validator(mode="after")
-    def _consistent(self) -> FileCheck:
-        asks = self.equals is not None or self.ends_with is not None or self.contains
-        if not self.exists and (asks or self.not_contains):
-            raise ValueError("a file that must not exist cannot also have content checks")
-        if self.exists and not (asks or self.not_contains):
-            raise ValueError("give equals, ends_with, contains or not_contains (or exists: false)")
-        return self
-
-
-class CallSpec(BaseModel):
-    """One tool call the model must make: its name and a subset of its arguments.
-
-    In a case file it is a mapping ``{name: write, arguments: {path: a.txt}}`` or
-    the short string ``"read a.txt"`` (the name, then the ``path`` argument).
-    """
-
-    model_config = _STRICT
-
-    name: str = Field(min_length=1)
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _short_form(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            name, _, path = value.strip().partition(" ")
-            return {"name": name, "arguments": {"path": path.strip()} if path.strip() else {}}
-        return value
-
-    def label(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
-        return f"{self.name}({shown})"
-
-
-class TrajectoryCall(BaseModel):
-    """One call of a ``trajectory:`` block: a name and, optionally, its arguments.
-
-    ``"read"`` is any call of ``read``; ``"read a.txt"`` is ``read`` with
-    ``{path: a.txt}``; a mapping is ``{name: ..., args: {...}}`` (or ``arguments:``,
-    as in ``calls:``).
-    """
-
-    model_config = _STRICT
-
-    name: str = Field(min_length=1)
-    args: dict[str, Any] | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _short_form(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            name, _, path = value.strip().partition(" ")
-            return {"name": name, "args": {"path": path.strip()} if path.strip() else None}
-        if isinstance(value, dict) and "arguments" in value and "args" not in value:
-            # The spelling of ``calls:``; the rest of the value is checked as given.
-            value = {("args" if key == "arguments" else key): v for key, v in value.items()}
-        return value
-
-
-_ArgsMode = Literal["exact", "ignore", "subset", "superset"]
-
-
-class TrajectorySpec(BaseModel):
-    """The tool calls a run must make, matched as ``harness.testing.assert_trajectory`` does."""
-
-    model_config = _STRICT
-
-    calls: tuple[TrajectoryCall, ...]
-    match: Literal["strict", "unordered", "subset", "superset", "in_order"] = "strict"
-    args: _ArgsMode = "exact"
-    per_tool: dict[str, _ArgsMode | tuple[str, ...]] = Field(default_factory=dict)
-    include_output_tools: bool = False
-
-
-class ObservationCheck(BaseModel):
-    """The result the model was shown for the first call to ``tool`` (on ``path``)."""
-
-    model_config = _STRICT
-
-    tool: str = Field(min_length=1)
-    path: str | None = None
-    contains: tuple[str, ...] = Field(min_length=1)
-
-
-class JudgeSpec(BaseModel):
-    """A rubric an LLM grades the run against (see :mod:`harness.evals.judge`)."""
-
-    model_config = _STRICT
-
-    rubric: str = Field(min_length=1)
-
-
-class StateCheck(BaseModel):
-    """The goal of a conversation, τ-bench style: the JSON state file after it.
-
-    ``equals``: the whole file must equal this value; ``subset``: the keys given
-    (at any depth) must hold these values, others may be anything.
-    """
-
-    model_config = _STRICT
-
-    path: str = Field(min_length=1)
-    equals: Any = None
-    subset: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _one(self) -> StateCheck:
-        if (self.equals is None) == (self.subset is None):
-            raise ValueError("give equals (the whole state) or subset (some keys), one of them")
-        return self
-
-
-ConversationEnd = Literal[
-    "user_stop", "goal_reached", "max_turns", "script_end", "no_branch", "user_silent"
-]
 
 
 class ApprovalStep(BaseModel):
@@ -293,37 +186,43 @@ class CaseChecks(BaseModel):
             raise ValueError(f"counts must be >= 1 (use tools_not_called for 0): {bad}")
         return value
 
-    @model_validator(mode="after")
+    # The values of the registered checks that are not harness's own, by key.
+    _custom: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _registered(cls, data: Any, handler: ModelWrapValidatorHandler[CaseChecks]) -> CaseChecks:
+        """Validate the keys of checks you registered (register_check) by their config;
+        any other key is left to the fields, where an unknown one is refused."""
+        custom: dict[str, Any] = {}
+        if isinstance(data, Mapping):
+            registered = registered_checks()
+            mine = {k: v for k, v in data.items() if k not in cls.model_fields and k in registered}
+            data = {k: v for k, v in data.items() if k not in mine}
+            custom = {key: _validate_custom(key, value) for key, value in mine.items()}
+        checks = handler(data)
+        checks._custom = custom
+        return checks._can_fail()  # here, not an "after" validator: it reads _custom
+
     def _can_fail(self) -> CaseChecks:
-        behaviour = (
-            self.answer_contains,
-            self.answer_not_contains,
-            self.files,
-            self.tools_called,
-            self.tools_failed,
-            self.tools_not_called,
-            self.calls,
-            self.observations,
-            self.trace_outline,
-            self.trajectory,
-            self.judge,
-            self.steps,
-            self.stop_reason != "final",
-            self.said_contains,
-            self.said_not_contains,
-            self.state,
-            self.conversation_end,
-        )
-        if not any(behaviour):
-            raise ValueError(
-                "a case needs a check that can fail: answer_contains, files, tools_called, "
-                "calls, observations, trace_outline, trajectory, judge, steps, a stop_reason, "
-                "or (a conversation) said_contains, state or conversation_end"
-            )
+        if not any(check.can_fail(value) for check, value in self.asked()):
+            keys = list(registered_checks())
+            raise ValueError(f"a case needs a check that can fail: one of {', '.join(keys)}")
         clash = set(self.tools_called) & set(self.tools_not_called)
         if clash:
             raise ValueError(f"tools both called and not called: {sorted(clash)}")
         return self
+
+    def asked(self) -> list[tuple[Check, Any]]:
+        """Every check with its value, in the order of their failure lines: harness's
+        own (each with its default when the case does not give it), then yours."""
+        registered = registered_checks()
+        own: list[tuple[Check, Any]] = [(c, getattr(self, c.key)) for c in BUILTIN_CHECKS]
+        return own + [(registered[key], value) for key, value in self._custom.items()]
+
+    def given(self) -> frozenset[str]:
+        """The keys the case file gave."""
+        return frozenset(self.model_fields_set | set(self._custom))
 
     def sentinels(self) -> tuple[str, ...]:
         """The strings the answer or a file must contain: the model must find them."""
@@ -331,6 +230,20 @@ class CaseChecks(BaseModel):
         for check in self.files:
             found += check.contains
         return tuple(found)
+
+
+def _validate_custom(key: str, value: Any) -> Any:
+    try:
+        return config_adapter(key).validate_python(value)
+    except ValidationError as exc:
+        # Raised again with the key in front, so the message names checks.<key>.<field>.
+        details = [
+            InitErrorDetails(
+                type=e["type"], loc=(key, *e["loc"]), input=e["input"], ctx=e.get("ctx", {})
+            )
+            for e in exc.errors()
+        ]
+        raise ValidationError.from_exception_data("CaseChecks", details) from None
 
 
 class Case(BaseModel):
@@ -379,19 +292,21 @@ class Case(BaseModel):
         if self.profile is not None and self.target is None:
             raise ValueError("profile applies to a case with a target (an agent of your own)")
         if self.target is not None:
-            runtime = set(_RUNTIME_CHECKS & self.checks.model_fields_set)
-            if self.approval is not None:
-                runtime.add("approval")
-            if runtime:
+            given = self.checks.given()
+            runtime = {check.key for check, _ in self.checks.asked() if needs_runtime(check)}
+            asked = runtime & given | ({"approval"} if self.approval is not None else set())
+            if asked:
+                allowed = sorted(set(registered_checks()) - runtime)
                 raise ValueError(
-                    f"{', '.join(sorted(runtime))} need(s) harness's own runtime; a case with a "
-                    "target can check answer_contains, answer_not_contains, files and trajectory"
+                    f"{', '.join(sorted(asked))} need(s) harness's own runtime; a case with a "
+                    f"target can check {', '.join(allowed)}"
                 )
         return self
 
     def _conversation_checks(self) -> None:
         checks = self.checks
-        asked = sorted(_CONVERSATION_CHECKS & checks.model_fields_set)
+        talk = {check.key for check, _ in checks.asked() if "conversation" in check.reads}
+        asked = sorted(talk & checks.given())
         if self.user is None:
             if asked:
                 raise ValueError(f"{', '.join(asked)} check(s) a conversation: give a user block")
@@ -419,29 +334,19 @@ class Case(BaseModel):
         return self.session or f"case-{self.name}"
 
 
-# What only a run of harness's runtime can show (steps, tool calls, traces, a judge).
-_RUNTIME_CHECKS = frozenset(
-    {"stop_reason", "steps", "tools_called", "tools_failed", "tools_not_called", "calls"}
-    | {"observations", "trace_outline", "judge"}
-)
-
-
-# Checks on a conversation: only a case with a user block has one.
-_CONVERSATION_CHECKS = frozenset(
-    {"said_contains", "said_not_contains", "state", "max_turns", "conversation_end"}
-)
-
-
 class _CaseFile(BaseModel):
     model_config = _STRICT
 
     version: Literal[1] = 1
+    # Checks of your own, imported before the cases are read: "package.module"
+    # (its import registers them) or "package.module:attribute" (a Check or a list).
+    checks_from: tuple[str, ...] = ()
     cases: list[dict[str, Any]] = Field(min_length=1)
 
 
 _STRING_LISTS = frozenset(
     {"contains", "not_contains", "answer_contains", "answer_not_contains", "tools_not_called"}
-    | {"tools", "allow", "deny", "said_contains", "said_not_contains", "any"}
+    | {"tools", "allow", "deny", "said_contains", "said_not_contains", "any", "checks_from"}
 )
 
 
@@ -462,6 +367,8 @@ def _first_error(exc: ValidationError) -> str:
         message = "expected a list of strings" if listed else "expected a list"
     elif error["type"] == "extra_forbidden":
         message = "unknown field; check its spelling against the case format"
+        if len(error["loc"]) == 2 and error["loc"][0] == "checks":
+            message += " (a check of your own: register it, see checks_from)"
     return f"{_where(error['loc'])}: {message}"
 
 
@@ -497,6 +404,11 @@ def load_case_file(path: Path, *, root: Path | None = None) -> list[Case]:
         raise ConfigurationError(
             f"{shown}: {_first_error(exc)} (a case file is `version: 1` and a list `cases:`)"
         ) from exc
+    for spec in document.checks_from:
+        try:
+            import_checks(spec)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{shown}: {exc}") from None
     cases: list[Case] = []
     for index, raw in enumerate(document.cases):
         label = f"case {raw['name']!r}" if isinstance(raw.get("name"), str) else f"cases[{index}]"

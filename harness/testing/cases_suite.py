@@ -10,8 +10,9 @@ module re-exports these tests, the plugin collects this module itself (see
   an agent harness did not build) as ``fn(prompt, workspace) -> str`` under
   ``llm_cassette``; its row's numbers come from the HTTP traffic.
 
-The verdicts are the case's checks (:mod:`harness.evals.checks`), plus the
-recorded judge when the case has one.
+The verdicts are the case's checks (:mod:`harness.evals.checks`): harness's
+own and any registered with ``harness.evals.register_check``; the recorded judge
+grades a case that has one.
 
 A module that re-exports the runner re-exports ``vcr`` and ``block_network``
 too (``__all__`` lists them): with pytest-recording installed, its autouse
@@ -36,6 +37,7 @@ from harness.testing.options import HarnessOptions
 if TYPE_CHECKING:
     from harness.app import Application
     from harness.evals.cases import Case
+    from harness.evals.check_configs import TrajectorySpec
     from harness.evals.judge import JudgeResult
     from harness.providers.protocol import LLMProvider
     from harness.testing.runlog import RunLog
@@ -187,7 +189,8 @@ def test_cases(
     """A case on harness's own runtime."""
     from harness.core import Role
     from harness.core.errors import HarnessError
-    from harness.evals.checks import CaseRun, check_case
+    from harness.evals.check import CheckContext
+    from harness.evals.checks import run_checks
     from harness.evals.judge import run_judge
     from harness.testing.evidence import Evidence
 
@@ -219,43 +222,47 @@ def test_cases(
         for message in request.messages
         if message.role is Role.TOOL
     }
-    run = CaseRun(
-        tuple(harness_run_log.results),
-        tuple(harness_run_log.traces()),
-        workspace.root,
-        calls=tuple(seen.calls()),
-        shown=shown,
-    )
-    failures = check_case(case, run, assert_shape=_subset_shape)
-    if case.request is not None:
-        from harness.testing.request_checks import request_spec_failures
-
-        failures += request_spec_failures(case.request, app)
-    failures += _trajectory(case, seen.calls())
+    results = tuple(harness_run_log.results)
     told = (case.task, *(case.user.texts() if case.user is not None else ()))
-    for result in run.results:  # metadata traces hold none of the case's secrets
+    for result in results:  # metadata traces hold none of the case's secrets
         tree = harness_run_log.trace_of(result) if result.trace_path is not None else None
         seen.assert_metadata_trace(result, (*case.checks.sentinels(), *told), tree=tree)
+    judge: list[str] = []
     if conversation is not None:
-        from harness.evals.conversation_checks import conversation_failures
-
-        failures += conversation_failures(case.checks, conversation.result, workspace.root)
-        failures += conversation.errors
-        _judged(conversation.judged, harness_run_log, failures)
+        _judged(conversation.judged, harness_run_log, judge)
     elif case.checks.judge is not None:
         try:
             judged = run_judge(
                 provider,
                 case.checks.judge.rubric,
                 task=case.task,
-                answer=run.final.text or "",
+                answer=results[-1].text or "",
                 tool_calls=seen.calls(),
                 model=judge_model,
             )
         except HarnessError as exc:
-            failures.append(f"judge: {exc}")
+            judge.append(f"judge: {exc}")
         else:
-            _judged(judged, harness_run_log, failures)
+            _judged(judged, harness_run_log, judge)
+    evidence = CheckContext(
+        answer=results[-1].text or "",
+        workdir=workspace.root,
+        results=results,
+        traces=tuple(harness_run_log.traces()),
+        calls=tuple(seen.calls()),
+        shown=shown,
+        judge=tuple(judge),
+        trajectory=_trajectory_of(seen.calls()),
+        conversation=conversation.result if conversation is not None else None,
+        assert_shape=_subset_shape,
+    )
+    failures = run_checks(case.checks, evidence)
+    if case.request is not None:
+        from harness.testing.request_checks import request_spec_failures
+
+        failures += request_spec_failures(case.request, app)
+    if conversation is not None:
+        failures += conversation.errors
     assert not failures, _failed(case, failures)
 
 
@@ -263,13 +270,14 @@ def test_cases(
 def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -> None:
     """A case on an agent of your own (``target:``), under ``llm_cassette``."""
     from harness.core.errors import ConfigurationError
-    from harness.evals.checks import answer_failures, check_files
+    from harness.evals.check import CheckContext
+    from harness.evals.checks import run_checks
 
     case = _CASES[case_name]
     assert case.target is not None
     workspace.copy_fixture(case.workspace)
+    conversation = None
     if case.user is not None:
-        from harness.evals.conversation_checks import conversation_failures
         from harness.testing.conversation_cases import converse_with_target
 
         try:
@@ -277,7 +285,6 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
         except ConfigurationError as exc:
             pytest.fail(f"{case.source}: case {case.name!r}: {exc}", pytrace=False)
         answer = conversation.last_reply
-        failures = conversation_failures(case.checks, conversation, workspace.root)
     else:
         try:
             target = load_target(case.target)
@@ -290,39 +297,42 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
                 f"case target {case.target} returned {type(answer).__name__}, not the answer text",
                 pytrace=False,
             )
-        failures = []
-    failures += answer_failures(case.checks, answer) + check_files(
-        case.checks.files, workspace.root
+    evidence = CheckContext(
+        answer=answer,
+        workdir=workspace.root,
+        trajectory=_trajectory_of(llm_cassette),
+        conversation=conversation,
     )
+    failures = run_checks(case.checks, evidence)
     if case.request is not None:
         from harness.testing.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, llm_cassette)
-    failures += _trajectory(case, llm_cassette)
     assert not failures, _failed(case, failures)
 
 
-def _trajectory(case: Case, source: Any) -> list[str]:
-    """The ``trajectory:`` check: the model's calls (harness's request log, or the
-    traffic of a target) against the listed ones, as ``assert_trajectory`` matches."""
-    spec = case.checks.trajectory
-    if spec is None:
-        return []
-    from harness.core.errors import ConfigurationError
-    from harness.testing.trajectory import trajectory_failure
+def _trajectory_of(source: Any) -> Callable[[TrajectorySpec], str | None]:
+    """The ``trajectory:`` check's matcher: the model's calls (harness's request log,
+    or the traffic of a target) against the listed ones, as ``assert_trajectory``
+    matches."""
 
-    try:
-        failure = trajectory_failure(
-            source,
-            [call.model_dump() for call in spec.calls],
-            match=spec.match,
-            args=spec.args,
-            per_tool=spec.per_tool,
-            include_output_tools=spec.include_output_tools,
-        )
-    except ConfigurationError as exc:
-        return [f"trajectory: {exc}"]
-    return [] if failure is None else [f"trajectory: {failure}"]
+    def matches(spec: TrajectorySpec) -> str | None:
+        from harness.core.errors import ConfigurationError
+        from harness.testing.trajectory import trajectory_failure
+
+        try:
+            return trajectory_failure(
+                source,
+                [call.model_dump() for call in spec.calls],
+                match=spec.match,
+                args=spec.args,
+                per_tool=spec.per_tool,
+                include_output_tools=spec.include_output_tools,
+            )
+        except ConfigurationError as exc:
+            return str(exc)
+
+    return matches
 
 
 def _subset_shape(tree: Any, outline: str) -> None:

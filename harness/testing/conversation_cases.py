@@ -35,7 +35,7 @@ class RuntimeConversation:
 
 
 def _goal(case: Case, workdir: Path) -> Any:
-    from harness.evals.conversation_checks import goal_failures
+    from harness.evals.builtin_checks import goal_failures
 
     state = case.checks.state
     if state is None:
