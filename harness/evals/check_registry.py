@@ -22,13 +22,15 @@ __all__ = ["config_adapter", "import_checks", "register_check", "registered_chec
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 _REGISTRY: dict[str, Check] = {}
 _ADAPTERS: dict[str, TypeAdapter[Any]] = {}
+_BUILTIN_KEYS = frozenset(check.key for check in BUILTIN_CHECKS)
 
 
 def register_check(check: Check) -> Check:
     """Make ``check.key`` a key of every case file's ``checks:`` block.
 
     Call it from a conftest (or a module a case file's ``checks_from:`` names).
-    Registering the same object again is a no-op; returns ``check``.
+    Registering the same object again is a no-op; the same class from the same
+    module, imported anew, takes the key over; returns ``check``.
 
     Raises:
         ConfigurationError: not a Check, a bad key or ``reads``, or the key is taken.
@@ -55,7 +57,7 @@ def register_check(check: Check) -> Check:
     known = _REGISTRY.get(key)
     if known is check:
         return check
-    if known is not None:
+    if known is not None and not (_defined_alike(known, check) and key not in _BUILTIN_KEYS):
         raise ConfigurationError(
             f"register_check: the key {key!r} is taken by {type(known).__name__} "
             f"({type(known).__module__}); give {name} another key"
@@ -70,6 +72,17 @@ def register_check(check: Check) -> Check:
     _REGISTRY[key] = check
     _ADAPTERS[key] = adapter
     return check
+
+
+def _defined_alike(known: Check, check: Check) -> bool:
+    """The same class, from the same module: a conftest or checks module imported again.
+
+    pytester's in-process runs, a rerun plugin or ``importlib.reload`` import a
+    conftest anew, and its check is then a new object of a new class of the same
+    name: the newer one is the one the case files of this run mean.
+    """
+    old, new = type(known), type(check)
+    return (old.__module__, old.__qualname__) == (new.__module__, new.__qualname__)
 
 
 def registered_checks() -> Mapping[str, Check]:
@@ -95,6 +108,12 @@ def import_checks(spec: str) -> None:
     except ImportError as exc:
         raise ConfigurationError(
             f"checks_from {spec!r}: cannot import {module_name} ({exc}); is it on sys.path?"
+        ) from None
+    except Exception as exc:  # the user's module: a syntax error, or it raised on import
+        where = f", line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        raise ConfigurationError(
+            f"checks_from {spec!r}: importing {module_name} raised "
+            f"{type(exc).__name__}{where}: {str(exc).splitlines()[0] if str(exc) else ''}"
         ) from None
     if not attribute:
         return

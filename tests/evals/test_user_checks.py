@@ -294,9 +294,46 @@ def test_a_bad_registration_is_one_clear_line(check: Any, says: str) -> None:
     assert "\n" not in str(caught.value)
 
 
+def test_a_conftest_imported_again_takes_its_key_over() -> None:
+    # pytester's in-process runs and importlib.reload make a new class of the same
+    # name in the same module: the new object is the one this run's case files mean.
+    namespace: dict[str, Any] = {"__name__": "t_conftest_again"}
+    source = (
+        "from typing import Any\n"
+        "class Again:\n"
+        "    key = 't_again'\n"
+        "    config = bool\n"
+        "    reads = frozenset({'answer'})\n"
+        "    def can_fail(self, config: Any) -> bool: return bool(config)\n"
+        "    def run(self, config: Any, evidence: Any) -> list[str]: return []\n"
+    )
+    exec(source, namespace)
+    first = register_check(namespace["Again"]())
+    exec(source, namespace)
+    second = register_check(namespace["Again"]())
+    assert first is not second and registered_checks()["t_again"] is second
+    with pytest.raises(ConfigurationError, match="'t_again' is taken by Again"):
+        register_check(_Bad(key="t_again"))  # another class: still refused
+
+
 def test_the_same_check_registers_twice_and_is_a_check() -> None:
     assert register_check(WORDS_ABSENT) is WORDS_ABSENT
     assert isinstance(WORDS_ABSENT, Check) and isinstance(BUILTIN_CHECKS[0], Check)
+
+
+def test_a_checks_module_that_fails_to_import_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "t_broken_syntax.py").write_text("def (:\n")
+    (tmp_path / "t_broken_raise.py").write_text("raise RuntimeError('boom')\n")
+    for module, says in (
+        ("t_broken_syntax", "importing t_broken_syntax raised SyntaxError, line 1: "),
+        ("t_broken_raise", "importing t_broken_raise raised RuntimeError: boom"),
+    ):
+        path = _case_file(tmp_path, "      steps: 1\n", head=f"checks_from: ['{module}:X']\n")
+        refused = _load_error(path)
+        assert f"checks_from '{module}:X': {says}" in refused and "\n" not in refused, refused
 
 
 @pytest.mark.parametrize(
