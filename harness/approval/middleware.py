@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from pathlib import Path
 from typing import Protocol
 
 from harness.approval.decision import RiskDecision, RiskVerdict
@@ -236,8 +235,7 @@ class HumanApprovalMiddleware:
                 created_at=now,
                 expires_at=now + timedelta(seconds=self.timeout_seconds),
                 preview=preview,
-                held_layer=str(held.layer.root) if held else None,
-                changeset_digest=held.changeset.digest if held else None,
+                held=held.held_layer() if held else None,
                 output=held.output if held else None,
                 checkpoint_signature=checkpoint.signature,
             )
@@ -263,9 +261,9 @@ class HumanApprovalMiddleware:
         """Remove held layers no pending approval needs (expired, decided, orphaned)."""
         try:
             keep = {
-                Path(r.held_layer).name
+                r.held.layer_id
                 for r in self.approvals.list()
-                if r.held_layer and r.status.value == "pending" and not r.is_expired()
+                if r.held and r.status.value == "pending" and not r.is_expired()
             }
             LayerStore(self.approvals.state_dir).sweep(keep)
         except Exception:  # cleaning up is never worth failing a pause
