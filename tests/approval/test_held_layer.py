@@ -37,9 +37,7 @@ def _paused(tmp_path: Path) -> tuple[Application, str, Path]:
     work = tmp_path / "work"
     work.mkdir()
     (work / "data.txt").write_text(DATA)
-    settings = Settings(
-        workdir=work, state_dir=tmp_path / "state", enabled_tools=("read", "bash")
-    )
+    settings = Settings(workdir=work, state_dir=tmp_path / "state", enabled_tools=("read", "bash"))
     provider = ScriptedProvider([tool_call("bash", command=COMMAND), "done"])
     app = build_application(settings, provider=provider)
     result = app.run("trim the data", session="demo")
@@ -131,7 +129,7 @@ def test_a_planted_layer_on_a_version_3_record_is_refused(tmp_path: Path) -> Non
 
 
 def test_a_layer_whose_changes_differ_from_the_digest_is_refused(tmp_path: Path) -> None:
-    app, approval_id, path = _paused(tmp_path)
+    app, approval_id, _ = _paused(tmp_path)
     record = app.approvals.load(approval_id)
     assert record.held is not None
     other = record.held.model_copy(update={"changeset_digest": "f" * 64})
