@@ -131,6 +131,16 @@ class CodePaths:
                 )
         return cls(tuple(patterns.values()))
 
+    def adding(self, patterns: Iterable[str], source: str) -> CodePaths:
+        """These patterns plus ``patterns`` (never fewer), each giving ``source`` as its reason."""
+        known = {p.pattern for p in self.patterns}
+        added = tuple(
+            CodePattern(p, f"listed in {source} ({p})")
+            for p in dict.fromkeys(patterns)
+            if p not in known
+        )
+        return CodePaths((*self.patterns, *added))
+
     def match(self, rel: str) -> CodePattern | None:
         """The first pattern ``rel`` matches, or None."""
         return next((p for p in self.patterns if p.matches(rel)), None)
