@@ -9,6 +9,9 @@ comma-separated list of entries:
 * ``+PATTERN`` or ``PATTERN`` adds a pattern;
 * ``-PATTERN`` removes a default pattern (written exactly as listed here).
 
+A project file, ``.harness/sensitive-paths``, adds patterns too but never
+removes one (``sensitive_file``).
+
 Patterns are matched against the path relative to the workdir, ignoring
 case, as ``.gitignore`` does: a pattern without ``/`` matches a file or
 folder name at any depth (``Makefile``, ``*.mk``); one with ``/`` matches from
