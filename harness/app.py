@@ -352,8 +352,8 @@ def _approval_middleware(
     settings: Settings, app: Application, mcp_required: tuple[str, ...] = ()
 ) -> HumanApprovalMiddleware:
     from harness.approval.risk import DefaultRiskPolicy
-    from harness.effects.codepaths import CodePaths
     from harness.effects.journal_budget import ApplyBudget
+    from harness.effects.sensitive_file import load_code_paths
 
     sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(
@@ -362,7 +362,7 @@ def _approval_middleware(
         sandboxed=sandboxed,
         overlay=overlay,
         network=settings.bash_network,
-        code_paths=CodePaths.from_entries(settings.sensitive_paths),
+        code_paths=load_code_paths(app.workdir, settings.sensitive_paths),
     )
     policy.effects.budget = ApplyBudget(settings.undo_budget, settings.apply_budget)
     return HumanApprovalMiddleware(

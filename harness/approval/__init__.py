@@ -2,10 +2,13 @@
 
 One concept per module:
 
+- ``decision``: ``RiskDecision`` and ``RiskVerdict``, the typed answer a risk policy gives.
 - ``risk`` and its ``risk_*`` rules: ``DefaultRiskPolicy``, which calls need a human
   (shell commands are read by ``harness.shell``).
 - ``middleware``: ``HumanApprovalMiddleware``, which pauses those calls.
-- ``records``: ``ApprovalRecord`` and ``RunCheckpoint``, the versioned files.
+- ``records``: ``ApprovalRecord`` and ``RunCheckpoint``, the versioned files
+  (``records_v2`` reads version 2 records); ``held_layer``: ``HeldLayer``, the
+  paused bash call's changes a record names.
 - ``store``: reading and writing them, each valid only at its own path.
 - ``signing``: the HMAC over their canonical JSON; ``keyfile``: where the key lives.
 - ``ledger``: ``DecisionLedger``, decided ids kept outside the state dir.
@@ -23,6 +26,8 @@ from typing import TYPE_CHECKING
 from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from harness.approval.decision import RiskDecision, RiskLevel, RiskVerdict
+    from harness.approval.held_layer import HeldLayer
     from harness.approval.keyfile import default_key_path, load_approval_key
     from harness.approval.ledger import DecisionLedger
     from harness.approval.middleware import HumanApprovalMiddleware
@@ -50,8 +55,12 @@ __all__ = [
     "CheckpointStore",
     "DecisionLedger",
     "DefaultRiskPolicy",
+    "HeldLayer",
     "HumanApprovalMiddleware",
     "RecordingApprovalRequester",
+    "RiskDecision",
+    "RiskLevel",
+    "RiskVerdict",
     "RunCheckpoint",
     "default_key_path",
     "load_approval_key",
@@ -70,8 +79,12 @@ _HOME = {
     "CheckpointStore": "store",
     "DecisionLedger": "ledger",
     "DefaultRiskPolicy": "risk",
+    "HeldLayer": "held_layer",
     "HumanApprovalMiddleware": "middleware",
     "RecordingApprovalRequester": "requester",
+    "RiskDecision": "decision",
+    "RiskLevel": "decision",
+    "RiskVerdict": "decision",
     "RunCheckpoint": "records",
     "default_key_path": "keyfile",
     "load_approval_key": "keyfile",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from harness.approval.held_layer import HeldLayer
 from harness.core.errors import ApprovalError
 from harness.effects import (
     DEFER_KEY,
@@ -55,6 +56,15 @@ class HeldChanges:
     changeset: Changeset
     decision: EffectDecision
     output: str
+
+    def held_layer(self) -> HeldLayer:
+        """What the approval record keeps of these changes."""
+        return HeldLayer(
+            layer_id=self.layer.layer_id,
+            root=str(self.layer.root),
+            changeset_digest=self.changeset.digest,
+            paths=tuple(dict.fromkeys(c.path for c in self.changeset.changes)),
+        )
 
     def preview(self, workdir: Path) -> ChangesetPreview:
         return changeset_preview(
@@ -114,7 +124,7 @@ def settle_now(
 
 
 def full_changes_preview(
-    held_layer: str, digest: str | None, workdir: str | None, output: str | None
+    held: HeldLayer, workdir: str | None, output: str | None
 ) -> ChangesetPreview:
     """The preview of an approval's held changes with nothing cut (``approvals show --full``).
 
@@ -124,17 +134,16 @@ def full_changes_preview(
     Raises:
         ApprovalError: the layer is gone or malformed, or holds other changes.
     """
-    root = Path(held_layer)
-    if not LAYER_ID_PATTERN.match(root.name) or workdir is None:
-        raise ApprovalError(f"the approval names no usable held layer ({held_layer!r})")
-    layer = Layer(root.name, root)
+    if workdir is None:
+        raise ApprovalError("the approval names no workdir to show its held changes against")
+    layer = Layer(held.layer_id, Path(held.root))
     try:
         changeset = layer.load_changeset()
     except Exception as exc:
         raise ApprovalError(
             f"the held changes are gone ({exc}); the approval can no longer be applied"
         ) from exc
-    if changeset.digest != digest:
+    if not held.holds(changeset.digest):
         raise ApprovalError(
             "the held layer no longer holds the changes this approval signed; "
             "approving will refuse it"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from harness.approval.decision import RiskDecision, RiskVerdict
 from harness.approval.held import (
     TALLY_KEY,
     HeldChanges,
@@ -42,18 +42,10 @@ logger = logging.getLogger("harness.approval")
 APPROVED_CALL_HASH_KEY = "approved_call_hash"
 
 
-class _Decision(Protocol):
-    @property
-    def requires_approval(self) -> bool: ...
-
-    @property
-    def reasons(self) -> tuple[str, ...]: ...
-
-
 class RiskEvaluator(Protocol):
     """Judges one tool call (``DefaultRiskPolicy`` is the standard one)."""
 
-    def evaluate(self, ctx: ToolExecutionContext) -> Any: ...
+    def evaluate(self, ctx: ToolExecutionContext) -> RiskDecision: ...
 
 
 class HumanApprovalMiddleware:
@@ -110,15 +102,21 @@ class HumanApprovalMiddleware:
         if approved is not None and approved == tool_call_hash(ctx.tool_call):
             return nxt(ctx)
         decision = self.policy.evaluate(ctx)
-        verdict = str(getattr(decision, "verdict", ""))
-        if verdict.endswith("deny"):
-            return ToolExecutionResult.denied(
-                f"Error: {ctx.tool_name} refused by the risk policy: "
-                + "; ".join(decision.reasons),
-                "risk_denied",
-            )
-        if not decision.requires_approval:
-            return self._run_and_settle(ctx, nxt)
+        if not isinstance(decision, RiskDecision):
+            return _invalid_decision(ctx, f"a {type(decision).__name__}, not a RiskDecision")
+        match decision.verdict:
+            case RiskVerdict.DENY:
+                return ToolExecutionResult.denied(
+                    f"Error: {ctx.tool_name} refused by the risk policy: "
+                    + "; ".join(decision.reasons),
+                    "risk_denied",
+                )
+            case RiskVerdict.ALLOW:
+                return self._run_and_settle(ctx, nxt)
+            case RiskVerdict.APPROVAL_REQUIRED:
+                pass
+            case unknown:  # only a decision built without validation gets here
+                return _invalid_decision(ctx, f"the unknown verdict {unknown!r}")
         draft = ctx.checkpoint_draft() if ctx.checkpoint_draft is not None else None
         if not isinstance(draft, CheckpointDraft):
             return ToolExecutionResult.denied(
@@ -237,8 +235,7 @@ class HumanApprovalMiddleware:
                 created_at=now,
                 expires_at=now + timedelta(seconds=self.timeout_seconds),
                 preview=preview,
-                held_layer=str(held.layer.root) if held else None,
-                changeset_digest=held.changeset.digest if held else None,
+                held=held.held_layer() if held else None,
                 output=held.output if held else None,
                 checkpoint_signature=checkpoint.signature,
             )
@@ -264,9 +261,9 @@ class HumanApprovalMiddleware:
         """Remove held layers no pending approval needs (expired, decided, orphaned)."""
         try:
             keep = {
-                Path(r.held_layer).name
+                r.held.layer_id
                 for r in self.approvals.list()
-                if r.held_layer and r.status.value == "pending" and not r.is_expired()
+                if r.held and r.status.value == "pending" and not r.is_expired()
             }
             LayerStore(self.approvals.state_dir).sweep(keep)
         except Exception:  # cleaning up is never worth failing a pause
@@ -280,3 +277,13 @@ class HumanApprovalMiddleware:
             requester.request_approval(record)
         except Exception:  # the approval stays decidable from the CLI
             logger.exception("could not notify the channel of approval %s", record.approval_id)
+
+
+def _invalid_decision(ctx: ToolExecutionContext, what: str) -> ToolExecutionResult:
+    """Fail closed: a policy answer nobody can read never lets a call run."""
+    logger.error("the risk policy returned %s for %s", what, ctx.tool_name)
+    return ToolExecutionResult.denied(
+        f"Error: {ctx.tool_name} was not executed: the risk policy returned {what} "
+        "(allow, deny or approval_required); fix the policy's evaluate()",
+        "risk_policy_invalid",
+    )

@@ -3,7 +3,10 @@
 Both are versioned pydantic documents, validated on read and HMAC-signed over
 their whole content (see ``signing``); an unknown version, an extra field, a
 corrupt or changed file is refused with a clear error rather than guessed at.
-Version 2 added the signatures; version 1 files are refused.
+Version 2 added the signatures; version 1 files are refused. Version 3 of the
+approval record names its held layer as one typed ``HeldLayer`` (``held``)
+instead of two strings; version 2 records are still read, and upgraded
+(``records_v2``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.approval.held_layer import HeldLayer
 from harness.approval.preview import ApprovalPreview
 from harness.core.messages import Message, ToolCall, Usage
 
@@ -32,7 +36,7 @@ __all__ = [
 ]
 
 CHECKPOINT_SCHEMA_VERSION = 2
-APPROVAL_SCHEMA_VERSION = 2
+APPROVAL_SCHEMA_VERSION = 3
 
 DECIDED_BY_PATTERN = r"^(cli|api|feishu:[A-Za-z0-9_-]{1,128})$"
 """Who decided: the CLI, the Python API, or a Feishu user by open_id."""
@@ -115,10 +119,10 @@ class ApprovalRecord(BaseModel):
     ``preview`` is what the approver is shown; ``checkpoint_signature`` ties the
     record to the one checkpoint written with it; ``signature`` covers all the rest.
 
-    A bash call that already ran over an overlay is held, not re-run:
-    ``held_layer`` is the layer folder with its changes, ``changeset_digest``
-    the ``Changeset.digest`` of what the approver was shown (the apply checks
-    the layer against it), and ``output`` the command's output the model gets.
+    A bash call that already ran over an overlay is held, not re-run: ``held``
+    names the layer with its changes and the digest of what the approver was
+    shown (the apply checks the layer against it), and ``output`` is the
+    command's output the model gets.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -142,8 +146,7 @@ class ApprovalRecord(BaseModel):
     decision_reason: str | None = None
     decided_by: str | None = Field(default=None, pattern=DECIDED_BY_PATTERN)
     preview: ApprovalPreview | None = None
-    held_layer: str | None = None
-    changeset_digest: str | None = None
+    held: HeldLayer | None = None
     output: str | None = None
     checkpoint_signature: str = ""
     signature: str = ""

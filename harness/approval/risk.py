@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.approval.decision import RiskDecision, RiskLevel, RiskVerdict
 from harness.approval.risk_deletion import (
     DeletionTally,
     count_deleted_lines,
@@ -58,52 +57,6 @@ __all__ = [
 # Context metadata naming the run a call belongs to; when the engine does not set
 # it, a run is told apart by its session and its step count going back to 1.
 RUN_ID_KEY = "run_id"
-
-
-class RiskVerdict(StrEnum):
-    """What should happen to a tool call."""
-
-    ALLOW = "allow"
-    DENY = "deny"
-    APPROVAL_REQUIRED = "approval_required"
-
-
-class RiskLevel(StrEnum):
-    """How risky a call is: ``high`` whenever it is not simply allowed."""
-
-    LOW = "low"
-    HIGH = "high"
-
-
-@dataclass(frozen=True, slots=True)
-class RiskDecision:
-    """The policy's answer for one tool call.
-
-    Attributes:
-        verdict: allow, deny or approval_required.
-        reasons: human-readable reasons, shown to the approver; empty when allowed.
-        risk_level: ``high`` whenever the call is not simply allowed.
-    """
-
-    verdict: RiskVerdict
-    reasons: tuple[str, ...] = ()
-    risk_level: RiskLevel = RiskLevel.LOW
-
-    @classmethod
-    def allow(cls) -> RiskDecision:
-        return cls(RiskVerdict.ALLOW)
-
-    @classmethod
-    def approval_required(cls, reasons: Iterable[str]) -> RiskDecision:
-        return cls(RiskVerdict.APPROVAL_REQUIRED, _unique(reasons), RiskLevel.HIGH)
-
-    @classmethod
-    def deny(cls, reasons: Iterable[str]) -> RiskDecision:
-        return cls(RiskVerdict.DENY, _unique(reasons), RiskLevel.HIGH)
-
-    @property
-    def requires_approval(self) -> bool:
-        return self.verdict is RiskVerdict.APPROVAL_REQUIRED
 
 
 class DefaultRiskPolicy:
@@ -296,7 +249,3 @@ def _path_reasons(
         return [f"{action} a file whose path argument is missing or not text (cannot be judged)"]
     reason = sensitive_path_reason(path, workdir, code)
     return [f"{action} sensitive file: {path} ({reason})"] if reason else []
-
-
-def _unique(reasons: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(reasons))

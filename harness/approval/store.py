@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import fcntl
+import json
 import os
 import re
 import secrets
@@ -27,6 +28,7 @@ from harness.approval.records import (
     ApprovalRecord,
     RunCheckpoint,
 )
+from harness.approval.records_v2 import APPROVAL_V2, ApprovalRecordV2, upgrade_v2
 from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core.errors import ApprovalError
 from harness.files import atomic_write_text, make_private_dirs
@@ -36,6 +38,15 @@ from harness.settings import env_value
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
 
 APPROVAL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+
+
+def _schema_version(path: Path) -> object:
+    """The file's ``schema_version``, or None; reading it properly is left to the reader."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data.get("schema_version") if isinstance(data, dict) else None
 
 
 def new_id(prefix: str) -> str:
@@ -109,14 +120,27 @@ class ApprovalStore:
 
     def load_path(self, path: Path) -> ApprovalRecord:
         """The verified record at ``path``; ``ApprovalError`` on any doubt."""
-        record = read_signed_document(
-            path,
-            ApprovalRecord,
-            APPROVAL_SCHEMA_VERSION,
-            self.signer,
-            what="approval file",
-            consequence="nothing was executed; run the prompt again to get a new approval",
-        )
+        consequence = "nothing was executed; run the prompt again to get a new approval"
+        record: ApprovalRecord
+        if _schema_version(path) == APPROVAL_V2:  # verified as written, then upgraded
+            old = read_signed_document(
+                path,
+                ApprovalRecordV2,
+                APPROVAL_V2,
+                self.signer,
+                what="approval file",
+                consequence=consequence,
+            )
+            record = upgrade_v2(old, path)
+        else:
+            record = read_signed_document(
+                path,
+                ApprovalRecord,
+                APPROVAL_SCHEMA_VERSION,
+                self.signer,
+                what="approval file",
+                consequence=consequence,
+            )
         _check_place(path, self.path_for(record.session_key, record.approval_id), "approval file")
         return record
 

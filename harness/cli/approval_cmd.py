@@ -122,10 +122,8 @@ def show(
         return
     typer.echo("\nThe whole approval, nothing cut:")
     typer.echo(render_full_call(record.tool_name, record.arguments, indent="    "))
-    if record.held_layer:
-        whole = full_changes_preview(
-            record.held_layer, record.changeset_digest, record.workdir, record.output
-        )
+    if record.held is not None:
+        whole = full_changes_preview(record.held, record.workdir, record.output)
         typer.echo("\n".join(render_changeset(whole, indent="    ")))
 
 

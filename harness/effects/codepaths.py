@@ -9,6 +9,9 @@ comma-separated list of entries:
 * ``+PATTERN`` or ``PATTERN`` adds a pattern;
 * ``-PATTERN`` removes a default pattern (written exactly as listed here).
 
+A project file, ``.harness/sensitive-paths``, adds patterns too but never
+removes one (``sensitive_file``).
+
 Patterns are matched against the path relative to the workdir, ignoring
 case, as ``.gitignore`` does: a pattern without ``/`` matches a file or
 folder name at any depth (``Makefile``, ``*.mk``); one with ``/`` matches from
@@ -130,6 +133,16 @@ class CodePaths:
                     + ", ".join(patterns)
                 )
         return cls(tuple(patterns.values()))
+
+    def adding(self, patterns: Iterable[str], source: str) -> CodePaths:
+        """These patterns plus ``patterns`` (never fewer), each giving ``source`` as its reason."""
+        known = {p.pattern for p in self.patterns}
+        added = tuple(
+            CodePattern(p, f"listed in {source} ({p})")
+            for p in dict.fromkeys(patterns)
+            if p not in known
+        )
+        return CodePaths((*self.patterns, *added))
 
     def match(self, rel: str) -> CodePattern | None:
         """The first pattern ``rel`` matches, or None."""

@@ -7,7 +7,7 @@ Two kinds: secrets and state (environment files, credentials, lockfiles, shell
 start-up files, paths naming a key or secret, ``.git`` internals), fixed; and
 files whose content runs later without anyone reading it (CI, direnv, build
 files, test and hook configuration), a project-configurable list of glob
-patterns (``CodePaths``, ``HARNESS_SENSITIVE_PATHS``).
+patterns (``CodePaths``, ``HARNESS_SENSITIVE_PATHS``, ``.harness/sensitive-paths``).
 """
 
 from __future__ import annotations

@@ -12,23 +12,21 @@ consumed, so it stays pending; the human can reject it or restore the file.
 from __future__ import annotations
 
 import contextlib
-import hmac
 from pathlib import Path
 
 from harness.approval.records import ApprovalRecord
 from harness.core.errors import ApprovalError, ToolError
 from harness.core.messages import Message, ToolCall
 from harness.effects import Changeset, Layer, apply_changeset, stale_paths, summarize
-from harness.effects.layer import LAYER_ID_PATTERN
 
 __all__ = ["check_held", "discard_held", "held_observation"]
 
 
 def _layer(record: ApprovalRecord) -> Layer:
-    root = Path(record.held_layer or "")
-    if not LAYER_ID_PATTERN.match(root.name):
-        raise ApprovalError(f"approval {record.approval_id!r}: its held layer path is malformed")
-    return Layer(root.name, root)
+    # HeldLayer validated the id and that the folder is named by it when the record was read.
+    if record.held is None:
+        raise ApprovalError(f"approval {record.approval_id!r} holds no changes to apply")
+    return Layer(record.held.layer_id, Path(record.held.root))
 
 
 def _changeset(record: ApprovalRecord) -> tuple[Layer, Changeset]:
@@ -42,7 +40,7 @@ def _changeset(record: ApprovalRecord) -> tuple[Layer, Changeset]:
         changeset = layer.load_changeset()
     except ToolError as exc:
         raise ApprovalError(f"approval {record.approval_id!r}: {exc}") from exc
-    if not hmac.compare_digest(changeset.digest, record.changeset_digest or ""):
+    if record.held is None or not record.held.holds(changeset.digest):
         raise ApprovalError(
             f"approval {record.approval_id!r}: the held changes are not the ones the approver "
             "was shown (digest mismatch; the layer was altered); nothing was applied"
@@ -63,7 +61,7 @@ def check_held(record: ApprovalRecord, workdir: Path) -> None:
 
 
 def discard_held(record: ApprovalRecord) -> None:
-    if record.held_layer is not None:
+    if record.held is not None:
         with contextlib.suppress(ApprovalError):
             _layer(record).discard()
 

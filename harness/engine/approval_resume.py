@@ -132,7 +132,7 @@ class ApprovalResumeRunner:
             checkpoint = self.checkpoints.load(record.session_key, record.checkpoint_id)
             self._verify(record, checkpoint)
             state = _state(checkpoint, session)  # before consuming: it may refuse
-            if verdict == "approve" and record.held_layer is not None:
+            if verdict == "approve" and record.held is not None:
                 check_held(record, self.loop.workdir)  # a changed file leaves it pending
             if self.ledger is not None:
                 self.ledger.claim(approval_id, verdict)
@@ -212,7 +212,7 @@ class ApprovalResumeRunner:
         attributes = {"approval_id": record.approval_id, "decision": verdict}
         with loop.tracer.span("approval.resume", attributes=attributes):
             observations: tuple[Message, ...]
-            if record.held_layer is not None:
+            if record.held is not None:
                 observations = (held_observation(record, call, verdict, reason, loop.workdir),)
             elif verdict == "approve":
                 batch = loop.executor.run_tool_batch(

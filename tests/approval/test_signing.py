@@ -129,13 +129,19 @@ def test_any_change_of_a_signed_field_is_refused(tmp_path: Path, field: str, val
     ("spoil", "message"),
     [
         (lambda d: d.update(extra_field=1), "Extra inputs are not permitted"),
-        (lambda d: d.update(schema_version=2.0), "not in the form harness writes"),
+        (
+            lambda d: d.update(schema_version=float(APPROVAL_SCHEMA_VERSION)),
+            "not in the form harness writes",
+        ),
         (lambda d: d["arguments"].update(timeout=5.0), "invalid signature"),
         (lambda d: d.update(expires_at="2030-01-02T00:00:00+00:00"), "not in the form"),
         (lambda d: d["preview"]["call"].update(hidden="x"), "Extra inputs"),
         (lambda d: d.pop("decided_by"), "not in the form"),
         (lambda d: d.update(schema_version=1), "older harness without a signature"),
-        (lambda d: d.update(schema_version=3), "this harness reads version 2"),
+        (
+            lambda d: d.update(schema_version=APPROVAL_SCHEMA_VERSION + 1),
+            f"this harness reads version {APPROVAL_SCHEMA_VERSION}",
+        ),
         (lambda d: d.pop("signature"), "invalid signature"),
     ],
     ids=[
