@@ -18,12 +18,10 @@ from harness.testing import (
     idle_hypothesis,
     misses,
     mutant_mode,
-    mutant_outcome,
     sequential,
     tools_live,
 )
 from harness.testing.case_fixtures import collect_case_runner, evidence
-from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
     RUN_LOG_KEY,
@@ -53,6 +51,7 @@ from harness.testing.llm_fixtures import (
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
+from harness.testing.row_properties import ROW_PROPERTY
 from harness.testing.sdk_order import group_rows_by_sdk
 from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, stop_row
 from harness.testing.spend import LEDGER_KEY
@@ -60,6 +59,7 @@ from harness.testing.stream_twins import stream_runs
 
 if TYPE_CHECKING:
     from harness.evals.prices import PriceTable
+    from harness.testing.collector import EvalCollector
 
 __all__ = [
     "assert_trace_golden",
@@ -82,7 +82,7 @@ __all__ = [
     "workspace",
 ]
 
-COLLECTOR_KEY = pytest.StashKey[EvalCollector]()
+COLLECTOR_KEY = pytest.StashKey["EvalCollector"]()
 FREEZER_KEY = pytest.StashKey[ImportFreezer]()
 
 
@@ -139,6 +139,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # mutants and epochs: for their summary tables
     wanted = options.report is not None or options.mutants or options.epochs > 1
     if wanted and not hasattr(config, "workerinput"):
+        # Imported here: the report models cost about 0.1 s, paid by eval runs only.
+        from harness.testing.collector import EvalCollector
+
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
     if wanted:  # an eval run, on the controller and on every worker
         freezer = config.stash[FREEZER_KEY] = ImportFreezer()
@@ -356,8 +359,14 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    with mutant_outcome.brief_kill_report(item, call):
+    if mutant_mode.mutant_id(item) is None:
         report = yield
+    else:
+        # Imported here: the mutant tables cost about 0.2 s, paid by --mutants runs only.
+        from harness.testing import mutant_outcome
+
+        with mutant_outcome.brief_kill_report(item, call):
+            report = yield
     folders.note_outcome(item, report)
     try:
         finished = _finish_report(item, call, report)
@@ -384,6 +393,8 @@ def _finish_report(
         rewrite_blocked_report(item, report)
     tools_live.lead_with_divergence(item, report)  # --harness-tools live: the tool, first
     if mutant_mode.mutant_id(item) is not None:
+        from harness.testing import mutant_outcome
+
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
         mutant_mode.judge_report(item, call, report)
