@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+from harness._speed.hooks import register_tweaks
 from harness.testing import (
     folders,
-    idle_hypothesis,
     misses,
     mutant_mode,
     sequential,
@@ -39,7 +39,6 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
-from harness.testing.gc_freeze import ImportFreezer
 from harness.testing.llm_fixtures import (
     harness_live_guard,
     llm_cassette,
@@ -52,7 +51,6 @@ from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
 from harness.testing.row_properties import ROW_PROPERTY
-from harness.testing.sdk_order import group_rows_by_sdk
 from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, stop_row
 from harness.testing.spend import LEDGER_KEY
 from harness.testing.stream_twins import stream_runs
@@ -83,7 +81,6 @@ __all__ = [
 ]
 
 COLLECTOR_KEY = pytest.StashKey["EvalCollector"]()
-FREEZER_KEY = pytest.StashKey[ImportFreezer]()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -131,10 +128,6 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     config.stash[OPTIONS_KEY] = options
     _start_sequential(config, options)
-    if hasattr(config, "workerinput"):  # only xdist workers gain from it (see sdk_order)
-        config.pluginmanager.register(_RowOrder(), "harness-row-order")
-    elif hasattr(config.hook, "pytest_xdist_make_scheduler"):  # xdist's controller
-        config.pluginmanager.register(_SdkScheduler(), "harness-sdk-scheduler")
     _start_budget(config, options)
     # mutants and epochs: for their summary tables
     wanted = options.report is not None or options.mutants or options.epochs > 1
@@ -143,9 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.testing.collector import EvalCollector
 
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
-    if wanted:  # an eval run, on the controller and on every worker
-        freezer = config.stash[FREEZER_KEY] = ImportFreezer()
-        freezer.start()
+    register_tweaks(config, eval_run=wanted)
 
 
 def _start_sequential(config: pytest.Config, options: HarnessOptions) -> None:
@@ -176,9 +167,6 @@ def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    freezer = config.stash.get(FREEZER_KEY, None)
-    if freezer is not None:
-        freezer.stop()
     ledger = config.stash.get(LEDGER_KEY, None)
     if ledger is not None and not hasattr(config, "workerinput"):
         ledger.remove()
@@ -221,10 +209,6 @@ def pytest_collection_modifyitems(
     options = config.stash[OPTIONS_KEY]
     if options.mutants:
         mutant_mode.expand_items(items, config, options)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    idle_hypothesis.drop_after_collection(session.config)
 
 
 def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -298,7 +282,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    idle_hypothesis.drop_at_the_end(config)  # before the terminal summary
     collector = config.stash.get(COLLECTOR_KEY, None)
     options = config.stash[OPTIONS_KEY]
     if collector is not None and options.report is not None:
@@ -346,13 +329,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     mutant_mode.name_report(report)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    freezer = item.config.stash.get(FREEZER_KEY, None)
-    if freezer is not None:
-        freezer.after_test()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -457,32 +433,6 @@ class _EpochOrder:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.rule.order(items)
-
-
-class _RowOrder:
-    """Groups the rows under each parent by SDK once every other plugin has ordered them."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        group_rows_by_sdk(items)
-
-
-class _SdkScheduler:
-    """Gives xdist's ``load`` mode (``-n`` alone) a scheduler that keeps workers on one SDK."""
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        if config.getvalue("dist") != "load":
-            return None  # worksteal, loadgroup...: the user chose; sdk_order still helps
-        hook = config.hook.pytest_xdist_make_scheduler
-        if any(
-            impl.plugin is not self and impl.plugin_name != "dsession"
-            for impl in hook.get_hookimpls()
-        ):
-            return None  # a scheduler of the project's own (a conftest's): it decides
-        from harness.testing.sdk_schedule import SdkAffineScheduling
-
-        return SdkAffineScheduling(config, log)
 
 
 class _ReportHook:
