@@ -250,11 +250,11 @@ def best(runs: list[Run]) -> Run:
 def floor_ms(project: Path, providers: tuple[str, ...], sample: int = 30) -> float:
     """Milliseconds per row of the bare agent run: the same SDKs parse the same
     recorded bodies from an in-memory transport; no pytest, cassette or report."""
+    from harness._speed.gc_freeze import ImportFreezer
     from harness.evals.cases import load_cases
-    from harness.testing.gc_freeze import ImportFreezer
 
     cases = load_cases(project / "evals" / "cases")[:sample]
-    # The collector set as an eval run sets it (harness.testing.gc_freeze): the two
+    # The collector set as an eval run sets it (harness._speed.gc_freeze): the two
     # sides of the difference run under the same thresholds and freezes. (Measured,
     # the interpreter's defaults cost the bare run less than this machine's drift.)
     freezer = ImportFreezer(threshold=0)

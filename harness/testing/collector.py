@@ -12,11 +12,10 @@ from harness.evals.cost import TokenUsage, model_cost
 from harness.evals.mutant_results import MutantResult
 from harness.evals.prices import PriceTable
 from harness.evals.report import EvalReport, EvalRow, Verdict
+from harness.testing.row_properties import MUTANT_PROPERTY, ROW_PROPERTY
 
 __all__ = ["MUTANT_PROPERTY", "ROW_PROPERTY", "EvalCollector"]
 
-ROW_PROPERTY = "harness_eval"
-MUTANT_PROPERTY = "harness_mutant"
 _MESSAGE_CHARS = 1000
 # Looked up once: ``EvalRow.model_fields`` is a computed attribute (pydantic's
 # descriptor), and the controller of a parallel run reads it for every row.

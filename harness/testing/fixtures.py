@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.testing.collector import ROW_PROPERTY
 from harness.testing.folders import own_folder, release_folder
 from harness.testing.import_clock import ImportClock
 from harness.testing.misses import HANDLE_KEY, already_reported
@@ -25,6 +24,7 @@ from harness.testing.naming import (
     test_name,
 )
 from harness.testing.options import HarnessOptions
+from harness.testing.row_properties import ROW_PROPERTY
 from harness.testing.runlog import LastTrace, RunLog
 from harness.testing.spend import LEDGER_KEY
 from harness.testing.workspace import Workspace

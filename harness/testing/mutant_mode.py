@@ -36,14 +36,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.evals.mutant_results import CONTROL
-from harness.evals.provenance import Source
 from harness.testing.naming import is_streaming, test_name
 from harness.testing.options import HarnessOptions
 from harness.testing.runlog import RunLog
 
 if TYPE_CHECKING:
     from harness.evals.mutants import PositionalProvider
+    from harness.evals.provenance import Source
 
 __all__ = [
     "PHASES_KEY",
@@ -186,6 +185,10 @@ def expand_items(items: list[pytest.Item], config: pytest.Config, options: Harne
     An eval no mutant can reach keeps only its control, which skips and is
     reported ``not mutated``.
     """
+    # The mutant tables cost about 0.2 s to import: paid only by a --mutants run,
+    # not by every process that loads the plugin.
+    from harness.evals.mutant_results import CONTROL
+
     rng = random.Random(_seed(config))
     expanded: list[pytest.Item] = []
     for item in items:
@@ -226,6 +229,7 @@ def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.
     Killed (an assertion failed) reads ``xfailed``, a survivor ``XPASS(strict)``;
     any other exception stays a failure (an eval error).
     """
+    from harness.evals.mutant_results import CONTROL
     from harness.evals.mutants import MutantExhaustedError
     from harness.evals.request_mutants import is_request_operator
 

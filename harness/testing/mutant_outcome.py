@@ -27,7 +27,6 @@ import pytest
 
 from harness.evals.mutant_results import CONTROL, MutantOutcome, MutantResult
 from harness.evals.provenance import Source
-from harness.testing.collector import MUTANT_PROPERTY
 from harness.testing.mutant_mode import (
     PHASES_KEY,
     STATE_KEY,
@@ -37,6 +36,7 @@ from harness.testing.mutant_mode import (
 )
 from harness.testing.naming import scenario_name
 from harness.testing.options import HarnessOptions
+from harness.testing.row_properties import MUTANT_PROPERTY
 
 __all__ = [
     "brief_kill_report",

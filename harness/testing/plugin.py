@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+from harness._speed.hooks import register_tweaks
 from harness.testing import (
     folders,
-    idle_hypothesis,
     misses,
     mutant_mode,
-    mutant_outcome,
     sequential,
     tools_live,
 )
 from harness.testing.case_fixtures import collect_case_runner, evidence
-from harness.testing.collector import ROW_PROPERTY, EvalCollector
 from harness.testing.fixtures import (
     OPTIONS_KEY,
     RUN_LOG_KEY,
@@ -41,7 +39,6 @@ from harness.testing.fixtures import (
     trace,
     workspace,
 )
-from harness.testing.gc_freeze import ImportFreezer
 from harness.testing.llm_fixtures import (
     harness_live_guard,
     llm_cassette,
@@ -53,13 +50,14 @@ from harness.testing.llm_fixtures import (
 from harness.testing.naming import STREAM_PARAM, epoch_of, scenario_name
 from harness.testing.options import HarnessOptions, add_options
 from harness.testing.rootdir import check_rootdir
-from harness.testing.sdk_order import group_rows_by_sdk
+from harness.testing.row_properties import ROW_PROPERTY
 from harness.testing.sequential import SEQUENTIAL_KEY, Sequential, stop_row
 from harness.testing.spend import LEDGER_KEY
 from harness.testing.stream_twins import stream_runs
 
 if TYPE_CHECKING:
     from harness.evals.prices import PriceTable
+    from harness.testing.collector import EvalCollector
 
 __all__ = [
     "assert_trace_golden",
@@ -82,8 +80,7 @@ __all__ = [
     "workspace",
 ]
 
-COLLECTOR_KEY = pytest.StashKey[EvalCollector]()
-FREEZER_KEY = pytest.StashKey[ImportFreezer]()
+COLLECTOR_KEY = pytest.StashKey["EvalCollector"]()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -131,18 +128,15 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     config.stash[OPTIONS_KEY] = options
     _start_sequential(config, options)
-    if hasattr(config, "workerinput"):  # only xdist workers gain from it (see sdk_order)
-        config.pluginmanager.register(_RowOrder(), "harness-row-order")
-    elif hasattr(config.hook, "pytest_xdist_make_scheduler"):  # xdist's controller
-        config.pluginmanager.register(_SdkScheduler(), "harness-sdk-scheduler")
     _start_budget(config, options)
     # mutants and epochs: for their summary tables
     wanted = options.report is not None or options.mutants or options.epochs > 1
     if wanted and not hasattr(config, "workerinput"):
+        # Imported here: the report models cost about 0.1 s, paid by eval runs only.
+        from harness.testing.collector import EvalCollector
+
         config.stash[COLLECTOR_KEY] = EvalCollector(options.record_mode, _prices())
-    if wanted:  # an eval run, on the controller and on every worker
-        freezer = config.stash[FREEZER_KEY] = ImportFreezer()
-        freezer.start()
+    register_tweaks(config, eval_run=wanted)
 
 
 def _start_sequential(config: pytest.Config, options: HarnessOptions) -> None:
@@ -173,9 +167,6 @@ def _start_budget(config: pytest.Config, options: HarnessOptions) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    freezer = config.stash.get(FREEZER_KEY, None)
-    if freezer is not None:
-        freezer.stop()
     ledger = config.stash.get(LEDGER_KEY, None)
     if ledger is not None and not hasattr(config, "workerinput"):
         ledger.remove()
@@ -218,10 +209,6 @@ def pytest_collection_modifyitems(
     options = config.stash[OPTIONS_KEY]
     if options.mutants:
         mutant_mode.expand_items(items, config, options)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    idle_hypothesis.drop_after_collection(session.config)
 
 
 def _deselect_other_providers(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -295,7 +282,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    idle_hypothesis.drop_at_the_end(config)  # before the terminal summary
     collector = config.stash.get(COLLECTOR_KEY, None)
     options = config.stash[OPTIONS_KEY]
     if collector is not None and options.report is not None:
@@ -345,19 +331,18 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     mutant_mode.name_report(report)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    freezer = item.config.stash.get(FREEZER_KEY, None)
-    if freezer is not None:
-        freezer.after_test()
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    with mutant_outcome.brief_kill_report(item, call):
+    if mutant_mode.mutant_id(item) is None:
         report = yield
+    else:
+        # Imported here: the mutant tables cost about 0.2 s, paid by --mutants runs only.
+        from harness.testing import mutant_outcome
+
+        with mutant_outcome.brief_kill_report(item, call):
+            report = yield
     folders.note_outcome(item, report)
     try:
         finished = _finish_report(item, call, report)
@@ -384,6 +369,8 @@ def _finish_report(
         rewrite_blocked_report(item, report)
     tools_live.lead_with_divergence(item, report)  # --harness-tools live: the tool, first
     if mutant_mode.mutant_id(item) is not None:
+        from harness.testing import mutant_outcome
+
         # A mutant run is no eval row: it goes to the report's mutants section.
         mutant_outcome.note_phase(item, report.when, call)
         mutant_mode.judge_report(item, call, report)
@@ -446,32 +433,6 @@ class _EpochOrder:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.rule.order(items)
-
-
-class _RowOrder:
-    """Groups the rows under each parent by SDK once every other plugin has ordered them."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        group_rows_by_sdk(items)
-
-
-class _SdkScheduler:
-    """Gives xdist's ``load`` mode (``-n`` alone) a scheduler that keeps workers on one SDK."""
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        if config.getvalue("dist") != "load":
-            return None  # worksteal, loadgroup...: the user chose; sdk_order still helps
-        hook = config.hook.pytest_xdist_make_scheduler
-        if any(
-            impl.plugin is not self and impl.plugin_name != "dsession"
-            for impl in hook.get_hookimpls()
-        ):
-            return None  # a scheduler of the project's own (a conftest's): it decides
-        from harness.testing.sdk_schedule import SdkAffineScheduling
-
-        return SdkAffineScheduling(config, log)
 
 
 class _ReportHook:

@@ -26,14 +26,16 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.evals.aggregate import CaseKey, aggregate_rows, identity_of
-from harness.evals.sequential import EpochTally, stop_reason
 from harness.files import atomic_write_text
 from harness.testing.naming import epoch_of, scenario_name
+from harness.testing.row_properties import ROW_PROPERTY
+
+if TYPE_CHECKING:
+    from harness.evals.aggregate import CaseKey
 
 __all__ = ["SEQUENTIAL_KEY", "NodeSetup", "Sequential", "add_options", "stop_row"]
 
@@ -43,7 +45,6 @@ _STOP_ROW_KEY = pytest.StashKey[dict[str, Any]]()
 _FOLDER_INPUT = "harness_sequential_folder"
 # The row fields a stopped epoch copies from a finished one: what groups it with its case.
 _GROUP_FIELDS = ("scenario", "provider", "model", "model_role", "source")
-_ROW_PROPERTY = "harness_eval"  # harness.testing.collector.ROW_PROPERTY
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -103,6 +104,8 @@ class Sequential:
         epoch = epoch_of(item)
         if epoch is None:
             return
+        from harness.evals.sequential import EpochTally, stop_reason
+
         outcomes = self._outcomes(item)
         rows = [row for _, row in outcomes if row is not None]
         tally = EpochTally(
@@ -162,6 +165,8 @@ class Sequential:
 
         Deterministic, so every xdist worker's collection stays the same.
         """
+        from harness.evals.aggregate import identity_of
+
         place: dict[str, int] = {}
         owners: dict[tuple[str, str], dict[str, str | None]] = {}
         for index, item in enumerate(items):
@@ -232,6 +237,7 @@ def _baseline(config: pytest.Config) -> dict[CaseKey, tuple[int, int]] | None:
     if not given:
         return None
     from harness.core.errors import ConfigurationError
+    from harness.evals.aggregate import aggregate_rows
     from harness.evals.report import load_gate_report
 
     path = Path(config.invocation_params.dir) / str(given)
@@ -243,6 +249,7 @@ def _baseline(config: pytest.Config) -> dict[CaseKey, tuple[int, int]] | None:
 
 
 def _case_key(row: dict[str, Any]) -> CaseKey:
+    from harness.evals.aggregate import identity_of
     from harness.evals.rows import AGENT_ROLE
 
     return (
@@ -255,7 +262,7 @@ def _case_key(row: dict[str, Any]) -> CaseKey:
 
 def _row_of(report: pytest.TestReport) -> dict[str, Any] | None:
     for name, value in report.user_properties:
-        if name == _ROW_PROPERTY:
+        if name == ROW_PROPERTY:
             with contextlib.suppress(ValueError, TypeError):
                 data = json.loads(value) if isinstance(value, str) else value
                 if isinstance(data, dict):

@@ -9,6 +9,7 @@ import pytest
 
 PACKAGES = [
     "harness",
+    "harness._speed",
     "harness.approval",
     "harness.cli",
     "harness.conversations",

@@ -3,57 +3,46 @@ loaded, and the simulator each module's inner runs record against."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 
-import anthropic
-import httpx
-import httpx2
-import openai
 import pytest
-import requests
 
-import harness.app
-import harness.evals.recorded_responses
-import harness.recording
-import harness.simulator.render
-import harness.subagent
-import harness.testing.cases_suite
-import harness.testing.http_mutants
-import harness.testing.live_guard
-import harness.testing.request_checks
-import harness.testing.trace_assertions
-import harness.testing.traffic_rows
-import harness.testing.trajectory
-import harness.tools.builtin
-import harness.wires.anthropic.provider
-import harness.wires.openai.provider
 from harness.simulator import SimulatorServer
 
 # pytester's in-process runs drop the modules a run imported once it ends: imported
-# here, before any run, these stay loaded, so no inner run (nor its setup) pays for
-# them again. The union of what the inner runs of this folder import.
+# before this folder's first test, these stay loaded, so no inner run (nor its setup)
+# pays for them again. The union of what the inner runs of this folder import.
+# Imported by the fixture, not at this module's import: an xdist worker collects
+# every folder, and one that runs none of these tests need not load the SDKs.
 PRELOADED = (
-    anthropic,
-    openai,
-    httpx,
-    httpx2,
-    requests,
-    harness.app,
-    harness.evals.recorded_responses,
-    harness.recording,
-    harness.simulator.render,
-    harness.subagent,
-    harness.testing.cases_suite,
-    harness.testing.http_mutants,
-    harness.testing.live_guard,
-    harness.testing.request_checks,
-    harness.testing.trace_assertions,
-    harness.testing.traffic_rows,
-    harness.testing.trajectory,
-    harness.tools.builtin,
-    harness.wires.anthropic.provider,
-    harness.wires.openai.provider,
+    "anthropic",
+    "openai",
+    "httpx",
+    "httpx2",
+    "requests",
+    "harness.app",
+    "harness.evals.recorded_responses",
+    "harness.recording",
+    "harness.simulator.render",
+    "harness.subagent",
+    "harness.testing.cases_suite",
+    "harness.testing.http_mutants",
+    "harness.testing.live_guard",
+    "harness.testing.request_checks",
+    "harness.testing.trace_assertions",
+    "harness.testing.traffic_rows",
+    "harness.testing.trajectory",
+    "harness.tools.builtin",
+    "harness.wires.anthropic.provider",
+    "harness.wires.openai.provider",
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _preloaded() -> None:
+    for name in PRELOADED:
+        importlib.import_module(name)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from harness._speed.tls import close_with, http_client_options
 from harness.core.errors import ProviderError
 from harness.core.messages import (
     LLMRequest,
@@ -25,7 +26,6 @@ from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import anthropic_provider_error
 from harness.providers.sdk_import import preload_sdk
 from harness.providers.skeleton import SdkProvider
-from harness.providers.tls import close_with, http_client_options
 from harness.providers.tool_arguments import RAW_ARGUMENTS_KEY
 
 if TYPE_CHECKING:

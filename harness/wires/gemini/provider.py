@@ -30,6 +30,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from harness._speed.tls import http_client_options
 from harness.core.errors import ConfigurationError, ProviderError
 from harness.core.messages import (
     LLMRequest,
@@ -44,7 +45,6 @@ from harness.core.messages import (
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_import import preload_sdk
 from harness.providers.skeleton import SdkProvider
-from harness.providers.tls import http_client_options
 from harness.wires.gemini.errors import gemini_provider_error
 from harness.wires.gemini.parts import (
     answer_content,

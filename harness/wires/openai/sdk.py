@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from harness._speed.tls import close_with, http_client_options
 from harness.core.errors import ProviderError
 from harness.core.wires import wire
 from harness.providers.credentials import base_url_from_env
 from harness.providers.sdk_errors import openai_provider_error
 from harness.providers.sdk_import import preload_sdk
 from harness.providers.skeleton import SdkProvider
-from harness.providers.tls import close_with, http_client_options
 
 if TYPE_CHECKING:
     import openai
@@ -33,7 +33,7 @@ def openai_client(
     """An ``openai.OpenAI`` client; ``base_url`` None falls back to ``OPENAI_BASE_URL``.
 
     Its HTTP client is the SDK's default one on the process's shared TLS context
-    (:mod:`harness.providers.tls`): the CA bundle is loaded once, not per client.
+    (:mod:`harness._speed.tls`): the CA bundle is loaded once, not per client.
     """
     preload_sdk("openai")
     import openai

@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
 
+from harness._speed import enabled
+
 __all__ = ["close_with", "http_client_options", "offline_clients", "shared_ssl_context"]
 
 _offline: ContextVar[bool] = ContextVar("harness_offline_clients", default=False)
@@ -49,7 +51,13 @@ def shared_ssl_context() -> ssl.SSLContext:
 
 
 def http_client_options() -> dict[str, Any]:
-    """The keyword arguments of the SDK's ``DefaultHttpxClient`` for a client harness builds."""
+    """The keyword arguments of the SDK's ``DefaultHttpxClient`` for a client harness builds.
+
+    None with the ``tls_context`` tweak off (``HARNESS_SPEED_OFF``): the client is
+    built as the SDK builds its own.
+    """
+    if not enabled("tls_context"):
+        return {}
     options: dict[str, Any] = {"verify": shared_ssl_context()}
     if _offline.get():
         options["trust_env"] = False

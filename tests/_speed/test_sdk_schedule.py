@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdist.scheduler import LoadScheduling
 
-from harness.testing.sdk_schedule import SdkAffineScheduling, sdk_of_nodeid
+from harness._speed.sdk_schedule import SdkAffineScheduling, sdk_of_nodeid
 
 PROVIDERS = ["openai", "openai-responses", "anthropic", None]
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.testing.sdk_order import group_rows_by_sdk, sdk_of
+from harness._speed.sdk_order import group_rows_by_sdk, sdk_of
 
 ROWS = """
 import pytest

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from harness._speed.tls import offline_clients, shared_ssl_context
 from harness.core import LLMRequest, Message
 from harness.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
-from harness.providers.tls import offline_clients, shared_ssl_context
 from harness.simulator import SimulatorServer
 
 

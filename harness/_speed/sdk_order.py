@@ -9,7 +9,7 @@ lets a worker's share hold fewer: measured on 1,002 replayed rows over two
 workers, 3 s less CPU and 1.5 s less wall time.
 
 Under xdist's ``load`` mode the controller also hands a worker the rows of the
-SDK it has loaded (:mod:`harness.testing.sdk_schedule`); ``worksteal``, which
+SDK it has loaded (:mod:`harness._speed.sdk_schedule`); ``worksteal``, which
 ``harness eval -n`` picks, splits the grouped order into contiguous shares.
 
 Only pytest-xdist workers reorder (each the same way, so their collections
