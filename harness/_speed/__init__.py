@@ -17,9 +17,8 @@ worth the code.
 
 from __future__ import annotations
 
-import os
-
 from harness.core.errors import ConfigurationError
+from harness.settings import env_value
 
 __all__ = ["OFF_VARIABLE", "TWEAKS", "enabled", "switched_off"]
 
@@ -29,8 +28,7 @@ TWEAKS = ("gc_freeze", "sdk_order", "sdk_schedule", "tls_context")
 
 def switched_off() -> frozenset[str]:
     """The tweaks ``HARNESS_SPEED_OFF`` turns off; raises on a name that is no tweak."""
-    # Read through os.environ for now: harness's settings will carry it.
-    given = os.environ.get(OFF_VARIABLE, "")
+    given = env_value("speed_off") or ""
     names = {part.strip() for part in given.split(",") if part.strip()}
     if "all" in names:
         return frozenset(TWEAKS)
