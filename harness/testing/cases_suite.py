@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from harness.evals.cases import Case
     from harness.evals.judge import JudgeResult
     from harness.providers.protocol import LLMProvider
-    from harness.testing.runlog import RunLog
-    from harness.testing.workspace import Workspace
+    from harness.testing.rows.runlog import RunLog
+    from harness.testing.rows.workspace import Workspace
 
 __all__ = [
     "block_network",
@@ -189,7 +189,7 @@ def test_cases(
     from harness.core.errors import HarnessError
     from harness.evals.checks import CaseRun, check_case
     from harness.evals.judge import run_judge
-    from harness.testing.evidence import Evidence
+    from harness.testing.rows.evidence import Evidence
 
     case = _CASES[case_name]
     workspace.copy_fixture(case.workspace)
@@ -201,7 +201,7 @@ def test_cases(
     if case.user is None:
         _run(case, app)
     else:
-        from harness.testing.conversation_cases import converse_on_runtime
+        from harness.testing.rows.conversation_cases import converse_on_runtime
 
         conversation = converse_on_runtime(
             case,
@@ -228,7 +228,7 @@ def test_cases(
     )
     failures = check_case(case, run, assert_shape=_subset_shape)
     if case.request is not None:
-        from harness.testing.request_checks import request_spec_failures
+        from harness.testing.assertions.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, app)
     failures += _trajectory(case, seen.calls())
@@ -270,7 +270,7 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
     workspace.copy_fixture(case.workspace)
     if case.user is not None:
         from harness.evals.conversation_checks import conversation_failures
-        from harness.testing.conversation_cases import converse_with_target
+        from harness.testing.rows.conversation_cases import converse_with_target
 
         try:
             conversation = converse_with_target(case, workspace.root, llm_cassette)
@@ -295,7 +295,7 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
         case.checks.files, workspace.root
     )
     if case.request is not None:
-        from harness.testing.request_checks import request_spec_failures
+        from harness.testing.assertions.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, llm_cassette)
     failures += _trajectory(case, llm_cassette)
@@ -309,7 +309,7 @@ def _trajectory(case: Case, source: Any) -> list[str]:
     if spec is None:
         return []
     from harness.core.errors import ConfigurationError
-    from harness.testing.trajectory import trajectory_failure
+    from harness.testing.assertions.trajectory import trajectory_failure
 
     try:
         failure = trajectory_failure(
@@ -326,6 +326,6 @@ def _trajectory(case: Case, source: Any) -> list[str]:
 
 
 def _subset_shape(tree: Any, outline: str) -> None:
-    from harness.testing.trace_assertions import assert_trace_shape
+    from harness.testing.assertions.trace_assertions import assert_trace_shape
 
     assert_trace_shape(tree, outline, match="subset")

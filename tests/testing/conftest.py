@@ -17,13 +17,13 @@ import harness.evals.recorded_responses
 import harness.recording
 import harness.simulator.render
 import harness.subagent
+import harness.testing.assertions.request_checks
+import harness.testing.assertions.trace_assertions
+import harness.testing.assertions.trajectory
 import harness.testing.cases_suite
-import harness.testing.http_mutants
-import harness.testing.live_guard
-import harness.testing.request_checks
-import harness.testing.trace_assertions
-import harness.testing.traffic_rows
-import harness.testing.trajectory
+import harness.testing.cassettes.live_guard
+import harness.testing.rows.http_mutants
+import harness.testing.rows.traffic_rows
 import harness.tools.builtin
 import harness.wires.anthropic.provider
 import harness.wires.openai.provider
@@ -44,12 +44,12 @@ PRELOADED = (
     harness.simulator.render,
     harness.subagent,
     harness.testing.cases_suite,
-    harness.testing.http_mutants,
-    harness.testing.live_guard,
-    harness.testing.request_checks,
-    harness.testing.trace_assertions,
-    harness.testing.traffic_rows,
-    harness.testing.trajectory,
+    harness.testing.rows.http_mutants,
+    harness.testing.cassettes.live_guard,
+    harness.testing.assertions.request_checks,
+    harness.testing.assertions.trace_assertions,
+    harness.testing.rows.traffic_rows,
+    harness.testing.assertions.trajectory,
     harness.tools.builtin,
     harness.wires.anthropic.provider,
     harness.wires.openai.provider,
