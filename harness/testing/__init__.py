@@ -1,5 +1,10 @@
 """The testing toolkit: trace assertions, traffic traces, fixtures and the pytest plugin.
 
+Its rooms: ``plugin`` (the pytest glue: the entry point, fixtures, reports),
+``cases_suite`` (the case runner), ``rows`` (eval rows with mutants),
+``assertions``, ``cassettes`` (for any agent) and ``adapters``; the names users
+need are exported here, whichever room holds them.
+
 ``adapters`` (imported on demand) turns other frameworks' traces into trace trees.
 The types of the plugin's fixtures are exported here too (``Workspace`` for
 ``workspace``, ``LastTrace`` for ``trace``, ``LLMCassette`` for ``llm_cassette``,

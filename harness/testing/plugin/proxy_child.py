@@ -1,4 +1,4 @@
-"""``python -m harness.testing.plugin.proxy_child SPEC.json``: the ``llm_proxy`` fixture's proxy process.
+"""``python -m harness.testing.plugin.proxy_child SPEC.json``: ``llm_proxy``'s proxy process.
 
 ``harness proxy`` itself, plus what only a test run has: the mutant a
 ``--mutants`` copy serves (``ProxySpec.mutant``), built by the same code as

@@ -62,7 +62,8 @@ def _relative_file(path: Path, options: HarnessOptions) -> str:
 
 
 def llm_target(item: pytest.Item, options: HarnessOptions) -> Path:
-    """The cassette ``llm_cassette`` opens for ``item`` (see ``harness.testing.cassettes.llm_paths``)."""
+    """The cassette ``llm_cassette`` opens for ``item``
+    (see ``harness.testing.cassettes.llm_paths``)."""
     from harness.testing.cassettes.llm_paths import resolve_llm_target
 
     return resolve_llm_target(item, options).path

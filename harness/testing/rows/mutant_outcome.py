@@ -210,7 +210,8 @@ def classify(item: pytest.Item) -> tuple[MutantOutcome, str]:
 
 
 def _left_tool_recording(item: pytest.Item) -> str | None:
-    """What tool traffic of the run had no recording (``harness.testing.cassettes.tool_traffic``)."""
+    """What tool traffic of the run had no recording
+    (``harness.testing.cassettes.tool_traffic``)."""
     from harness.testing.cassettes.tool_traffic import TOOL_REPLAY_KEY
 
     replay = item.stash.get(TOOL_REPLAY_KEY, None)
