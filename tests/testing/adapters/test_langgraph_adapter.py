@@ -30,7 +30,7 @@ pytestmark = pytest.mark.xdist_group("agent-frameworks")
 if not all(importlib.util.find_spec(name) for name in ("langgraph", "langchain_openai")):
     pytest.skip("needs LangGraph: pip install langgraph langchain-openai", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SENTINEL = "SENTINEL-LANGGRAPH-7341"
 KEY = "sk-test-simulator0000"
 SCRIPT = {

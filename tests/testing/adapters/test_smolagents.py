@@ -246,7 +246,7 @@ def test_the_smolagents_recipe_replays_and_kills_its_mutants(tmp_path: Path) -> 
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     command = [sys.executable, "-m", "pytest", "examples/smolagents_agent", "-p", "no:randomly"]
     command += ["--harness-cassette-dir", "examples/cassettes", "--record-mode", "none"]

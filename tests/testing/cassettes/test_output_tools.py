@@ -285,7 +285,7 @@ def test_tool_calls_drop_exactly_the_output_tools(names: list[str]) -> None:
 
 # -- real recordings: the shared corpus (pydantic-ai's own cassettes among them) ---------
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = next(
     (
         base / "cassettes"

@@ -11,7 +11,7 @@ from harness.core.wires import runtime_wires
 from harness.testing.cases_suite import PROVIDERS
 from harness.testing.cassettes.recorded import DEFAULT_MODELS, RECORDED_PROVIDERS, recorded_provider
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_runtime_wire_is_recorded_with_a_default_model() -> None:

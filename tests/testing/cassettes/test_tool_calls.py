@@ -11,7 +11,7 @@ from harness.testing import RecordedToolCall
 from harness.testing.cassettes.tool_calls import tool_calls_from_exchanges
 from harness.traffic import exchanges_from_cassette
 
-EXAMPLES = Path(__file__).parents[2] / "examples" / "cassettes" / "examples"
+EXAMPLES = Path(__file__).parents[3] / "examples" / "cassettes" / "examples"
 # smolagents sends tool results back as user text: its wire shows no result (from_smolagents).
 TEXT_PROTOCOL = {"smolagents_agent"}
 # Coding-agent CLIs read the file with their shell tool: (tool name, argument holding the command).

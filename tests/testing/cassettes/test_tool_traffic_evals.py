@@ -19,7 +19,7 @@ from harness.simulator import SimulatorServer
 
 def _toolserver() -> Any:
     """The recording tests' loopback weather API, loaded from its file (no package path)."""
-    path = Path(__file__).parents[1] / "recording" / "toolserver.py"
+    path = Path(__file__).parents[2] / "recording" / "toolserver.py"
     spec = importlib.util.spec_from_file_location("harness_tests_toolserver", path)
     assert spec is not None and spec.loader is not None
     module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))

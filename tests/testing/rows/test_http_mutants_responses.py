@@ -14,7 +14,7 @@ from harness.simulator import ErrorReply, Reply, ScriptToolCall
 from harness.simulator.render import render_reply, renders
 from harness.testing.rows.http_mutants import cassette_api
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASSETTE = (
     ROOT
     / "examples/cassettes/examples/openai_agents/test_openai_agents"
