@@ -22,7 +22,7 @@ from typing import Any
 from harness import Settings, build_application
 from harness.conversations import ModelUser, RuntimeAgent, UserSpec, run_conversation
 from harness.simulator import SimulatorServer
-from harness.testing.recorded import recorded_provider
+from harness.testing.cassettes.recorded import recorded_provider
 
 TURNS = 10
 REPLAYS = 7

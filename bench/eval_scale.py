@@ -414,12 +414,12 @@ BREAKDOWN_WRAP = (
     "harness.recording._cassette:HarnessCassette._load",
     "harness.recording._cassette:HarnessCassette.can_play_response_for",
     "harness.recording._cassette:HarnessCassette.play_response",
-    "harness.testing.recorded:_build",
-    "harness.testing.workspace:Workspace.copy_fixture",
-    "harness.testing.runlog:RunLog.traces",
-    "harness.testing.runlog:RunLog.summary",
+    "harness.testing.cassettes.recorded:_build",
+    "harness.testing.rows.workspace:Workspace.copy_fixture",
+    "harness.testing.rows.runlog:RunLog.traces",
+    "harness.testing.rows.runlog:RunLog.summary",
     "harness.evals.checks:run_checks",
-    "harness.testing.evidence:Evidence.assert_metadata_trace",
+    "harness.testing.rows.evidence:Evidence.assert_metadata_trace",
 )
 
 

@@ -54,8 +54,8 @@ from examples.pydantic_ai_agent.agent import model as pydantic_model  # noqa: E4
 from examples.raw_openai.agent import run as raw_run  # noqa: E402
 from harness.recording import VCRPY_MATCH_ON  # noqa: E402
 from harness.testing import LLMCassette  # noqa: E402
-from harness.testing.llm_cassette import open_llm_cassette  # noqa: E402
-from harness.testing.llm_config import resolve_config  # noqa: E402
+from harness.testing.cassettes.llm_cassette import open_llm_cassette  # noqa: E402
+from harness.testing.cassettes.llm_config import resolve_config  # noqa: E402
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 LAYER_RUNS = 200

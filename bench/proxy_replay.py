@@ -28,7 +28,7 @@ import openai
 from harness.proxy import ProxyServer, ProxySpec
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
-from harness.testing.llm_proxy import ProxyProcess
+from harness.testing.cassettes.llm_proxy import ProxyProcess
 
 SCRIPT = {"rules": [{"when": {}, "reply": "The answer is 42."}]}
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -1,7 +1,7 @@
 """Shared pieces of the scenario evals.
 
 The ``evidence`` fixture (what the model was sent and answered) ships with the
-harness plugin (``harness.testing.evidence``), so case files run in any project;
+harness plugin (``harness.testing.rows.evidence``), so case files run in any project;
 helpers only these evals use live here, since eval files are collected with any
 import mode and cannot import a sibling module.
 """

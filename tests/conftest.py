@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
-from harness.testing.folders import folder_of
+from harness.testing.plugin.folders import folder_of
 from harness.tracing import validate_trace_document
 
 
@@ -110,7 +110,7 @@ def _approval_key_home(
     """Approval keys and the decision ledger go to a fresh folder per test, never ~.
 
     A random name in one shared sub-folder, as harness's own fixture does
-    (``harness.testing.fixtures``): ``mktemp`` lists the base temp folder to number
+    (``harness.testing.plugin.fixtures``): ``mktemp`` lists the base temp folder to number
     each new folder, and that folder holds every test's ``tmp_path``, so a folder per
     test paid O(tests) per test (about 5 ms at 2,500 tests on a busy 2-core machine)
     and made each ``tmp_path`` after it list twice as much.

@@ -13,7 +13,7 @@
       complete_history: true      # no turn dropped between requests
 
 Only the keys given are checked (``effort: null`` checks that none is sent);
-the run's requests are checked after it by ``harness.testing.request_checks``.
+the run's requests are checked after it by ``harness.testing.assertions.request_checks``.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from harness.evals.check_configs import TrajectorySpec
     from harness.evals.judge import JudgeResult
     from harness.providers.protocol import LLMProvider
-    from harness.testing.runlog import RunLog
-    from harness.testing.workspace import Workspace
+    from harness.testing.rows.runlog import RunLog
+    from harness.testing.rows.workspace import Workspace
 
 __all__ = [
     "block_network",
@@ -192,7 +192,7 @@ def test_cases(
     from harness.evals.check import CheckContext
     from harness.evals.checks import run_checks
     from harness.evals.judge import run_judge
-    from harness.testing.evidence import Evidence
+    from harness.testing.rows.evidence import Evidence
 
     case = _CASES[case_name]
     workspace.copy_fixture(case.workspace)
@@ -204,7 +204,7 @@ def test_cases(
     if case.user is None:
         _run(case, app)
     else:
-        from harness.testing.conversation_cases import converse_on_runtime
+        from harness.testing.rows.conversation_cases import converse_on_runtime
 
         conversation = converse_on_runtime(
             case,
@@ -258,7 +258,7 @@ def test_cases(
     )
     failures = run_checks(case.checks, evidence)
     if case.request is not None:
-        from harness.testing.request_checks import request_spec_failures
+        from harness.testing.assertions.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, app)
     if conversation is not None:
@@ -278,7 +278,7 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
     workspace.copy_fixture(case.workspace)
     conversation = None
     if case.user is not None:
-        from harness.testing.conversation_cases import converse_with_target
+        from harness.testing.rows.conversation_cases import converse_with_target
 
         try:
             conversation = converse_with_target(case, workspace.root, llm_cassette)
@@ -305,7 +305,7 @@ def test_target_cases(case_name: str, workspace: Workspace, llm_cassette: Any) -
     )
     failures = run_checks(case.checks, evidence)
     if case.request is not None:
-        from harness.testing.request_checks import request_spec_failures
+        from harness.testing.assertions.request_checks import request_spec_failures
 
         failures += request_spec_failures(case.request, llm_cassette)
     assert not failures, _failed(case, failures)
@@ -318,7 +318,7 @@ def _trajectory_of(source: Any) -> Callable[[TrajectorySpec], str | None]:
 
     def matches(spec: TrajectorySpec) -> str | None:
         from harness.core.errors import ConfigurationError
-        from harness.testing.trajectory import trajectory_failure
+        from harness.testing.assertions.trajectory import trajectory_failure
 
         try:
             return trajectory_failure(
@@ -336,6 +336,6 @@ def _trajectory_of(source: Any) -> Callable[[TrajectorySpec], str | None]:
 
 
 def _subset_shape(tree: Any, outline: str) -> None:
-    from harness.testing.trace_assertions import assert_trace_shape
+    from harness.testing.assertions.trace_assertions import assert_trace_shape
 
     assert_trace_shape(tree, outline, match="subset")

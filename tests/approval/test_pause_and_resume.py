@@ -15,7 +15,7 @@ from harness.approval.records import ApprovalRecord, ApprovalStatus
 from harness.approval.requester import RecordingApprovalRequester
 from harness.core import ApprovalError, Role
 from harness.providers import ScriptedProvider, tool_call
-from harness.testing.trace_assertions import load_trace, normalize_trace
+from harness.testing.assertions.trace_assertions import load_trace, normalize_trace
 
 DEMO = "approval-demo-key.txt"
 

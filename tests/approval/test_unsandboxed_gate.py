@@ -21,9 +21,9 @@ from harness.providers import ScriptedProvider, tool_call
 from tests.approval.test_risk_policy import DANGEROUS_COMMANDS
 from tests.approval.test_risk_shell_table import READ, TABLE
 from tests.approval.test_risk_state_dir import REACHES_STATE
-from tests.approval.test_shell_parse_props import DANGEROUS
 from tests.effects.cases import CASES, PAUSE
 from tests.effects.conftest import build_template
+from tests.shell.test_shell_parse_props import DANGEROUS
 
 # The rows of the effects table that only read: they run unasked on this path too.
 READ_ONLY_CASES = frozenset(

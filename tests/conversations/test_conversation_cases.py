@@ -20,7 +20,7 @@ import pytest
 import harness.app
 import harness.conversations
 import harness.recording
-import harness.testing.trace_assertions
+import harness.testing.assertions.trace_assertions
 import harness.tools.builtin
 import harness.wires.openai.provider
 from harness.evals import load_report
@@ -33,7 +33,7 @@ PRELOADED = (
     harness.conversations,
     harness.wires.openai.provider,
     harness.recording,
-    harness.testing.trace_assertions,
+    harness.testing.assertions.trace_assertions,
     harness.tools.builtin,
 )
 ROOT = Path(__file__).resolve().parents[2]

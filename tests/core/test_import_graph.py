@@ -13,7 +13,8 @@ unplaced room fails).
 What import-linter does not check is the names an import takes: no module imports
 another module's private name (``_name``), nor another room's private module (a
 helper two modules share gets a public name, two rooms a public home). That
-check reads every module with ``ast`` below.
+check reads every module with ``ast`` below; the sub-packages of ``harness.testing``
+are rooms of their own there (``testing.cassettes``), as in their contract.
 """
 
 from __future__ import annotations
@@ -125,9 +126,16 @@ def read_imports(modules: Mapping[str, Path]) -> list[Import]:
     return found
 
 
+# Packages whose sub-packages are rooms of their own (on floors of their own contract).
+HOUSES = frozenset({"harness.testing"})
+
+
 def room_of(module: str) -> str:
-    """``harness.approval.risk`` -> ``approval``; the package root is ``harness``."""
+    """``harness.approval.risk`` -> ``approval``; the package root is ``harness``;
+    in a house, a sub-package: ``harness.testing.cassettes.llm_paths`` -> ``testing.cassettes``."""
     parts = module.split(".")
+    if len(parts) > 2 and ".".join(parts[:2]) in HOUSES and (ROOT / parts[1] / parts[2]).is_dir():
+        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else parts[0]
 
 
@@ -141,8 +149,8 @@ def private_reaches(imports: Iterable[Import]) -> list[str]:
     for arrow in imports:
         if arrow.name is not None and _private(arrow.name):
             found.append(f"{arrow}: a private name of another module")
-        elif room_of(arrow.source) != room_of(arrow.target) and any(
-            _private(part) for part in arrow.target.split(".")[2:]
+        elif (room := room_of(arrow.target)) != room_of(arrow.source) and any(
+            _private(part) for part in arrow.target.split(".")[1 + room.count(".") + 1 :]
         ):
             found.append(f"{arrow}: a private part of room {room_of(arrow.target)!r}")
     return found
@@ -164,6 +172,18 @@ def test_the_reader_sees_function_level_and_relative_imports(imports: list[Impor
     seen = {(a.source, a.target) for a in imports}
     assert ("harness", "harness.version") in seen
     assert ("harness.cli.main", "harness.cli.approval_cmd") in seen
+
+
+def test_a_private_module_of_a_testing_room_is_private_to_that_room() -> None:
+    def reach(source: str, target: str) -> Import:
+        return Import(source, target, None, 1, Path("x.py"))
+
+    inside = reach("harness.testing.cassettes.live_guard", "harness.testing.cassettes._proxy_guard")
+    across = reach("harness.testing.plugin.fixtures", "harness.testing.cassettes._proxy_guard")
+    assert room_of("harness.testing.cassettes.live_guard") == "testing.cassettes"
+    assert room_of("harness.testing.options") == "testing"
+    assert private_reaches([inside]) == []
+    assert private_reaches([across]) == [f"{across}: a private part of room 'testing.cassettes'"]
 
 
 PLANTED = {

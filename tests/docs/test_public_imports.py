@@ -1,7 +1,7 @@
 """What users read imports only public names (docs/contributing.md, "Public and private names").
 
 The guides' Python blocks, the recipes in ``examples/`` and this project's own
-evals are what a user copies. A deep import there (``harness.testing.workspace``)
+evals are what a user copies. A deep import there (``harness.testing.rows.workspace``)
 teaches a path that may move without notice, so each ``from harness... import``
 must name a public module and only names in its ``__all__``.
 """
@@ -98,10 +98,10 @@ def test_user_facing_code_imports_only_public_names() -> None:
 
 
 def test_the_check_sees_a_deep_import() -> None:
-    assert list(_imports("from harness.testing.workspace import Workspace\n")) == [
-        ("harness.testing.workspace", ["Workspace"])
+    assert list(_imports("from harness.testing.rows.workspace import Workspace\n")) == [
+        ("harness.testing.rows.workspace", ["Workspace"])
     ]
-    assert "harness.testing.workspace" not in PUBLIC_MODULES
+    assert "harness.testing.rows.workspace" not in PUBLIC_MODULES
 
 
 @pytest.mark.parametrize("key", sorted(ALLOWED))

@@ -153,7 +153,7 @@ def test_max_cost_refuses_a_model_it_cannot_price(tmp_path: Path, sim: str) -> N
 @pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
 def test_recording_retries_a_429_and_never_saves_it(tmp_path: Path, provider: str) -> None:
     from harness import RunMode, Settings, build_application
-    from harness.testing.recorded import recorded_provider
+    from harness.testing.cassettes.recorded import recorded_provider
 
     cassette = tmp_path / "retry.yaml"
     script = {"turns": [{"error": {"status": 429}}, "recorded after the retry"]}

@@ -27,7 +27,7 @@ from google import genai
 import harness.app
 import harness.recording
 import harness.subagent
-import harness.testing.trace_assertions
+import harness.testing.assertions.trace_assertions
 import harness.tools.builtin
 import harness.wires.anthropic.provider
 import harness.wires.gemini.provider
@@ -49,7 +49,7 @@ PRELOADED = (
     harness.wires.openai_responses.provider,
     harness.recording,
     harness.subagent,
-    harness.testing.trace_assertions,
+    harness.testing.assertions.trace_assertions,
     harness.tools.builtin,
     harness.wires.gemini.provider,
 )

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.evals import EvalReport, EvalRow, Source, Status, Verdict, compare_reports
-from harness.testing.runlog import RunLog
+from harness.testing.rows.runlog import RunLog
 
 SLOW_IMPORT = """
 import time

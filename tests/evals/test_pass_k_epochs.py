@@ -7,13 +7,13 @@ import json
 import pytest
 
 import harness.app
-import harness.testing.trace_assertions
+import harness.testing.assertions.trace_assertions
 import harness.tools.builtin
 from harness.evals import EvalReport, compare_reports, load_report
 
 # pytester's in-process runs drop the modules a run imported once it ends: keep
 # these loaded, so that each run does not import (and assertion-rewrite) them anew.
-PRELOADED = (harness.app, harness.testing.trace_assertions, harness.tools.builtin)
+PRELOADED = (harness.app, harness.testing.assertions.trace_assertions, harness.tools.builtin)
 
 # The flaky case's scripted model answers wrong on every even epoch: 3 passes in 5,
 # the same 3 on every run (no randomness). FLAKY=0 in the environment steadies it.

@@ -17,7 +17,7 @@ from harness.evals.provenance import cassette_source
 from harness.evals.recorded_responses import read_recorded_responses
 from harness.recording import use_cassette
 from harness.simulator import load_script
-from harness.testing.http_mutants import cassette_api
+from harness.testing.rows.http_mutants import cassette_api
 from harness.yamlload import YamlSyntaxError, load_yaml
 
 BROKEN = "version: 1\nitems: [\n  - {a: b\n"  # an unclosed flow mapping at line 3

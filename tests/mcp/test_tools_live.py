@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from harness.core.messages import LLMRequest, Message, ToolCall
 from harness.simulator import SimulatorServer
-from harness.testing.tool_calls import RecordedToolCall
-from harness.testing.tools_live import first_divergence
+from harness.testing.cassettes.tool_calls import RecordedToolCall
+from harness.testing.plugin.tools_live import first_divergence
 from tests.mcp.servers import new_tag, processes_with, stdio_config
 
 pytest.importorskip("mcp")

@@ -19,7 +19,7 @@ from harness.core.wires import wire
 from harness.recording import use_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import normalize_trace
-from harness.testing.recorded import RECORDED_PROVIDERS, recorded_provider
+from harness.testing.cassettes.recorded import RECORDED_PROVIDERS, recorded_provider
 
 SCRIPT = {
     "version": 1,

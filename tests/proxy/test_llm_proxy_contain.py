@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from harness.core.errors import ConfigurationError
 from harness.simulator import SimulatorServer
-from harness.testing.llm_proxy import CONTAIN_SETTING, containment_setting
+from harness.testing.cassettes.llm_proxy import CONTAIN_SETTING, containment_setting
 from harness.tools.sandbox import check_bwrap, find_bwrap
 from tests.proxy.child_agents import CODE, PYTHON_AGENT, SIM_SCRIPT
 

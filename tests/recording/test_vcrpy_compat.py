@@ -16,7 +16,7 @@ import yaml
 
 from harness.core.wires import host_matches, wire
 from harness.recording import VCRPY_MATCH_ON
-from harness.testing.recorded import RECORDED_PROVIDERS
+from harness.testing.cassettes.recorded import RECORDED_PROVIDERS
 from tests.recording.vanilla import COMMITTED, ROOT, replay_through_sdk
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from harness.testing.recorded import _build
+from harness.testing.cassettes.recorded import _build
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted((ROOT / "cassettes").rglob("*.yaml"))

@@ -13,7 +13,7 @@ from harness.app import Application
 from harness.core import LLMRequest, LLMResponse, ProviderError, Role, ToolCall
 from harness.providers import FunctionProvider
 from harness.subagent import ExplorerSubagentTool
-from harness.testing.trace_assertions import assert_trace_shape, load_trace
+from harness.testing.assertions.trace_assertions import assert_trace_shape, load_trace
 from harness.tools import ToolInput
 
 README_SENTINEL = "SENTINEL-README-7F3A"

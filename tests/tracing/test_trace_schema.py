@@ -87,7 +87,7 @@ def test_validation_errors_name_the_problem(mutate: object, message: str) -> Non
 @pytest.mark.deep
 def test_importing_tracing_does_not_import_jsonschema_or_deepdiff() -> None:
     code = (
-        "import sys, harness.tracing, harness.testing.trace_assertions;"
+        "import sys, harness.tracing, harness.testing.assertions.trace_assertions;"
         "print(sorted(m for m in ('jsonschema', 'deepdiff') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 
 from harness.core import ConfigurationError
-from harness.testing.trace_assertions import assert_trace_shape
+from harness.testing.assertions.trace_assertions import assert_trace_shape
 from harness.tracing import (
     NULL_SPAN,
     MemoryTraceRecorder,

@@ -27,7 +27,7 @@ import yaml
 from harness.core.output_tools import is_output_tool
 from harness.evals.provenance import cassette_source
 from harness.testing import trace_from_cassette
-from harness.testing.traffic_rows import summarize_traffic
+from harness.testing.rows.traffic_rows import summarize_traffic
 from harness.tracing import TraceSpan, TraceTree
 from harness.view.transcript import transcript
 from harness.wires.bedrock.eventstream import decode_frames

@@ -29,8 +29,8 @@ from harness.recording._filters import keep_request_headers
 from harness.recording._logfilter import redact_log_text
 from harness.recording._redact import redact_uri
 from harness.testing import HttpExchange, trace_from_cassette, trace_from_exchanges
-from harness.testing.live_guard import is_model_api_host
-from harness.testing.traffic_rows import model_api, summarize_traffic
+from harness.testing.cassettes.live_guard import is_model_api_host
+from harness.testing.rows.traffic_rows import model_api, summarize_traffic
 from harness.wires.bedrock.eventstream import encode_frame
 from harness.wires.bedrock.traffic import fold_stream, model_of_path, read_request, read_response
 

@@ -22,7 +22,7 @@ from harness.core import CassetteError, ConfigurationError
 from harness.recording import read_cassette
 from harness.simulator import SimulatorServer
 from harness.testing import trace_from_cassette
-from harness.testing.llm_cassette import LLMCassette, open_llm_cassette
+from harness.testing.cassettes.llm_cassette import LLMCassette, open_llm_cassette
 
 MODEL = "gemini-2.5-flash"
 SECRET = "AIzaSyTEST-not-a-real-key-0123456789ab"

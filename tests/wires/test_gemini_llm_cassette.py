@@ -17,7 +17,7 @@ import pytest
 
 import harness.evals.recorded_responses
 import harness.simulator.render
-import harness.testing.http_mutants
+import harness.testing.rows.http_mutants
 import harness.wires.gemini.provider
 import harness.wires.gemini.simulator
 from harness.evals import load_report
@@ -30,7 +30,7 @@ PRELOADED = (
     google.genai.types,
     harness.evals.recorded_responses,
     harness.simulator.render,
-    harness.testing.http_mutants,
+    harness.testing.rows.http_mutants,
     harness.wires.gemini.provider,
     harness.wires.gemini.simulator,
 )
