@@ -18,7 +18,10 @@ from typing import Any
 from harness.core.errors import ApprovalError
 from harness.effects import (
     DEFER_KEY,
+    LAYER_ID_PATTERN,
     LAYER_KEY,
+    Changeset,
+    ChangesetPreview,
     EffectDecision,
     EffectPolicy,
     Layer,
@@ -27,9 +30,6 @@ from harness.effects import (
     layer_reader,
     summarize,
 )
-from harness.effects.changeset import Changeset
-from harness.effects.layer import LAYER_ID_PATTERN
-from harness.effects.preview import ChangesetPreview
 from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
 
 __all__ = [

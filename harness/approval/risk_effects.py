@@ -14,9 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.effects import Changeset, EffectPolicy, FileChange
-from harness.effects.changeset import FileState
-from harness.effects.files import line_counts, read_bytes
+from harness.effects import Changeset, EffectPolicy, FileChange, FileState, line_counts, read_bytes
 
 __all__ = ["planned_changeset", "write_edit_reasons"]
 
@@ -103,7 +101,7 @@ def _new_bytes(
 
 
 def _state(target: Path) -> FileState | None:
-    from harness.effects.files import file_state
+    from harness.effects import file_state
 
     state = file_state(target)
     return state if state is not None and state.kind == "file" else None

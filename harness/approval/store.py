@@ -30,7 +30,7 @@ from harness.approval.records import (
 from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core.errors import ApprovalError
 from harness.files import atomic_write_text, make_private_dirs
-from harness.session.ref import SESSION_KEY_PATTERN
+from harness.session import SESSION_KEY_PATTERN
 
 __all__ = ["APPROVAL_ID_PATTERN", "ApprovalStore", "CheckpointStore", "new_id"]
 

@@ -61,7 +61,7 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
             rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
 
 A conversation case holds a ``user:`` block instead of ``prompt:`` (see
-:mod:`harness.conversations.spec` for the block, docs/conversations.md for a
+:mod:`harness.conversations._spec` for the block, docs/conversations.md for a
 guide), and may check the whole conversation::
 
         user: {persona: Dana, a customer., goal: Get order W-1001 refunded.}
@@ -87,7 +87,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from harness.conversations.spec import UserSpec
+from harness.conversations import UserSpec
 from harness.core.errors import ConfigurationError
 from harness.evals.request_spec import RequestSpec
 from harness.yamlload import DocumentBoundsError, YamlSyntaxError, load_yaml

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from harness.core import ToolCall
 from harness.core.errors import TraceAssertionError
-from harness.engine.run_types import RunResult
+from harness.engine import RunResult
 from harness.evals.cases import CallSpec, Case, CaseChecks, FileCheck, ObservationCheck
 from harness.tracing import TraceTree
 

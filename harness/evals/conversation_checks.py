@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.conversations.state import state_failures
-from harness.conversations.transcript import ConversationResult
+from harness.conversations import ConversationResult, state_failures
 from harness.evals.cases import CaseChecks, StateCheck
 
 __all__ = ["conversation_failures", "goal_failures", "transcript_text"]

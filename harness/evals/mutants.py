@@ -202,7 +202,7 @@ def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
     Raises:
         CassetteError: the cassette is missing or unreadable.
     """
-    from harness.mcp.cassette import mcp_cassette_path, mcp_cassettes_from
+    from harness.mcp import mcp_cassette_path, mcp_cassettes_from
 
     beside = mcp_cassettes_from(mcp_cassette_path(path)) or [mcp_cassette_path(path)]
     stamps = [part for each in beside for part in _stamp(each)]

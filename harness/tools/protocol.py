@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from harness.session.ref import SessionRef
+from harness.session import SessionRef
 
 __all__ = ["Tool", "ToolInput", "ToolOutput"]
 

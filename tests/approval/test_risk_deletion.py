@@ -18,7 +18,7 @@ from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
 from harness.approval.risk_deletion import DeletionTally, count_overwritten_lines
 from harness.core.messages import ToolCall
 from harness.providers import ScriptedProvider, tool_call
-from harness.session.ref import SessionRef
+from harness.session._ref import SessionRef
 from harness.tools.builtin.edit import EditTool
 from harness.tools.execution import ToolExecutionContext
 from harness.tools.protocol import ToolInput

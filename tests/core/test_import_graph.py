@@ -163,7 +163,7 @@ def test_the_reader_sees_function_level_and_relative_imports(imports: list[Impor
     # imports its version at module level, the CLI imports commands in a function.
     seen = {(a.source, a.target) for a in imports}
     assert ("harness", "harness.version") in seen
-    assert ("harness.cli.main", "harness.cli.approval_cmd") in seen
+    assert ("harness.cli._main", "harness.cli._approval_cmd") in seen
 
 
 PLANTED = {
@@ -225,7 +225,7 @@ FAULTS = {
         "\nfrom harness import __version__\n",
         ROOT_UP,
     ),
-    "a module circle": ("engine/run_types.py", "\nimport harness.engine.loop\n", CIRCLES),
+    "a module circle": ("engine/_run_types.py", "\nimport harness.engine._loop\n", CIRCLES),
 }
 
 

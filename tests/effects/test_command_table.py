@@ -29,7 +29,7 @@ from harness.effects import (
     changeset_preview,
     layer_reader,
 )
-from harness.effects.files import line_counts
+from harness.effects._files import line_counts
 from harness.tools.builtin.bash import BashTool
 from harness.tools.protocol import ToolInput
 from tests.effects.cases import CASES, PAUSE, SAMPLE

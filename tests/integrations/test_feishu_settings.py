@@ -138,7 +138,7 @@ def test_package_re_exports_every_module_surface() -> None:
 @pytest.mark.deep
 def test_importing_the_adapter_does_not_import_the_extra() -> None:
     code = (
-        "import sys, harness, harness.integrations.feishu, harness.cli.serve_cmd; "
+        "import sys, harness, harness.integrations.feishu, harness.cli._serve_cmd; "
         "print([m for m in ('lark_oapi', 'starlette', 'uvicorn') if m in sys.modules])"
     )
     done = subprocess.run(

@@ -6,7 +6,7 @@ import threading
 
 from harness.approval.preview import escape_line, render_preview
 from harness.approval.records import ApprovalRecord
-from harness.engine.run_types import RunResult, StopReason
+from harness.engine import RunResult, StopReason
 from harness.integrations.feishu.client import FeishuMessenger
 
 __all__ = ["MAX_MESSAGE_CHARS", "FeishuChannel", "format_approval_message", "format_run_result"]

@@ -15,7 +15,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import HarnessError
-from harness.engine.run_types import RunMode, RunResult, StopReason
+from harness.engine import RunMode, RunResult, StopReason
 from harness.integrations.feishu.channel import FeishuChannel, format_run_result
 from harness.integrations.feishu.client import FeishuMessenger
 from harness.integrations.feishu.commands import (

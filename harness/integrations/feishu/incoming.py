@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.integrations.feishu.bounded_json import loads_bounded
-from harness.session.ref import SessionRef
+from harness.session import SessionRef
 
 __all__ = ["MESSAGE_EVENT_TYPE", "IncomingMessage", "parse_message_event", "session_for_chat"]
 

@@ -23,18 +23,19 @@ from typing import Any
 
 from harness.core.errors import ConfigurationError, ToolError
 from harness.effects import (
+    DEFAULT_UNDO_BUDGET,
     DEFER_KEY,
     LAYER_KEY,
     Changeset,
     Layer,
     LayerStore,
     apply_changeset,
+    journal_origin,
+    mount_point_dirs,
     read_changeset,
     summarize,
+    written_outside,
 )
-from harness.effects.journal import journal_origin
-from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
-from harness.effects.scratch import mount_point_dirs, written_outside
 from harness.tools.builtin.bash_io import DRAIN_SECONDS, Capture, pump, wait_until
 from harness.tools.protocol import ToolInput, ToolOutput
 from harness.tools.sandbox import (

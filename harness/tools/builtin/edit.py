@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
-from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
+from harness.effects import DEFAULT_UNDO_BUDGET
 from harness.tools.builtin.edit_matching import (
     MatchAmbiguous,
     MatchFound,

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
-from harness.effects.changeset import FileState
-from harness.effects.journal import UndoJournal, journal_origin, open_dir_nofollow, state_at
+from harness.effects import FileState, UndoJournal, journal_origin, open_dir_nofollow, state_at
 from harness.tools.paths import FileScope
 from harness.tools.safe_open import read_regular_file, replace_regular_file
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ToolError
-from harness.effects.journal_budget import DEFAULT_UNDO_BUDGET
+from harness.effects import DEFAULT_UNDO_BUDGET
 from harness.tools.builtin.file_io import atomic_write, read_text, undo_journal
 from harness.tools.paths import FileScope
 from harness.tools.protocol import ToolInput, ToolOutput
