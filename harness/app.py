@@ -7,11 +7,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.approval import ApprovalSigner, ApprovalStore, CheckpointStore, DecisionLedger
 from harness.approval.keyfile import approval_key_folder, default_key_path, load_approval_key
-from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import HumanApprovalMiddleware
-from harness.approval.signing import ApprovalSigner
-from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ConfigurationError
 from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires
@@ -25,7 +23,7 @@ from harness.engine import (
     RunResult,
     ToolExecutor,
 )
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.providers.tracking import UsageTrackingProvider
 from harness.session import (
     SessionManager,
@@ -36,9 +34,7 @@ from harness.session import (
     mark_state_dir,
 )
 from harness.settings import BUILTIN_TOOL_NAMES, Settings, check_tool_names
-from harness.tools.policy import ToolPolicyMiddleware
-from harness.tools.protocol import Tool
-from harness.tools.registry import ToolRegistry
+from harness.tools import Tool, ToolPolicyMiddleware, ToolRegistry
 from harness.tracing import (
     FileTraceRecorder,
     MultiTraceRecorder,
@@ -202,7 +198,7 @@ def build_provider(settings: Settings) -> LLMProvider:
     """The provider ``settings`` name (HARNESS_PROVIDER)."""
     name = settings.provider_name
     if name == "echo":
-        from harness.providers.echo import EchoProvider
+        from harness.providers import EchoProvider
 
         return EchoProvider()
     if name == "scripted":
@@ -359,7 +355,7 @@ def check_folders(settings: Settings) -> None:
 def _approval_middleware(
     settings: Settings, app: Application, mcp_required: tuple[str, ...] = ()
 ) -> HumanApprovalMiddleware:
-    from harness.approval.risk import DefaultRiskPolicy
+    from harness.approval import DefaultRiskPolicy
     from harness.effects import ApplyBudget
     from harness.effects.codepaths import CodePaths
 

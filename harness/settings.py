@@ -114,7 +114,7 @@ class Settings(BaseModel):
     bash_sandbox: Literal["auto", "required", "off"] = "auto"
     bash_network: bool = False
     bash_env: tuple[str, ...] = ()
-    # Limits of each bash call (harness.tools.sandbox.limits); 0 switches one off.
+    # Limits of each bash call (harness.tools.sandbox._limits); 0 switches one off.
     bash_memory_mb: int = Field(default=8192, ge=0)
     bash_processes: int = Field(default=512, ge=0)
     bash_file_mb: int = Field(default=4096, ge=0)

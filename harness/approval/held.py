@@ -30,7 +30,7 @@ from harness.effects import (
     layer_reader,
     summarize,
 )
-from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
+from harness.tools import ToolExecutionContext, ToolExecutionResult
 
 __all__ = [
     "TALLY_KEY",

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.core.messages import ToolCall
 from harness.effects import FULL_HINT, PREVIEW_BUDGET, ChangesetPreview, escape_line, unified
-from harness.tools.protocol import Tool, ToolInput
+from harness.tools import Tool, ToolInput
 
 __all__ = [
     "ApprovalPreview",

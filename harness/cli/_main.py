@@ -114,7 +114,7 @@ def health(
 ) -> None:
     """Print provider, model, state dir, the tools the model may call and how bash would run."""
     from harness.approval.keyfile import default_key_path
-    from harness.tools.policy import ToolPolicyMiddleware
+    from harness.tools import ToolPolicyMiddleware
     from harness.tools.sandbox import choose_sandbox, unsandboxed_status
 
     application = load_application()

@@ -16,8 +16,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harness.core.messages import LLMRequest, LLMResponse
-    from harness.providers.protocol import LLMProvider
-    from harness.tools.execution import ToolExecutionContext, ToolExecutionResult, ToolNext
+    from harness.providers import LLMProvider
+    from harness.tools import ToolExecutionContext, ToolExecutionResult, ToolNext
 
 __all__ = ["RunProgress"]
 

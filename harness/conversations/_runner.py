@@ -28,8 +28,7 @@ from harness.conversations._transcript import ChatMessage, ConversationResult, S
 from harness.conversations._user import UserSpeaker
 from harness.core.errors import ConfigurationError
 from harness.core.messages import ToolCall, Usage
-from harness.tracing import Tracer, TraceSpan
-from harness.tracing.redaction import redact, truncate
+from harness.tracing import Tracer, TraceSpan, redact, truncate
 
 __all__ = ["run_conversation", "set_message"]
 

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from harness.core.errors import ConfigurationError
-from harness.tracing import Tracer
-from harness.tracing.redaction import redact
+from harness.tracing import Tracer, redact
 
 __all__ = [
     "ConversationTarget",

@@ -22,7 +22,7 @@ from harness.conversations._spec import UserSpec, UserStep, UserToolCall
 from harness.conversations._transcript import ChatMessage, StopReason, UserTurn
 from harness.core.messages import LLMRequest, Message, ToolCall, ToolDefinition, Usage
 from harness.core.roles import USER_OPENING
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 
 __all__ = [
     "KICKOFF",

@@ -18,8 +18,8 @@ import logging
 import re
 from pathlib import Path
 
+from harness.approval import ApprovalStore, CheckpointStore, DecisionLedger
 from harness.approval.held import TALLY_KEY
-from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import APPROVED_CALL_HASH_KEY
 from harness.approval.records import (
     DECIDED_BY_PATTERN,
@@ -29,7 +29,6 @@ from harness.approval.records import (
     tool_call_hash,
     utc_now,
 )
-from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ApprovalError
 from harness.core.messages import Message, ToolCall
 from harness.engine._approval_held import check_held, discard_held, held_observation

@@ -16,9 +16,7 @@ from harness.core.messages import RAW_ARGUMENTS_KEY, Message, ToolCall
 from harness.engine._arguments import check_arguments
 from harness.engine._observations import observation_message
 from harness.session import SessionRef
-from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
-from harness.tools.protocol import ToolInput
-from harness.tools.registry import ToolRegistry
+from harness.tools import ToolExecutionContext, ToolExecutionResult, ToolInput, ToolRegistry
 from harness.tracing import NullTracer, Tracer, TraceSpan
 
 __all__ = ["PARALLEL_SAFE_TOOL_NAMES", "CheckpointDraftFactory", "ToolBatchResult", "ToolExecutor"]

@@ -18,9 +18,9 @@ from harness.engine._observations import append_tool_observations
 from harness.engine._run_policy import phase_for_step, tool_policy_for_phase, visible_tools
 from harness.engine._run_types import Phase, RunMode, RunResult, StopReason, ToolPolicy
 from harness.engine._state import RunState
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.session import MemoryEntry, SessionMemoryStore, SessionPlanStore, SessionRef
-from harness.tools.registry import ToolRegistry
+from harness.tools import ToolRegistry
 from harness.tracing import NULL_SPAN, NullTracer, Tracer, TraceSpan
 
 __all__ = ["MainLoop"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.core.messages import Message, ToolCall
-from harness.tools.execution import ToolExecutionResult
+from harness.tools import ToolExecutionResult
 
 __all__ = ["append_tool_observations", "observation_message"]
 

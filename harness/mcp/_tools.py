@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from harness.mcp._client import McpServers, McpToolInfo
-from harness.tools.protocol import ToolInput, ToolOutput
+from harness.tools import ToolInput, ToolOutput
 from harness.tracing import NullTracer, Tracer
 
 __all__ = ["McpTool", "mcp_tool_name", "mcp_tools", "needs_approval"]

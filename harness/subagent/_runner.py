@@ -18,11 +18,10 @@ from harness.engine import (
     StopReason,
     ToolExecutor,
 )
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.session import SessionMemoryStore, SessionPlanStore, SessionRef
-from harness.tools.builtin.read import ReadTool
-from harness.tools.protocol import ToolInput
-from harness.tools.registry import ToolRegistry
+from harness.tools import ToolInput, ToolRegistry
+from harness.tools.builtin import ReadTool
 from harness.tracing import NullTracer, Tracer
 
 __all__ = ["EXPLORER_SYSTEM_PROMPT", "ExplorerReport", "SubagentRunner", "child_session_for"]

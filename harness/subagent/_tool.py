@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.core.errors import ToolError
 from harness.subagent._runner import SubagentRunner
-from harness.tools.protocol import ToolInput, ToolOutput
+from harness.tools import ToolInput, ToolOutput
 
 __all__ = ["MAX_EXPLORE_STEPS", "ExplorerSubagentTool"]
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from harness.conversations import ConversationResult
     from harness.evals.cases import Case
     from harness.evals.judge import JudgeResult
-    from harness.providers.protocol import LLMProvider
+    from harness.providers import LLMProvider
     from harness.testing.runlog import RunLog
     from harness.tracing import Tracer
 

@@ -14,7 +14,7 @@ from typing import Any
 from harness.core.errors import ConfigurationError
 from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires, wire
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.providers.tls import offline_clients
 
 __all__ = [

@@ -26,7 +26,7 @@ from harness.providers.credentials import (
     loopback_placeholder_key,
 )
 from harness.simulator import SimulatorServer
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
 
 # -- the progress line -------------------------------------------------------------
 

@@ -126,7 +126,7 @@ def read_imports(modules: Mapping[str, Path]) -> list[Import]:
 
 
 def room_of(module: str) -> str:
-    """``harness.approval.risk`` -> ``approval``; the package root is ``harness``."""
+    """``harness.approval._risk`` -> ``approval``; the package root is ``harness``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 

@@ -30,8 +30,8 @@ from harness.effects import (
     layer_reader,
 )
 from harness.effects._files import line_counts
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from tests.effects.cases import CASES, PAUSE, SAMPLE
 from tests.effects.conftest import GIT_ENV, snapshot
 

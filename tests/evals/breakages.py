@@ -134,7 +134,7 @@ monkeypatch.setattr(runner, "child_session_for", lambda parent, tool_call_id=Non
 
 EXPLORE_RETURNS_THE_RAW_FILES = _autouse("""
 from harness.subagent._tool import ExplorerSubagentTool
-from harness.tools.protocol import ToolOutput
+from harness.tools._protocol import ToolOutput
 real = ExplorerSubagentTool.run
 def run(self, tool_input):
     real(self, tool_input)  # the child still reads the files, but the parent gets them raw
@@ -144,7 +144,7 @@ monkeypatch.setattr(ExplorerSubagentTool, "run", run)
 """)
 
 EDIT_WRITES_NOTHING = _autouse("""
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 real = EditTool.run
 def run(self, tool_input):
     path = tool_input.workdir / tool_input.arguments["path"]
@@ -156,7 +156,7 @@ monkeypatch.setattr(EditTool, "run", run)
 """)
 
 EDIT_OVERWRITES_THE_FILE = _autouse("""
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 real = EditTool.run
 def run(self, tool_input):
     observation = real(self, tool_input)
@@ -203,7 +203,7 @@ TAMPER_CHECKS_SKIPPED = _autouse("""
 from harness.engine._approval_resume import ApprovalResumeRunner
 monkeypatch.setattr(ApprovalResumeRunner, "_verify", staticmethod(lambda *args: None))
 try:  # where approvals and checkpoints are signed, the signature check goes too
-    from harness.approval.signing import ApprovalSigner
+    from harness.approval._signing import ApprovalSigner
 except ImportError:
     ApprovalSigner = None
 if ApprovalSigner is not None:
@@ -221,28 +221,28 @@ monkeypatch.setattr(resume, "hmac", AnyDigest)
 
 CONCURRENT_RESUMES_BOTH_RUN = _autouse("""
 import contextlib
-from harness.approval.ledger import DecisionLedger
-from harness.approval.store import ApprovalStore
+from harness.approval._ledger import DecisionLedger
+from harness.approval._store import ApprovalStore
 # The claim is no longer atomic: no lock around read-check-save, no ledger refusal.
 monkeypatch.setattr(ApprovalStore, "locked", lambda self, record: contextlib.nullcontext())
 monkeypatch.setattr(DecisionLedger, "claim", lambda self, approval_id, decision: None)
 """)
 
 DENYLIST_IGNORED = _autouse("""
-from harness.tools.policy import ToolPolicyMiddleware
+from harness.tools._policy import ToolPolicyMiddleware
 monkeypatch.setattr(ToolPolicyMiddleware, "__call__", lambda self, ctx, nxt: nxt(ctx))
 """)
 
 DENIAL_RECORDED_AS_COMPLETED = _autouse("""
-from harness.tools.execution import ToolExecutionResult
+from harness.tools._execution import ToolExecutionResult
 def denied(cls, observation, error_type="tool_denied"):
     return cls.error(observation, error_type)  # status completed: the trace says it ran
 monkeypatch.setattr(ToolExecutionResult, "denied", classmethod(denied))
 """)
 
 DENIAL_REASON_HIDDEN = _autouse("""
-from harness.tools.execution import ToolExecutionResult
-from harness.tools.policy import ToolPolicyMiddleware
+from harness.tools._execution import ToolExecutionResult
+from harness.tools._policy import ToolPolicyMiddleware
 real = ToolPolicyMiddleware.__call__
 def call(self, ctx, nxt):
     result = real(self, ctx, nxt)
@@ -254,7 +254,7 @@ monkeypatch.setattr(ToolPolicyMiddleware, "__call__", call)
 
 
 EDIT_SKIPS_THE_EXACT_STAGE = _autouse("""
-import harness.tools.builtin.edit_matching as matching
+import harness.tools.builtin._edit_matching as matching
 real = matching._find
 def find(doc, query, stage, expected, threshold):
     if stage is matching.Stage.EXACT:
