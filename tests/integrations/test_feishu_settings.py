@@ -99,19 +99,19 @@ def test_signature_matches_feishu_definition() -> None:
 
 
 MODULES = [
-    "bounded_json",
-    "channel",
-    "client",
-    "commands",
-    "dedup",
-    "events",
-    "fakes",
-    "incoming",
-    "longconn",
-    "serial",
-    "server",
+    "_bounded_json",
+    "_channel",
+    "_client",
+    "_commands",
+    "_dedup",
+    "_events",
+    "_fakes",
+    "_incoming",
+    "_longconn",
+    "_serial",
+    "_server",
     "settings",
-    "webhook",
+    "_webhook",
 ]
 
 

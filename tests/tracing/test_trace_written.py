@@ -9,8 +9,8 @@ import pytest
 
 from harness.jsonload import FAST_DEPTH, json_depth
 from harness.tracing import FileTraceRecorder, TraceFormatError, Tracer, TraceTree
+from harness.tracing import _tree as tree_module
 from harness.tracing import _written as written
-from harness.tracing import tree as tree_module
 
 
 @pytest.fixture
