@@ -241,11 +241,11 @@ def _run(
     max_cost: float | None,
     sequential: bool = False,
 ) -> None:
-    from harness.evals.runner import run_evals
+    from harness.evals import run_evals
 
     old = None
     if baseline is not None:  # loaded before running: a bad baseline path fails fast
-        from harness.evals.report import load_gate_report
+        from harness.evals import load_gate_report
 
         old = load_gate_report(baseline)
     if max_cost is not None:

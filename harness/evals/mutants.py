@@ -21,7 +21,7 @@ from pathlib import Path
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse, Role
 from harness.core.roles import role_of_system
-from harness.evals.conversation_mutants import (
+from harness.evals._conversation_mutants import (
     ConversationMutant,
     Streams,
     conversation_mutants,

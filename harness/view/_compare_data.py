@@ -1,6 +1,6 @@
 """Two eval reports compared, as the compare page's script reads it.
 
-The verdicts are the gate's (``harness.evals.compare``), so the page and
+The verdicts are the gate's (``harness.evals._compare``), so the page and
 ``harness eval compare`` never disagree; this module only orders them gravest
 first, lines up changed trace outlines for a side-by-side view, and lists each
 side's runs (verdict, final answer, links to the trace and the transcript).
@@ -13,11 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.evals import Change, EvalReport, GateSettings, Status, compare_reports
 from harness.evals.aggregate import CaseRuns
-from harness.evals.compare import Change, compare_reports
-from harness.evals.gate import GateSettings, Status
 from harness.evals.reliability import SuitePassKDrop
-from harness.evals.report import EvalReport
 from harness.view._report_data import RunSources, TraceIndex, run_data
 from harness.view._run_transcripts import TranscriptIndex
 

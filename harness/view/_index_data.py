@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.evals import EvalReport
 from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
-from harness.evals.report import EvalReport
 from harness.view._report_folder import RunTime, SkippedFile, run_time
 
 __all__ = ["index_data"]

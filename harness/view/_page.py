@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.core.errors import HarnessError
-from harness.evals.gate import GateSettings
-from harness.evals.report import EvalReport, load_report
+from harness.evals import EvalReport, GateSettings, load_report
 from harness.files import atomic_write_text
 from harness.tracing import TraceTree
 from harness.view._compare_data import compare_data

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.core.errors import ConfigurationError
-from harness.evals.report import EvalReport
+from harness.evals import EvalReport
 from harness.view._report_folder import (
     TRACES_SUFFIX,
     RunTime,

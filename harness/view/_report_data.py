@@ -20,10 +20,10 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from harness.core.errors import HarnessError
+from harness.evals import EvalReport, EvalRow
 from harness.evals.aggregate import CaseRuns, aggregate_rows
 from harness.evals.mutant_results import EvalMutants, MutantResult, summarize_mutants
 from harness.evals.reliability import case_pass_k, suite_pass_k
-from harness.evals.report import EvalReport, EvalRow
 from harness.tracing import TraceTree
 from harness.view._report_folder import run_time
 from harness.view._run_transcripts import TranscriptIndex

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.core.errors import HarnessError
-from harness.evals.report import EvalReport, load_report
+from harness.evals import EvalReport, load_report
 
 __all__ = [
     "TRACES_SUFFIX",
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 # `harness eval` keeps a report's traces in `<report stem>-traces/` beside it
-# (harness.evals.runner.keep_traces).
+# (harness.evals._runner.keep_traces).
 TRACES_SUFFIX = "-traces"
 
 # A problem is shown on one line of the page: a pydantic error runs to many.

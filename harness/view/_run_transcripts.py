@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.core.errors import HarnessError
-from harness.evals.rows import EvalRow
+from harness.evals import EvalRow
 from harness.tracing import TraceTree
 from harness.view._transcript import transcript
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError
-from harness.evals.report import EvalReport, EvalRow, load_report
+from harness.evals import EvalReport, EvalRow, load_report
 from harness.tracing import TraceTree
 from harness.view._report_folder import TRACES_SUFFIX
 

@@ -20,9 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
-from harness.evals.cost import render_cost
-from harness.evals.gate import (
+from harness.evals._cost import render_cost
+from harness.evals._gate import (
     FailOn,
     GateSettings,
     RateVerdict,
@@ -31,18 +30,19 @@ from harness.evals.gate import (
     render_needs,
     render_points,
 )
-from harness.evals.grid import grid_lines
-from harness.evals.prices import PriceTable
-from harness.evals.provenance import Source
-from harness.evals.reliability import SuitePassKDrop, compare_suites
-from harness.evals.report import AGENT_ROLE, EvalReport
-from harness.evals.stats import (
+from harness.evals._grid import grid_lines
+from harness.evals._report import AGENT_ROLE, EvalReport
+from harness.evals._stats import (
     EXACT_MAX_RUNS,
     detectable_drop,
     epochs_needed,
     pass_hat_k,
     pass_hat_k_interval,
 )
+from harness.evals.aggregate import CaseKey, CaseRuns, aggregate_rows
+from harness.evals.prices import PriceTable
+from harness.evals.provenance import Source
+from harness.evals.reliability import SuitePassKDrop, compare_suites
 
 __all__ = ["Change", "Comparison", "SuitePower", "compare_reports"]
 

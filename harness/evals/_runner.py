@@ -25,7 +25,7 @@ from harness.files import write_new_file
 if TYPE_CHECKING:
     # Imported once pytest has written the report: the report model (pydantic) is
     # most of what this module would cost before pytest starts.
-    from harness.evals.report import EvalReport, EvalRow
+    from harness.evals._report import EvalReport, EvalRow
 
 __all__ = ["EvalRun", "keep_traces", "merge_reports", "run_evals"]
 
@@ -117,7 +117,7 @@ def run_evals(
         target = report_path or root / reports_dir / f"eval-{stamp}.json"
 
         def finish() -> tuple[EvalReport, tuple[Path, ...]]:
-            from harness.evals.report import EvalReport, load_report
+            from harness.evals._report import EvalReport, load_report
 
             if not raw.exists():
                 # pytest stopped before the plugin wrote anything (e.g. it refused an
@@ -144,7 +144,7 @@ def _salvage(
     finish: Callable[[], tuple[EvalReport, tuple[Path, ...]]],
 ) -> tuple[EvalReport, tuple[Path, ...]]:
     """What ``finish`` keeps of an interrupted run; nothing when it cannot."""
-    from harness.evals.report import EvalReport
+    from harness.evals._report import EvalReport
 
     try:
         return finish()
@@ -367,7 +367,7 @@ def _replace_folder(fresh: Path, folder: Path) -> None:
 
 def merge_reports(paths: list[Path]) -> EvalReport:
     """Combine shard reports (e.g. pytest-split groups) into one; duplicates are refused."""
-    from harness.evals.report import load_gate_report
+    from harness.evals._report import load_gate_report
 
     if not paths:
         raise ConfigurationError("give at least one report to merge")

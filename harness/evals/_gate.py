@@ -29,8 +29,8 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
+from harness.evals._stats import DEFAULT_POWER, detectable_drop, epochs_needed, fisher_drop_p
 from harness.evals.reliability import MIN_K, PassKDrop, case_pass_k, judge_pass_k
-from harness.evals.stats import DEFAULT_POWER, detectable_drop, epochs_needed, fisher_drop_p
 
 __all__ = [
     "FailOn",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from harness.evals.conversation_mutants import earlier_turn
-from harness.evals.grid import grid_lines
+from harness.evals._conversation_mutants import earlier_turn
+from harness.evals._grid import grid_lines
+from harness.evals._report import EvalReport
 from harness.evals.mutant_results import (
     CONTROL,
     DEFAULT_MIN_KILL_RATE,
@@ -16,7 +17,6 @@ from harness.evals.mutant_results import (
     mutation_score,
     summarize_mutants,
 )
-from harness.evals.report import EvalReport
 from harness.evals.request_mutants import is_request_operator
 from harness.evals.tool_result_mutants import is_tool_result_operator
 

@@ -25,12 +25,12 @@ from pydantic_core import PydanticSerializationError
 
 from harness.core.errors import ConfigurationError
 from harness.documents import read_document
+from harness.evals._rows import AGENT_ROLE, EvalRow, Verdict
+from harness.evals._stats import pass_hat_k, pass_hat_k_interval
 from harness.evals.aggregate import aggregate_rows, case_counts
 from harness.evals.mutant_results import MutantResult
 from harness.evals.provenance import Source
 from harness.evals.reliability import suite_pass_k
-from harness.evals.rows import AGENT_ROLE, EvalRow, Verdict
-from harness.evals.stats import pass_hat_k, pass_hat_k_interval
 from harness.files import atomic_write_text
 
 __all__ = ["AGENT_ROLE", "REPORT_SCHEMA_VERSION", "EvalReport", "EvalRow", "Verdict", "load_report"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from harness.evals._cost import render_cost
+from harness.evals._grid import grid_lines
+from harness.evals._report import EvalReport, EvalRow, Verdict
 from harness.evals.aggregate import render_rate
-from harness.evals.cost import render_cost
-from harness.evals.grid import grid_lines
 from harness.evals.reliability import case_pass_k, suite_pass_k
-from harness.evals.report import EvalReport, EvalRow, Verdict
 
 __all__ = ["SYNTHETIC_FOOTNOTE", "epoch_of", "render_pass_rates", "render_table"]
 
