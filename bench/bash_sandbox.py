@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.tools import ToolInput
-from harness.tools.builtin.bash import BashTool
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import check_bwrap, find_bwrap
 
 TARGET_MS = 10.0

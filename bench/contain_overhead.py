@@ -32,7 +32,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from harness.proxy.contain import Refusal, contained_command
+from harness.proxy._contain import Refusal, contained_command
 
 CLIENT = """
 import http.client, json, socket, sys, time

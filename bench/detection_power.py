@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.evals._report import load_report
+from harness.evals._stats import EXACT_MAX_RUNS, detectable_drop, epochs_needed
 from harness.evals.aggregate import aggregate_rows
-from harness.evals.report import load_report
-from harness.evals.stats import EXACT_MAX_RUNS, detectable_drop, epochs_needed
 
 _BASELINES = Path(__file__).resolve().parent.parent / "evals" / "baselines"
 

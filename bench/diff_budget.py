@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.effects import Changeset, FileChange, changeset_preview, layer_reader
-from harness.effects.beneath import openat2_available
-from harness.effects.diff import PREVIEW_BUDGET
-from harness.effects.files import file_state, file_state_at, line_counts
+from harness.effects._beneath import openat2_available
+from harness.effects._diff import PREVIEW_BUDGET
+from harness.effects._files import file_state, file_state_at, line_counts
 
 
 def _median(run: Callable[[], object], repeat: int = 3) -> float:

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from harness.core import ToolError
 from harness.tools import ToolInput
-from harness.tools.builtin.edit import EditTool
-from harness.tools.builtin.edit_matching import Stage, apply_replacements, find_stage, match_edit
+from harness.tools.builtin._edit import EditTool
+from harness.tools.builtin._edit_matching import Stage, apply_replacements, find_stage, match_edit
 
 Lines = list[tuple[int, str]]
 """Logical lines: (indent level, code)."""

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from harness.effects import apply_changeset, read_changeset
-from harness.effects.journal import JournalOrigin, UndoJournal
+from harness.effects._journal import JournalOrigin, UndoJournal
 
 _FILE = 4096
 

@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.effects.changeset import Changeset, FileChange, FileState
-from harness.effects.loss import lost_bytes
-from harness.effects.policy import EffectPolicy
+from harness.effects._changeset import Changeset, FileChange, FileState
+from harness.effects._loss import lost_bytes
+from harness.effects._policy import EffectPolicy
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid",
            "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid",

@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from detection_power import power_table  # noqa: E402
 
 from harness.evals import EvalReport, Verdict, compare_reports, load_report  # noqa: E402
+from harness.evals._stats import detectable_drop  # noqa: E402
 from harness.evals.sequential import EpochTally, stop_reason  # noqa: E402
-from harness.evals.stats import detectable_drop  # noqa: E402
 
 TEST_FILE = """
 import json, os, random

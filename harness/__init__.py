@@ -15,8 +15,8 @@ from harness.version import __version__
 
 if TYPE_CHECKING:
     from harness.app import Application, build_application
-    from harness.engine.run_types import RunMode, RunResult, StopReason
-    from harness.session.ref import SessionRef
+    from harness.engine import RunMode, RunResult, StopReason
+    from harness.session import SessionRef
     from harness.settings import Settings
 
 __all__ = [
@@ -33,10 +33,10 @@ __all__ = [
 _LAZY = {
     "Application": "app",
     "build_application": "app",
-    "RunMode": "engine.run_types",
-    "RunResult": "engine.run_types",
-    "StopReason": "engine.run_types",
-    "SessionRef": "session.ref",
+    "RunMode": "engine",
+    "RunResult": "engine",
+    "StopReason": "engine",
+    "SessionRef": "session",
     "Settings": "settings",
 }
 

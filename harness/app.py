@@ -7,30 +7,34 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.approval import ApprovalSigner, ApprovalStore, CheckpointStore, DecisionLedger
 from harness.approval.keyfile import approval_key_folder, default_key_path, load_approval_key
-from harness.approval.ledger import DecisionLedger
 from harness.approval.middleware import HumanApprovalMiddleware
-from harness.approval.signing import ApprovalSigner
-from harness.approval.store import ApprovalStore, CheckpointStore
 from harness.core.errors import ConfigurationError
 from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires
-from harness.engine.approval_resume import ApprovalResumeRunner
-from harness.engine.context import DEFAULT_SYSTEM_PROMPT, ContextBuilder, ContextCompactor
-from harness.engine.executor import ToolExecutor
-from harness.engine.loop import MainLoop
-from harness.engine.run_types import RunMode, RunResult
-from harness.providers.protocol import LLMProvider
+from harness.engine import (
+    DEFAULT_SYSTEM_PROMPT,
+    ApprovalResumeRunner,
+    ContextBuilder,
+    ContextCompactor,
+    MainLoop,
+    RunMode,
+    RunResult,
+    ToolExecutor,
+)
+from harness.providers import LLMProvider
 from harness.providers.tracking import UsageTrackingProvider
-from harness.session.manager import SessionManager
-from harness.session.memory import SessionMemoryStore
-from harness.session.owner import check_state_dir_owner, mark_state_dir
-from harness.session.plan import SessionPlanStore
-from harness.session.ref import SessionRef
+from harness.session import (
+    SessionManager,
+    SessionMemoryStore,
+    SessionPlanStore,
+    SessionRef,
+    check_state_dir_owner,
+    mark_state_dir,
+)
 from harness.settings import BUILTIN_TOOL_NAMES, Settings, check_tool_names
-from harness.tools.policy import ToolPolicyMiddleware
-from harness.tools.protocol import Tool
-from harness.tools.registry import ToolRegistry
+from harness.tools import Tool, ToolPolicyMiddleware, ToolRegistry
 from harness.tracing import (
     FileTraceRecorder,
     MultiTraceRecorder,
@@ -40,7 +44,7 @@ from harness.tracing import (
 )
 
 if TYPE_CHECKING:
-    from harness.mcp.client import McpServers
+    from harness.mcp import McpServers
 
 __all__ = [
     "Application",
@@ -194,7 +198,7 @@ def build_provider(settings: Settings) -> LLMProvider:
     """The provider ``settings`` name (HARNESS_PROVIDER)."""
     name = settings.provider_name
     if name == "echo":
-        from harness.providers.echo import EchoProvider
+        from harness.providers import EchoProvider
 
         return EchoProvider()
     if name == "scripted":
@@ -266,7 +270,7 @@ def build_application(
             JSON shape as a mapping or a file path (default: HARNESS_MCP_SERVERS).
             They start now and stop with ``Application.close``.
     """
-    from harness.mcp.runtime import start_mcp_servers
+    from harness.mcp import start_mcp_servers
 
     settings = settings or Settings.from_env()
     check_folders(settings)
@@ -286,7 +290,7 @@ def _build_application(
     tracer: Tracer | None,
     mcp: McpServers | None,
 ) -> Application:
-    from harness.mcp.runtime import approval_required, tools_of
+    from harness.mcp import approval_required, tools_of
 
     tracer = tracer or build_tracer(settings)
     tools = [*tools, *tools_of(mcp, tracer)]
@@ -351,8 +355,8 @@ def check_folders(settings: Settings) -> None:
 def _approval_middleware(
     settings: Settings, app: Application, mcp_required: tuple[str, ...] = ()
 ) -> HumanApprovalMiddleware:
-    from harness.approval.risk import DefaultRiskPolicy
-    from harness.effects.journal_budget import ApplyBudget
+    from harness.approval import DefaultRiskPolicy
+    from harness.effects import ApplyBudget
     from harness.effects.sensitive_file import load_code_paths
 
     sandboxed, overlay = _bash_sandbox(settings, app)

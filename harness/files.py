@@ -99,7 +99,7 @@ def write_new_file(path: Path, data: bytes) -> None:
     """Create ``path`` (it must not exist) holding ``data``, with no temporary name.
 
     Only for a file inside a folder that is itself still a temporary, renamed
-    into place once complete (``harness.evals.runner.keep_traces``): nobody can
+    into place once complete (``harness.evals._runner.keep_traces``): nobody can
     see the file half-written.
     """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

@@ -19,7 +19,10 @@ from harness.approval.held_layer import HeldLayer
 from harness.core.errors import ApprovalError
 from harness.effects import (
     DEFER_KEY,
+    LAYER_ID_PATTERN,
     LAYER_KEY,
+    Changeset,
+    ChangesetPreview,
     EffectDecision,
     EffectPolicy,
     Layer,
@@ -28,10 +31,7 @@ from harness.effects import (
     layer_reader,
     summarize,
 )
-from harness.effects.changeset import Changeset
-from harness.effects.layer import LAYER_ID_PATTERN
-from harness.effects.preview import ChangesetPreview
-from harness.tools.execution import ToolExecutionContext, ToolExecutionResult
+from harness.tools import ToolExecutionContext, ToolExecutionResult
 
 __all__ = [
     "TALLY_KEY",

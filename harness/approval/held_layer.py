@@ -16,8 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.effects.changeset import FsPath
-from harness.effects.layer_ids import LAYER_ID_PATTERN
+from harness.effects import LAYER_ID_PATTERN, FsPath
 
 __all__ = ["HeldLayer"]
 

@@ -6,6 +6,8 @@ import logging
 from datetime import timedelta
 from typing import Protocol
 
+from harness.approval._requester import requester_of
+from harness.approval._store import ApprovalStore, CheckpointStore, new_id
 from harness.approval.decision import RiskDecision, RiskVerdict
 from harness.approval.held import (
     TALLY_KEY,
@@ -27,10 +29,8 @@ from harness.approval.records import (
     tool_call_hash,
     utc_now,
 )
-from harness.approval.requester import requester_of
-from harness.approval.store import ApprovalStore, CheckpointStore, new_id
 from harness.effects import EffectPolicy, LayerStore
-from harness.tools.execution import ToolExecutionContext, ToolExecutionResult, ToolNext
+from harness.tools import ToolExecutionContext, ToolExecutionResult, ToolNext
 from harness.tracing import NullTracer, Tracer
 
 __all__ = ["APPROVED_CALL_HASH_KEY", "HumanApprovalMiddleware", "RiskEvaluator"]

@@ -25,10 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from harness.core.messages import ToolCall
-from harness.effects.diff import PREVIEW_BUDGET, unified
-from harness.effects.names import escape_line
-from harness.effects.preview import FULL_HINT, ChangesetPreview
-from harness.tools.protocol import Tool, ToolInput
+from harness.effects import FULL_HINT, PREVIEW_BUDGET, ChangesetPreview, escape_line, unified
+from harness.tools import Tool, ToolInput
 
 __all__ = [
     "ApprovalPreview",
@@ -230,7 +228,7 @@ def _write(call: ToolCall, tool: Any, tool_input: ToolInput) -> CallPreview:
 
 
 def _existing(tool: Any, tool_input: ToolInput, raw: str) -> str:
-    from harness.effects.beneath import lstat_beneath
+    from harness.effects import lstat_beneath
     from harness.tools.paths import FileScope
 
     try:

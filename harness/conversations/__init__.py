@@ -2,19 +2,19 @@
 
 One concept per module:
 
-- ``spec``: the ``user:`` block of a case file (persona, goal, scripted turns or a
+- ``_spec``: the ``user:`` block of a case file (persona, goal, scripted turns or a
   graph, stop condition, the user's own tools).
-- ``match``: what the agent said, against a branch's ``when``.
-- ``user``: the speakers: a script, a turn graph, or a model through the provider.
-- ``state``: the workspace's JSON state file: the user's tools write it, the goal reads it.
-- ``targets``: the agent side: harness's runtime, or ``module:function`` of your own.
-- ``runner``: the turn loop and its trace (``user.turn``, ``agent.turn``, ``user.tool``).
-- ``transcript``: what a conversation produced.
+- ``_match``: what the agent said, against a branch's ``when``.
+- ``_user``: the speakers: a script, a turn graph, or a model through the provider.
+- ``_state``: the workspace's JSON state file: the user's tools write it, the goal reads it.
+- ``_targets``: the agent side: harness's runtime, or ``module:function`` of your own.
+- ``_runner``: the turn loop and its trace (``user.turn``, ``agent.turn``, ``user.tool``).
+- ``_transcript``: what a conversation produced.
 """
 
-from harness.conversations.match import next_node, said_matches
-from harness.conversations.runner import run_conversation, set_message
-from harness.conversations.spec import (
+from harness.conversations._match import next_node, said_matches
+from harness.conversations._runner import run_conversation, set_message
+from harness.conversations._spec import (
     AgentSaid,
     Branch,
     GraphNode,
@@ -25,16 +25,16 @@ from harness.conversations.spec import (
     UserToolCall,
     UserToolSpec,
 )
-from harness.conversations.state import read_state, run_user_tool, set_path, state_failures
-from harness.conversations.targets import (
+from harness.conversations._state import read_state, run_user_tool, set_path, state_failures
+from harness.conversations._targets import (
     ConversationTarget,
     FunctionTarget,
     RuntimeAgent,
     RuntimeApplication,
     load_conversation_target,
 )
-from harness.conversations.transcript import ChatMessage, ConversationResult, UserTurn
-from harness.conversations.user import (
+from harness.conversations._transcript import ChatMessage, ConversationResult, UserTurn
+from harness.conversations._user import (
     GraphUser,
     ModelUser,
     ScriptedUser,

@@ -1,34 +1,62 @@
 """Effects: what a tool call changed in the workdir, judged and applied as one.
 
-- ``changeset``: ``Changeset``, ``FileChange``, ``FileState``, the model.
-- ``reader``: the changeset of an overlay's upper layer (cost of the change).
-- ``policy``: ``EffectPolicy``, which changes wait for a human.
-- ``loss``, ``gitstore``, ``gitrefs``, ``gitindex``, ``paths``, ``codepaths``: the
+- ``_changeset``: ``Changeset``, ``FileChange``, ``FileState``, the model.
+- ``_reader``: the changeset of an overlay's upper layer (cost of the change).
+- ``_policy``: ``EffectPolicy``, which changes wait for a human.
+- ``_loss``, ``_gitstore``, ``_gitrefs``, ``_gitindex``, ``_paths``, ``codepaths``: the
   rules it uses (bytes lost, ``.git`` as a store, refs forward only, staged
   content kept, sensitive paths, the project's files that run code later).
-- ``preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
-- ``beneath``, ``files``: reading the workdir and a layer with no symlink followed.
-- ``diff``: line diffs within a size and time budget; ``names``: names quoted for display.
-- ``apply``: ``apply_changeset``, all or nothing, after checking nothing moved.
-- ``layer``: ``LayerStore``, where held changes wait in harness's state dir.
-- ``journal``, ``journal_undo``: the undo journal every apply, ``write`` and
+- ``_preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
+- ``_beneath``, ``_files``: reading the workdir and a layer with no symlink followed.
+- ``_diff``: line diffs within a size and time budget; ``_names``: names quoted for display.
+- ``_apply``: ``apply_changeset``, all or nothing, after checking nothing moved.
+- ``_layer``: ``LayerStore``, where held changes wait in harness's state dir.
+- ``_journal``, ``_journal_undo``: the undo journal every apply, ``write`` and
   ``edit`` records into first, and undoing from it (``harness undo``).
-- ``journal_budget``: the size budgets of keeping and applying; sparse copies.
-- ``held``: the metadata keys between the bash tool and the approval gate.
+- ``_journal_budget``: the size budgets of keeping and applying; sparse copies.
+- ``_held``: the metadata keys between the bash tool and the approval gate.
 """
 
-from harness.effects.apply import ChangedMeanwhile, apply_changeset, stale_paths
-from harness.effects.changeset import Changeset, FileChange, FileState, summarize
-from harness.effects.held import DEFER_KEY, LAYER_KEY, OUTPUT_KEY, layer_reader
-from harness.effects.layer import Layer, LayerStore
-from harness.effects.policy import EffectDecision, EffectPolicy, RunTally
-from harness.effects.preview import ChangesetPreview, changeset_preview
-from harness.effects.reader import change_between, read_changeset
+from harness.effects._apply import ChangedMeanwhile, apply_changeset, stale_paths
+from harness.effects._beneath import lstat_beneath
+from harness.effects._changeset import (
+    Changeset,
+    FileChange,
+    FileState,
+    FsPath,
+    shown_path,
+    summarize,
+)
+from harness.effects._diff import PREVIEW_BUDGET, unified
+from harness.effects._files import file_state, line_counts, read_bytes
+from harness.effects._held import DEFER_KEY, LAYER_KEY, OUTPUT_KEY, layer_reader
+from harness.effects._journal import (
+    JournalEntry,
+    JournalFile,
+    JournalStore,
+    UndoJournal,
+    journal_origin,
+    open_dir_nofollow,
+    state_at,
+)
+from harness.effects._journal_budget import DEFAULT_UNDO_BUDGET, ApplyBudget
+from harness.effects._journal_undo import later_entries, undo_entries
+from harness.effects._layer import LAYER_ID_PATTERN, Layer, LayerStore
+from harness.effects._names import escape_line
+from harness.effects._policy import EffectDecision, EffectPolicy, RunTally
+from harness.effects._preview import FULL_HINT, ChangesetPreview, changeset_preview
+from harness.effects._reader import change_between, read_changeset
+from harness.effects._scratch import mount_point_dirs, written_outside
 
 __all__ = [
+    "DEFAULT_UNDO_BUDGET",
     "DEFER_KEY",
+    "FULL_HINT",
+    "LAYER_ID_PATTERN",
     "LAYER_KEY",
     "OUTPUT_KEY",
+    "PREVIEW_BUDGET",
+    "ApplyBudget",
     "ChangedMeanwhile",
     "Changeset",
     "ChangesetPreview",
@@ -36,14 +64,33 @@ __all__ = [
     "EffectPolicy",
     "FileChange",
     "FileState",
+    "FsPath",
+    "JournalEntry",
+    "JournalFile",
+    "JournalStore",
     "Layer",
     "LayerStore",
     "RunTally",
+    "UndoJournal",
     "apply_changeset",
     "change_between",
     "changeset_preview",
+    "escape_line",
+    "file_state",
+    "journal_origin",
+    "later_entries",
     "layer_reader",
+    "line_counts",
+    "lstat_beneath",
+    "mount_point_dirs",
+    "open_dir_nofollow",
+    "read_bytes",
     "read_changeset",
+    "shown_path",
     "stale_paths",
+    "state_at",
     "summarize",
+    "undo_entries",
+    "unified",
+    "written_outside",
 ]

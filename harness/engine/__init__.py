@@ -2,16 +2,16 @@
 
 One concept per module, read top-down as a run goes:
 
-- ``run_types``: ``RunMode``, ``RunResult``, ``StopReason`` and the phase types.
-- ``run_policy``: which tools each phase sees and the tool choice per step.
-- ``context``: ``ContextBuilder`` and ``ContextCompactor``, the messages sent.
-- ``loop``: ``MainLoop``, the loop itself; ``state``: what a run carries.
-- ``executor``: ``ToolExecutor``, a batch of tool calls, parallel where safe.
-- ``arguments``: checking a call's arguments against the tool's schema.
-- ``observations``: tool results as the messages the model reads next.
-- ``approval_resume``: ``ApprovalResumeRunner``, resuming a paused run.
+- ``_run_types``: ``RunMode``, ``RunResult``, ``StopReason`` and the phase types.
+- ``_run_policy``: which tools each phase sees and the tool choice per step.
+- ``_context``: ``ContextBuilder`` and ``ContextCompactor``, the messages sent.
+- ``_loop``: ``MainLoop``, the loop itself; ``_state``: what a run carries.
+- ``_executor``: ``ToolExecutor``, a batch of tool calls, parallel where safe.
+- ``_arguments``: checking a call's arguments against the tool's schema.
+- ``_observations``: tool results as the messages the model reads next.
+- ``_approval_resume``: ``ApprovalResumeRunner``, resuming a paused run.
 
-Names resolve on first use, so importing ``harness.engine.run_types`` (the CLI
+Names resolve on first use, so importing ``harness.engine._run_types`` (the CLI
 and the package root do) never drags in the loop and its dependencies.
 """
 
@@ -22,30 +22,30 @@ from typing import TYPE_CHECKING
 from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness.engine.approval_resume import ApprovalResumeRunner, normalize_decision
-    from harness.engine.arguments import check_arguments
-    from harness.engine.context import (
+    from harness.engine._approval_resume import ApprovalResumeRunner, normalize_decision
+    from harness.engine._arguments import check_arguments
+    from harness.engine._context import (
         DEFAULT_SYSTEM_PROMPT,
         BuiltContext,
         CompactionResult,
         ContextBuilder,
         ContextCompactor,
     )
-    from harness.engine.executor import (
+    from harness.engine._executor import (
         PARALLEL_SAFE_TOOL_NAMES,
         CheckpointDraftFactory,
         ToolBatchResult,
         ToolExecutor,
     )
-    from harness.engine.loop import MainLoop
-    from harness.engine.observations import append_tool_observations, observation_message
-    from harness.engine.run_policy import (
+    from harness.engine._loop import MainLoop
+    from harness.engine._observations import append_tool_observations, observation_message
+    from harness.engine._run_policy import (
         READ_ONLY_TOOL_NAMES,
         phase_for_step,
         tool_policy_for_phase,
         visible_tools,
     )
-    from harness.engine.run_types import (
+    from harness.engine._run_types import (
         STOP_REASON_APPROVAL_REQUIRED,
         STOP_REASON_APPROVAL_RESUME_FAILED,
         STOP_REASON_FINAL,
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         ToolPolicy,
         ToolVisibility,
     )
-    from harness.engine.state import RunState
+    from harness.engine._state import RunState
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -95,37 +95,37 @@ __all__ = [
 ]
 
 _HOME = {
-    "DEFAULT_SYSTEM_PROMPT": "context",
-    "PARALLEL_SAFE_TOOL_NAMES": "executor",
-    "READ_ONLY_TOOL_NAMES": "run_policy",
-    "STOP_REASON_APPROVAL_REQUIRED": "run_types",
-    "STOP_REASON_APPROVAL_RESUME_FAILED": "run_types",
-    "STOP_REASON_FINAL": "run_types",
-    "STOP_REASON_MAX_STEPS": "run_types",
-    "STOP_REASON_PROVIDER_ERROR": "run_types",
-    "ApprovalResumeRunner": "approval_resume",
-    "BuiltContext": "context",
-    "CheckpointDraftFactory": "executor",
-    "CompactionResult": "context",
-    "ContextBuilder": "context",
-    "ContextCompactor": "context",
-    "MainLoop": "loop",
-    "Phase": "run_types",
-    "RunMode": "run_types",
-    "RunResult": "run_types",
-    "RunState": "state",
-    "StopReason": "run_types",
-    "ToolBatchResult": "executor",
-    "ToolExecutor": "executor",
-    "ToolPolicy": "run_types",
-    "ToolVisibility": "run_types",
-    "append_tool_observations": "observations",
-    "check_arguments": "arguments",
-    "normalize_decision": "approval_resume",
-    "observation_message": "observations",
-    "phase_for_step": "run_policy",
-    "tool_policy_for_phase": "run_policy",
-    "visible_tools": "run_policy",
+    "DEFAULT_SYSTEM_PROMPT": "_context",
+    "PARALLEL_SAFE_TOOL_NAMES": "_executor",
+    "READ_ONLY_TOOL_NAMES": "_run_policy",
+    "STOP_REASON_APPROVAL_REQUIRED": "_run_types",
+    "STOP_REASON_APPROVAL_RESUME_FAILED": "_run_types",
+    "STOP_REASON_FINAL": "_run_types",
+    "STOP_REASON_MAX_STEPS": "_run_types",
+    "STOP_REASON_PROVIDER_ERROR": "_run_types",
+    "ApprovalResumeRunner": "_approval_resume",
+    "BuiltContext": "_context",
+    "CheckpointDraftFactory": "_executor",
+    "CompactionResult": "_context",
+    "ContextBuilder": "_context",
+    "ContextCompactor": "_context",
+    "MainLoop": "_loop",
+    "Phase": "_run_types",
+    "RunMode": "_run_types",
+    "RunResult": "_run_types",
+    "RunState": "_state",
+    "StopReason": "_run_types",
+    "ToolBatchResult": "_executor",
+    "ToolExecutor": "_executor",
+    "ToolPolicy": "_run_types",
+    "ToolVisibility": "_run_types",
+    "append_tool_observations": "_observations",
+    "check_arguments": "_arguments",
+    "normalize_decision": "_approval_resume",
+    "observation_message": "_observations",
+    "phase_for_step": "_run_policy",
+    "tool_policy_for_phase": "_run_policy",
+    "visible_tools": "_run_policy",
 }
 
 __getattr__ = lazy_getattr(__name__, _HOME)

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.evals.cost import TokenUsage, model_cost
+from harness.evals._cost import TokenUsage, model_cost
+from harness.evals._rows import EvalRow, Verdict
+from harness.evals._stats import Interval, wilson_interval
 from harness.evals.prices import PriceTable
 from harness.evals.provenance import Source
-from harness.evals.rows import EvalRow, Verdict
-from harness.evals.stats import Interval, wilson_interval
 
 __all__ = ["CaseKey", "CaseRuns", "aggregate_rows", "case_counts", "identity_of", "render_rate"]
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from harness.conversations.state import state_failures
+from harness.conversations import state_failures
 from harness.core import ToolCall
 from harness.core.errors import TraceAssertionError
 from harness.evals.check import CheckContext

@@ -61,7 +61,7 @@ A case file (``evals/cases/*.yaml``) holds one or more cases::
             rubric: The answer reports the label SENTINEL-LABEL-1 it wrote.
 
 A conversation case holds a ``user:`` block instead of ``prompt:`` (see
-:mod:`harness.conversations.spec` for the block, docs/conversations.md for a
+:mod:`harness.conversations._spec` for the block, docs/conversations.md for a
 guide), and may check the whole conversation::
 
         user: {persona: Dana, a customer., goal: Get order W-1001 refunded.}
@@ -97,7 +97,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails
 
-from harness.conversations.spec import UserSpec
+from harness.conversations import UserSpec
 from harness.core.errors import ConfigurationError
 from harness.evals.builtin_checks import BUILTIN_CHECKS
 from harness.evals.check import Check, needs_runtime

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from harness.conversations.transcript import ConversationResult
+    from harness.conversations import ConversationResult
     from harness.core import ToolCall
-    from harness.engine.run_types import RunResult
+    from harness.engine import RunResult
     from harness.tracing import TraceTree
 
 __all__ = [

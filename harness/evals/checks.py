@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core import ToolCall
-from harness.engine.run_types import RunResult
+from harness.engine import RunResult
 from harness.evals.builtin_checks import check_files, completed_tool_calls
 from harness.evals.cases import Case, CaseChecks
 from harness.evals.check import CheckContext, ShapeCheck

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.conversations.transcript import ConversationResult
+from harness.conversations import ConversationResult
 from harness.evals.builtin_checks import goal_failures
 
 __all__ = ["goal_failures", "transcript_text"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from harness.core.errors import HarnessError
 
 if TYPE_CHECKING:
-    from harness.evals.report import EvalReport
+    from harness.evals._report import EvalReport
 
 __all__ = ["EvalInterrupted", "stop_gently"]
 

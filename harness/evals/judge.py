@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.core import LLMRequest, Message, ToolCall
 from harness.core.errors import HarnessError
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 
 __all__ = [
     "JUDGE_INSTRUCTIONS",

@@ -41,9 +41,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.evals._stats import Interval, wilson_interval
 from harness.evals.provenance import Source
 from harness.evals.request_mutants import is_request_operator
-from harness.evals.stats import Interval, wilson_interval
 from harness.evals.tool_result_mutants import is_tool_result_operator
 
 __all__ = [

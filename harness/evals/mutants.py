@@ -21,7 +21,7 @@ from pathlib import Path
 from harness.core.errors import ProviderError
 from harness.core.messages import LLMRequest, LLMResponse, Role
 from harness.core.roles import role_of_system
-from harness.evals.conversation_mutants import (
+from harness.evals._conversation_mutants import (
     ConversationMutant,
     Streams,
     conversation_mutants,
@@ -202,7 +202,7 @@ def cassette_mutants(path: Path, provider: str) -> tuple[Mutant, ...]:
     Raises:
         CassetteError: the cassette is missing or unreadable.
     """
-    from harness.mcp.cassette import mcp_cassette_path, mcp_cassettes_from
+    from harness.mcp import mcp_cassette_path, mcp_cassettes_from
 
     beside = mcp_cassettes_from(mcp_cassette_path(path)) or [mcp_cassette_path(path)]
     stamps = [part for each in beside for part in _stamp(each)]

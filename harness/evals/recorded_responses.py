@@ -24,7 +24,7 @@ from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires
 from harness.evals.mutations import Recorded
 from harness.jsonload import load_json
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.yamlload import YamlSyntaxError, load_yaml
 
 __all__ = ["decode_recorded_response", "read_recorded_responses", "read_recorded_roles"]

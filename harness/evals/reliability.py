@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.evals.stats import (
+from harness.evals._stats import (
     Interval,
     drop_interval,
     pass_hat_k,

@@ -44,9 +44,9 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from harness.evals._gate import GateSettings, Status, judge_rates
+from harness.evals._rows import AGENT_ROLE, EvalRow
 from harness.evals.aggregate import aggregate_rows
-from harness.evals.gate import GateSettings, Status, judge_rates
-from harness.evals.rows import AGENT_ROLE, EvalRow
 
 __all__ = ["EpochTally", "final_status", "render_stops", "stop_reason"]
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.evals.mutations import Mutant, Recorded
-from harness.mcp.cassette import McpCassette, load_cassette, mcp_cassette_path, mcp_cassettes_from
+from harness.mcp import McpCassette, load_cassette, mcp_cassette_path, mcp_cassettes_from
 
 __all__ = [
     "ERROR_TEXT",

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from harness.mcp.cassette import (
+from harness.mcp._cassette import (
     McpCassette,
     McpMiss,
     TapePlayer,
@@ -41,7 +41,7 @@ from harness.mcp.cassette import (
     now_stamp,
     save_cassette,
 )
-from harness.mcp.live import LiveComparer, RelayObserver, ResultChange
+from harness.mcp._live import LiveComparer, RelayObserver, ResultChange
 
 __all__ = ["live_stdio", "main", "miss_record", "record_stdio", "relay_stdio", "replay_stdio"]
 

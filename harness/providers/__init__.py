@@ -13,11 +13,11 @@ from typing import Any
 
 from harness.core.wire_parts import load_dotted
 from harness.core.wires import wire
-from harness.providers.echo import EchoProvider
-from harness.providers.function import FunctionProvider
-from harness.providers.protocol import LLMProvider
-from harness.providers.request_log import RequestLoggingProvider
-from harness.providers.scripted import ScriptedProvider, Turn, tool_call, turn_to_response
+from harness.providers._echo import EchoProvider
+from harness.providers._function import FunctionProvider
+from harness.providers._protocol import LLMProvider
+from harness.providers._request_log import RequestLoggingProvider
+from harness.providers._scripted import ScriptedProvider, Turn, tool_call, turn_to_response
 
 __all__ = [
     "AnthropicProvider",

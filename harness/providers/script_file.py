@@ -24,7 +24,7 @@ from typing import Any
 from harness.core.errors import ConfigurationError, ProviderError
 from harness.core.messages import LLMResponse, ToolCall
 from harness.jsonload import JsonTooDeepError, load_json
-from harness.providers.scripted import ScriptedProvider
+from harness.providers._scripted import ScriptedProvider
 
 __all__ = ["load_script", "parse_turn", "scripted_provider_from_file"]
 

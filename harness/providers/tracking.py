@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from harness.core.messages import LLMRequest, LLMResponse, Usage
-from harness.providers.protocol import LLMProvider
+from harness.providers._protocol import LLMProvider
 from harness.tracing import NullTracer, Tracer
 
 __all__ = ["UsageTrackingProvider"]

@@ -7,7 +7,7 @@ wire of the registry: pointed at the real API or ``harness sim serve``
 (``--upstream``) it forwards and records; without an upstream it answers from
 the cassette and never forwards. Profiles (``codex``, ``claude-code``) pin the
 per-run values those agents put in their requests. The ``llm_proxy`` pytest
-fixture (``harness.testing``) runs it for a test. ``harness.proxy.contain``
+fixture (``harness.testing``) runs it for a test. ``harness.proxy._contain``
 runs such a process in a network namespace whose only way out is the proxy.
 
 Names resolve on first use: the profiles are read by the pytest plugin's
@@ -21,18 +21,19 @@ from typing import TYPE_CHECKING
 from harness.core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness.proxy.contain import (
+    from harness.proxy._contain import (
         BlockedConnection,
         ContainedCommand,
         Refusal,
         contained_command,
         unreachable_hosts,
     )
-    from harness.proxy.normalise import IGNORED, RequestNormaliser, TextRule
-    from harness.proxy.profiles import PROFILES, ProxyProfile, normaliser_for, profile
-    from harness.proxy.run import READY_PREFIX, run_proxy
-    from harness.proxy.server import ProxyServer
-    from harness.proxy.spec import ANY_WIRE, ProxySpec, parse_upstreams
+    from harness.proxy._exchanges import exchange_from_json
+    from harness.proxy._normalise import IGNORED, RequestNormaliser, TextRule
+    from harness.proxy._profiles import PROFILES, ProxyProfile, normaliser_for, profile
+    from harness.proxy._run import READY_PREFIX, run_proxy
+    from harness.proxy._server import ProxyServer
+    from harness.proxy._spec import ANY_WIRE, ProxySpec, parse_upstreams
 
 __all__ = [
     "ANY_WIRE",
@@ -48,6 +49,7 @@ __all__ = [
     "RequestNormaliser",
     "TextRule",
     "contained_command",
+    "exchange_from_json",
     "normaliser_for",
     "parse_upstreams",
     "profile",
@@ -56,24 +58,25 @@ __all__ = [
 ]
 
 _HOME = {
-    "ANY_WIRE": "spec",
-    "BlockedConnection": "contain",
-    "ContainedCommand": "contain",
-    "Refusal": "contain",
-    "contained_command": "contain",
-    "unreachable_hosts": "contain",
-    "IGNORED": "normalise",
-    "PROFILES": "profiles",
-    "READY_PREFIX": "run",
-    "ProxyProfile": "profiles",
-    "ProxyServer": "server",
-    "ProxySpec": "spec",
-    "RequestNormaliser": "normalise",
-    "TextRule": "normalise",
-    "normaliser_for": "profiles",
-    "parse_upstreams": "spec",
-    "profile": "profiles",
-    "run_proxy": "run",
+    "ANY_WIRE": "_spec",
+    "BlockedConnection": "_contain",
+    "ContainedCommand": "_contain",
+    "Refusal": "_contain",
+    "contained_command": "_contain",
+    "unreachable_hosts": "_contain",
+    "exchange_from_json": "_exchanges",
+    "IGNORED": "_normalise",
+    "PROFILES": "_profiles",
+    "READY_PREFIX": "_run",
+    "ProxyProfile": "_profiles",
+    "ProxyServer": "_server",
+    "ProxySpec": "_spec",
+    "RequestNormaliser": "_normalise",
+    "TextRule": "_normalise",
+    "normaliser_for": "_profiles",
+    "parse_upstreams": "_spec",
+    "profile": "_profiles",
+    "run_proxy": "_run",
 }
 
 __getattr__ = lazy_getattr(__name__, _HOME)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness.proxy.run import run_proxy
-from harness.proxy.spec import ProxySpec
+from harness.proxy._run import run_proxy
+from harness.proxy._spec import ProxySpec
 
 
 def main(argv: list[str]) -> int:

@@ -27,13 +27,13 @@ from harness.recording._session import (
     recording_active,
     use_cassette,
 )
-from harness.recording._telemetry import is_telemetry
-from harness.recording.stored import (
+from harness.recording._stored import (
     StoredCassette,
     StoredInteraction,
     decode_content,
     read_cassette,
 )
+from harness.recording._telemetry import is_telemetry
 
 __all__ = [
     "METADATA_KEY",

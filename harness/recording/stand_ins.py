@@ -1,6 +1,6 @@
 """Loopback stand-ins that no cassette records: harness's own servers for other traffic.
 
-An MCP server's HTTP stand-in (:mod:`harness.mcp.replay_http`) listens on
+An MCP server's HTTP stand-in (:mod:`harness.mcp._replay_http`) listens on
 127.0.0.1 for the agent's MCP client. When the test also records the model
 through ``llm_cassette``, that client's requests go through the same patched
 HTTP libraries: they would land in the model cassette, and a replay would miss

@@ -215,7 +215,7 @@ class Settings(BaseSettings):
         default=(),
         description="extra variable names passed to bash (secret-like names never are)",
     )
-    # Limits of each bash call (harness.tools.sandbox.limits); 0 switches one off.
+    # Limits of each bash call (harness.tools.sandbox._limits); 0 switches one off.
     bash_memory_mb: int = Field(
         default=8192,
         ge=0,

@@ -3,7 +3,7 @@
 Start-up problems (no script, an invalid script, a bad or busy port) raise
 :class:`ConfigurationError`, which the command prints as one ``error:`` line
 with exit status 2, never a traceback. The command line itself is defined once,
-in ``harness.cli.tools_cmd``; ``python -m harness.simulator`` runs that command.
+in ``harness.cli._tools_cmd``; ``python -m harness.simulator`` runs that command.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from harness.evals.cases import Case
     from harness.evals.check_configs import TrajectorySpec
     from harness.evals.judge import JudgeResult
-    from harness.providers.protocol import LLMProvider
+    from harness.providers import LLMProvider
     from harness.testing.rows.runlog import RunLog
     from harness.testing.rows.workspace import Workspace
 

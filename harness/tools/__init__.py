@@ -1,16 +1,16 @@
 """Tools: the Tool protocol, the registry and its middleware chain, policy, builtins."""
 
-from harness.tools.execution import (
+from harness.tools._execution import (
     ToolExecutionContext,
     ToolExecutionResult,
     ToolExecutionStatus,
     ToolMiddleware,
     ToolNext,
 )
+from harness.tools._policy import ToolPolicyMiddleware
+from harness.tools._protocol import Tool, ToolInput, ToolOutput
+from harness.tools._registry import ToolRegistry, run_tool
 from harness.tools.paths import display_path, resolve_in_workdir
-from harness.tools.policy import ToolPolicyMiddleware
-from harness.tools.protocol import Tool, ToolInput, ToolOutput
-from harness.tools.registry import ToolRegistry, run_tool
 
 __all__ = [
     "Tool",

@@ -6,10 +6,10 @@ import time
 from typing import Any
 
 from harness.tracing._clock import TraceClock
-from harness.tracing.modes import TraceMode
-from harness.tracing.schema import SCHEMA_VERSION
-from harness.tracing.spans import SpanStatus, TraceEvent, TraceSpan, new_event, new_span
-from harness.tracing.tree import TraceTree
+from harness.tracing._modes import TraceMode
+from harness.tracing._schema import SCHEMA_VERSION
+from harness.tracing._spans import SpanStatus, TraceEvent, TraceSpan, new_event, new_span
+from harness.tracing._tree import TraceTree
 
 __all__ = ["ActiveTrace"]
 

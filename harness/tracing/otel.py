@@ -43,8 +43,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from harness.core import ConfigurationError
-from harness.tracing.spans import TraceSpan
-from harness.tracing.tree import TraceTree
+from harness.tracing._spans import TraceSpan
+from harness.tracing._tree import TraceTree
 from harness.version import __version__
 
 if TYPE_CHECKING:

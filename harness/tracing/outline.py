@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from harness.core import TraceAssertionError
-from harness.tracing.spans import TraceSpan
+from harness.tracing._spans import TraceSpan
 
 __all__ = [
     "ANY_NAME",

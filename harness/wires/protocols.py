@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from harness.evals.wire_mutations import BodyMutant
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 from harness.simulator import ErrorReply, Reply
 from harness.simulator.wire_api import Answer, ApiError, Conversation, Ids
 from harness.traffic.wire import Readers

@@ -11,8 +11,8 @@ import pytest
 
 from harness import Settings, build_application
 from harness.app import Application
+from harness.approval._requester import RecordingApprovalRequester
 from harness.approval.records import ApprovalRecord, ApprovalStatus
-from harness.approval.requester import RecordingApprovalRequester
 from harness.core import ApprovalError, Role
 from harness.providers import ScriptedProvider, tool_call
 from harness.testing.assertions.trace_assertions import load_trace, normalize_trace

@@ -24,8 +24,8 @@ from harness.approval.preview import (
 )
 from harness.approval.records import ApprovalRecord
 from harness.providers import ScriptedProvider, tool_call
+from harness.tools._protocol import ToolInput
 from harness.tools.builtin import WriteTool
-from harness.tools.protocol import ToolInput
 
 RMTREE = "rm -rf build && python3 -c \"import shutil; shutil.rmtree('precious')\""
 

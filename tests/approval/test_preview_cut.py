@@ -16,8 +16,8 @@ from pathlib import Path
 
 from harness.approval.preview import ApprovalPreview, CallPreview, render_preview
 from harness.effects import Changeset, FileChange, FileState, changeset_preview, layer_reader
-from harness.effects.files import file_state_at, line_counts
-from harness.effects.paths import AfterBytes
+from harness.effects._files import file_state_at, line_counts
+from harness.effects._paths import AfterBytes
 
 CREATED = 2050
 HIDDEN_DELETION = "m_precious.txt"  # sorts into the middle of the created names

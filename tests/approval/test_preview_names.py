@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from harness import Settings, build_application
 from harness.approval.preview import render_preview
 from harness.effects import changeset_preview, layer_reader, read_changeset
-from harness.effects.names import escape_line, shown_path, unquote_name
-from harness.integrations.feishu.channel import format_approval_message
+from harness.effects._names import escape_line, shown_path, unquote_name
+from harness.integrations.feishu._channel import format_approval_message
 from harness.providers import ScriptedProvider, tool_call
 from harness.tools.sandbox import choose_sandbox
 

@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from harness import Settings, build_application
-from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
-from harness.approval.risk_deletion import DeletionTally, count_overwritten_lines
+from harness.approval._risk import DefaultRiskPolicy, RiskVerdict
+from harness.approval._risk_deletion import DeletionTally, count_overwritten_lines
 from harness.core.messages import ToolCall
 from harness.providers import ScriptedProvider, tool_call
-from harness.session.ref import SessionRef
-from harness.tools.builtin.edit import EditTool
-from harness.tools.execution import ToolExecutionContext
-from harness.tools.protocol import ToolInput
+from harness.session._ref import SessionRef
+from harness.tools._execution import ToolExecutionContext
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._edit import EditTool
 
 
 def lines(count: int, prefix: str = "line") -> str:

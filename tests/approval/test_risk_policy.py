@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.approval.risk import (
+from harness.approval._risk import (
     DefaultRiskPolicy,
     RiskDecision,
     RiskLevel,
@@ -16,11 +16,11 @@ from harness.approval.risk import (
     sensitive_path_reason,
     shell_command_reasons,
 )
-from harness.approval.risk_readonly import NOT_READ_ONLY
+from harness.approval._risk_readonly import NOT_READ_ONLY
 from harness.core.messages import ToolCall
-from harness.tools.builtin.bash import BashTool
-from harness.tools.execution import ToolExecutionContext
-from harness.tools.protocol import ToolInput
+from harness.tools._execution import ToolExecutionContext
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 
 POLICY = DefaultRiskPolicy()
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.approval.risk import DefaultRiskPolicy, RiskVerdict, shell_command_reasons
-from harness.approval.risk_readonly import NOT_READ_ONLY
+from harness.approval._risk import DefaultRiskPolicy, RiskVerdict, shell_command_reasons
+from harness.approval._risk_readonly import NOT_READ_ONLY
 
 DANGER = "dangerous shell command"
 CODE = "runs code the policy cannot read"

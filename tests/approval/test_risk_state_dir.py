@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness import Settings, build_application
+from harness.approval._risk import DefaultRiskPolicy, RiskVerdict
 from harness.approval.middleware import HumanApprovalMiddleware
-from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
 from harness.providers import ScriptedProvider
 from harness.tools.sandbox import choose_sandbox
 

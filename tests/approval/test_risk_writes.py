@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
-from harness.approval.risk_readonly import NOT_READ_ONLY
-from harness.approval.risk_writes import CwdTracker, TreeTooBig, copied_tree_targets
+from harness.approval._risk import DefaultRiskPolicy, RiskVerdict
+from harness.approval._risk_readonly import NOT_READ_ONLY
+from harness.approval._risk_writes import CwdTracker, TreeTooBig, copied_tree_targets
 from harness.shell import resolve_commands
 
 SENSITIVE = "shell command writes to sensitive file"

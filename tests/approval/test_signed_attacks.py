@@ -25,7 +25,7 @@ from harness.approval.keyfile import default_key_path
 from harness.approval.records import ApprovalStatus, tool_call_hash
 from harness.core import ApprovalError, ToolCall
 from harness.providers import ScriptedProvider, tool_call
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
 
 SESSION = "demo"
 

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import Settings
+from harness.approval._signing import ApprovalSigner, read_signed_document
 from harness.approval.keyfile import default_key_path, load_approval_key
 from harness.approval.preview import ApprovalPreview, CallPreview
 from harness.approval.records import APPROVAL_SCHEMA_VERSION, ApprovalRecord
-from harness.approval.signing import ApprovalSigner, read_signed_document
 from harness.core import ApprovalError, ConfigurationError
 
 KEY_A = b"a" * 32

@@ -14,7 +14,7 @@ from harness.approval.decision import RiskDecision, RiskLevel, RiskVerdict
 from harness.approval.middleware import HumanApprovalMiddleware
 from harness.core import Role
 from harness.providers import ScriptedProvider, tool_call
-from harness.tools.execution import ToolExecutionContext
+from harness.tools._execution import ToolExecutionContext
 
 
 class _Answer:

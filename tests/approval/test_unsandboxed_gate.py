@@ -15,8 +15,8 @@ import pytest
 
 from harness import Settings, build_application
 from harness.app import Application
+from harness.approval._risk import DefaultRiskPolicy, RiskVerdict
 from harness.approval.middleware import HumanApprovalMiddleware
-from harness.approval.risk import DefaultRiskPolicy, RiskVerdict
 from harness.providers import ScriptedProvider, tool_call
 from tests.approval.test_risk_policy import DANGEROUS_COMMANDS
 from tests.approval.test_risk_shell_table import READ, TABLE

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from harness import Settings, build_application
-from harness.cli.errors import describe_error, plain_words
-from harness.cli.progress import RunProgress
+from harness.cli._errors import describe_error, plain_words
+from harness.cli._progress import RunProgress
 from harness.core.errors import ConfigurationError, ProviderError
 from harness.providers import ScriptedProvider, tool_call
 from harness.providers.credentials import (
@@ -26,7 +26,7 @@ from harness.providers.credentials import (
     loopback_placeholder_key,
 )
 from harness.simulator import SimulatorServer
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
 
 # -- the progress line -------------------------------------------------------------
 
@@ -216,7 +216,7 @@ def test_engine_stop_warning_is_dropped_only_where_the_cli_prints_it(
 ) -> None:
     import logging
 
-    from harness.cli.application import configure_logging, print_stops_once
+    from harness.cli._application import configure_logging, print_stops_once
 
     logger = logging.getLogger("harness")
     saved = list(logger.handlers)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.cli.gc_pause import collector_paused
+from harness.cli._gc_pause import collector_paused
 
 
 @pytest.fixture

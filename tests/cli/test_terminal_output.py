@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cli.terminal import terminal_safe
+from harness.cli._terminal import terminal_safe
 
 # Clear screen, hide the cursor, retitle the window, an OSC 8 link, a bidi override.
 HOSTILE = (

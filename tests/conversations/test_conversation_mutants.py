@@ -16,7 +16,7 @@ import pytest
 from harness.core import LLMRequest, LLMResponse, Message, ToolCall
 from harness.core.roles import USER_OPENING
 from harness.evals import load_report, render_mutants, summarize_mutants
-from harness.evals.conversation_mutants import (
+from harness.evals._conversation_mutants import (
     ConversationMutant,
     conversation_mutants,
     earlier_turn,

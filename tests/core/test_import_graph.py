@@ -131,7 +131,7 @@ HOUSES = frozenset({"harness.testing"})
 
 
 def room_of(module: str) -> str:
-    """``harness.approval.risk`` -> ``approval``; the package root is ``harness``;
+    """``harness.approval._risk`` -> ``approval``; the package root is ``harness``;
     in a house, a sub-package: ``harness.testing.cassettes.llm_paths`` -> ``testing.cassettes``."""
     parts = module.split(".")
     if len(parts) > 2 and ".".join(parts[:2]) in HOUSES and (ROOT / parts[1] / parts[2]).is_dir():
@@ -171,7 +171,7 @@ def test_the_reader_sees_function_level_and_relative_imports(imports: list[Impor
     # imports its version at module level, the CLI imports commands in a function.
     seen = {(a.source, a.target) for a in imports}
     assert ("harness", "harness.version") in seen
-    assert ("harness.cli.main", "harness.cli.approval_cmd") in seen
+    assert ("harness.cli._main", "harness.cli._approval_cmd") in seen
 
 
 def test_a_private_module_of_a_testing_room_is_private_to_that_room() -> None:
@@ -245,7 +245,7 @@ FAULTS = {
         "\nfrom harness import __version__\n",
         ROOT_UP,
     ),
-    "a module circle": ("engine/run_types.py", "\nimport harness.engine.loop\n", CIRCLES),
+    "a module circle": ("engine/_run_types.py", "\nimport harness.engine._loop\n", CIRCLES),
 }
 
 

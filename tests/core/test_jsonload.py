@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from harness import Settings, build_application
 from harness.core import ApprovalError, ConfigurationError, HarnessError
-from harness.evals.report import EvalReport, load_report
+from harness.evals._report import EvalReport, load_report
 from harness.jsonload import DEFAULT_MAX_DEPTH, JsonTooDeepError, json_depth, load_json
 from harness.providers import ScriptedProvider, tool_call
 

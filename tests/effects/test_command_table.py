@@ -29,9 +29,9 @@ from harness.effects import (
     changeset_preview,
     layer_reader,
 )
-from harness.effects.files import line_counts
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.effects._files import line_counts
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from tests.effects.cases import CASES, PAUSE, SAMPLE
 from tests.effects.conftest import GIT_ENV, snapshot
 

@@ -7,8 +7,8 @@ import difflib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.effects.diff import line_opcodes, unified
-from harness.effects.files import line_counts
+from harness.effects._diff import line_opcodes, unified
+from harness.effects._files import line_counts
 
 _LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d"]), max_size=30)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.effects.gitindex import index_hashes
+from harness.effects._gitindex import index_hashes
 from tests.effects.conftest import GIT_ENV
 
 

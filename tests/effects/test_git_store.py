@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.effects.changeset import FileChange, FileState
-from harness.effects.gitstore import git_store_reasons
+from harness.effects._changeset import FileChange, FileState
+from harness.effects._gitstore import git_store_reasons
 
 OLD = FileState(kind="file", mode=0o644, size=4, sha256="0" * 64)
 NEW = FileState(kind="file", mode=0o644, size=8, sha256="1" * 64)

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.approval.risk import DefaultRiskPolicy
+from harness.approval._risk import DefaultRiskPolicy
 from harness.core.errors import ConfigurationError
 from harness.effects import DEFER_KEY, LAYER_KEY, EffectDecision, EffectPolicy, Layer, layer_reader
 from harness.effects.codepaths import CodePaths
 from harness.settings import Settings
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from tests.effects.conftest import GIT_ENV, snapshot
 
 PAUSE, FREE = "pause", "free"

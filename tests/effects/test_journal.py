@@ -19,8 +19,8 @@ import pytest
 
 from harness import Settings, build_application
 from harness.core import LLMRequest, LLMResponse
-from harness.effects.journal import JournalEntry, JournalStore
-from harness.effects.journal_undo import UndoRefused, later_entries, undo_entries
+from harness.effects._journal import JournalEntry, JournalStore
+from harness.effects._journal_undo import UndoRefused, later_entries, undo_entries
 from harness.providers import ScriptedProvider, tool_call
 from harness.tools.sandbox import choose_sandbox
 

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.effects import Changeset, FileChange, apply_changeset, read_changeset
-from harness.effects.journal import JournalEntry, JournalOrigin, JournalStore, UndoJournal
-from harness.effects.journal_budget import copy_sparse, sparse_sha256
-from harness.effects.journal_undo import undo_entries
+from harness.effects._journal import JournalEntry, JournalOrigin, JournalStore, UndoJournal
+from harness.effects._journal_budget import copy_sparse, sparse_sha256
+from harness.effects._journal_undo import undo_entries
 from tests.effects.test_reader_apply_props import TREES, Tree, _read, _upper, _write
 
 NAMES = st.binary(min_size=1, max_size=40).filter(
@@ -66,7 +66,7 @@ def test_any_file_name_survives_a_journal_entry(name: bytes) -> None:
         path = os.fsencode(work) + b"/" + name
         with open(path, "wb") as handle:
             handle.write(b"prior\n")
-        from harness.effects.files import file_state
+        from harness.effects._files import file_state
 
         before = file_state(path)
         journal = UndoJournal(Path(tmp) / "state", JournalOrigin(run="r", call="c"))

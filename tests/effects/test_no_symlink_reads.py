@@ -20,14 +20,14 @@ import pytest
 from harness import Settings, build_application
 from harness.approval.preview import render_preview
 from harness.effects import changeset_preview, layer_reader, read_changeset
-from harness.effects.beneath import (
+from harness.effects._beneath import (
     listdir_beneath,
     lstat_beneath,
     open_dir_beneath,
     openat2_available,
     read_beneath,
 )
-from harness.effects.files import file_state_at, read_bytes_at
+from harness.effects._files import file_state_at, read_bytes_at
 from harness.providers import ScriptedProvider, tool_call
 from harness.tools.sandbox import choose_sandbox
 

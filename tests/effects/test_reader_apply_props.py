@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.effects import apply_changeset, read_changeset
-from harness.effects.files import line_counts
+from harness.effects._files import line_counts
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="whiteouts need CAP_MKNOD (root)")
 

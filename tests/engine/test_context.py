@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.core import Message, Role, ToolCall
-from harness.engine.context import ContextCompactor
+from harness.engine._context import ContextCompactor
 
 
 def _history(shape: list[tuple[str, int]]) -> list[Message]:

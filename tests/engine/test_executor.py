@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness.core import RAW_ARGUMENTS_KEY, ToolCall
-from harness.engine.executor import ToolExecutor
+from harness.engine._executor import ToolExecutor
 from harness.tools import ToolInput, ToolRegistry
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from harness import RunMode, Settings, build_application
 from harness.core import LLMRequest, ToolChoice
-from harness.engine.run_policy import phase_for_step, tool_policy_for_phase, visible_tools
-from harness.engine.run_types import Phase
+from harness.engine._run_policy import phase_for_step, tool_policy_for_phase, visible_tools
+from harness.engine._run_types import Phase
 from harness.providers import ScriptedProvider, tool_call
 
 ENABLED = ("read", "write", "bash")

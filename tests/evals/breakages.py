@@ -34,7 +34,7 @@ def _autouse(body: str) -> str:
 
 REVERSED_OBSERVATIONS = _autouse("""
 import dataclasses
-from harness.engine.executor import ToolExecutor
+from harness.engine._executor import ToolExecutor
 real = ToolExecutor.run_tool_batch
 def run_tool_batch(self, tool_calls, **kw):
     batch = real(self, tool_calls, **kw)
@@ -46,7 +46,7 @@ monkeypatch.setattr(ToolExecutor, "run_tool_batch", run_tool_batch)
 SWAPPED_CONTENTS = _autouse("""
 import dataclasses
 from harness.core import Message
-from harness.engine.executor import ToolExecutor
+from harness.engine._executor import ToolExecutor
 real = ToolExecutor.run_tool_batch
 def run_tool_batch(self, tool_calls, **kw):
     batch = real(self, tool_calls, **kw)
@@ -68,7 +68,7 @@ monkeypatch.setattr(UsageTrackingProvider, "complete", complete)
 """)
 
 READS_RUN_ONE_AFTER_ANOTHER = _autouse("""
-import harness.engine.executor as executor
+import harness.engine._executor as executor
 monkeypatch.setattr(executor, "PARALLEL_SAFE_TOOL_NAMES", frozenset())
 """)
 
@@ -94,7 +94,7 @@ for cls in (OpenAIProvider, OpenAIResponsesProvider, AnthropicProvider, GeminiPr
 """)
 
 CHILD_GETS_WRITE = _autouse("""
-import harness.subagent.runner as runner
+import harness.subagent._runner as runner
 from harness.tools.builtin import WriteTool
 class Registry(runner.ToolRegistry):
     def __init__(self, tools=(), *args, **kwargs):
@@ -120,7 +120,7 @@ monkeypatch.setattr(harness, "build_application", build_application)
 """)
 
 REPORT_CAP_LIFTED = _autouse("""
-from harness.subagent.tool import ExplorerSubagentTool
+from harness.subagent._tool import ExplorerSubagentTool
 real = ExplorerSubagentTool.__init__
 def init(self, runner, *, max_result_chars=4000):
     real(self, runner, max_result_chars=10**6)
@@ -128,13 +128,13 @@ monkeypatch.setattr(ExplorerSubagentTool, "__init__", init)
 """)
 
 CHILD_SHARES_PARENT_SESSION = _autouse("""
-import harness.subagent.runner as runner
+import harness.subagent._runner as runner
 monkeypatch.setattr(runner, "child_session_for", lambda parent, tool_call_id=None: parent)
 """)
 
 EXPLORE_RETURNS_THE_RAW_FILES = _autouse("""
-from harness.subagent.tool import ExplorerSubagentTool
-from harness.tools.protocol import ToolOutput
+from harness.subagent._tool import ExplorerSubagentTool
+from harness.tools._protocol import ToolOutput
 real = ExplorerSubagentTool.run
 def run(self, tool_input):
     real(self, tool_input)  # the child still reads the files, but the parent gets them raw
@@ -144,7 +144,7 @@ monkeypatch.setattr(ExplorerSubagentTool, "run", run)
 """)
 
 EDIT_WRITES_NOTHING = _autouse("""
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 real = EditTool.run
 def run(self, tool_input):
     path = tool_input.workdir / tool_input.arguments["path"]
@@ -156,7 +156,7 @@ monkeypatch.setattr(EditTool, "run", run)
 """)
 
 EDIT_OVERWRITES_THE_FILE = _autouse("""
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 real = EditTool.run
 def run(self, tool_input):
     observation = real(self, tool_input)
@@ -184,7 +184,7 @@ monkeypatch.setattr(HumanApprovalMiddleware, "__init__", init)
 """)
 
 REJECT_RUNS_THE_CALL = _autouse("""
-from harness.engine.approval_resume import ApprovalResumeRunner
+from harness.engine._approval_resume import ApprovalResumeRunner
 real = ApprovalResumeRunner._apply
 def apply(self, state, record, checkpoint, verdict, reason):
     return real(self, state, record, checkpoint, "approve", reason)
@@ -192,7 +192,7 @@ monkeypatch.setattr(ApprovalResumeRunner, "_apply", apply)
 """)
 
 REJECT_REASON_DROPPED = _autouse("""
-from harness.engine.approval_resume import ApprovalResumeRunner
+from harness.engine._approval_resume import ApprovalResumeRunner
 real = ApprovalResumeRunner._apply
 def apply(self, state, record, checkpoint, verdict, reason):
     return real(self, state, record, checkpoint, verdict, None)
@@ -200,10 +200,10 @@ monkeypatch.setattr(ApprovalResumeRunner, "_apply", apply)
 """)
 
 TAMPER_CHECKS_SKIPPED = _autouse("""
-from harness.engine.approval_resume import ApprovalResumeRunner
+from harness.engine._approval_resume import ApprovalResumeRunner
 monkeypatch.setattr(ApprovalResumeRunner, "_verify", staticmethod(lambda *args: None))
 try:  # where approvals and checkpoints are signed, the signature check goes too
-    from harness.approval.signing import ApprovalSigner
+    from harness.approval._signing import ApprovalSigner
 except ImportError:
     ApprovalSigner = None
 if ApprovalSigner is not None:
@@ -211,7 +211,7 @@ if ApprovalSigner is not None:
 """)
 
 CHECKPOINT_SIGNATURE_UNCHECKED = _autouse("""
-import harness.engine.approval_resume as resume
+import harness.engine._approval_resume as resume
 class AnyDigest:
     @staticmethod
     def compare_digest(a, b):
@@ -221,28 +221,28 @@ monkeypatch.setattr(resume, "hmac", AnyDigest)
 
 CONCURRENT_RESUMES_BOTH_RUN = _autouse("""
 import contextlib
-from harness.approval.ledger import DecisionLedger
-from harness.approval.store import ApprovalStore
+from harness.approval._ledger import DecisionLedger
+from harness.approval._store import ApprovalStore
 # The claim is no longer atomic: no lock around read-check-save, no ledger refusal.
 monkeypatch.setattr(ApprovalStore, "locked", lambda self, record: contextlib.nullcontext())
 monkeypatch.setattr(DecisionLedger, "claim", lambda self, approval_id, decision: None)
 """)
 
 DENYLIST_IGNORED = _autouse("""
-from harness.tools.policy import ToolPolicyMiddleware
+from harness.tools._policy import ToolPolicyMiddleware
 monkeypatch.setattr(ToolPolicyMiddleware, "__call__", lambda self, ctx, nxt: nxt(ctx))
 """)
 
 DENIAL_RECORDED_AS_COMPLETED = _autouse("""
-from harness.tools.execution import ToolExecutionResult
+from harness.tools._execution import ToolExecutionResult
 def denied(cls, observation, error_type="tool_denied"):
     return cls.error(observation, error_type)  # status completed: the trace says it ran
 monkeypatch.setattr(ToolExecutionResult, "denied", classmethod(denied))
 """)
 
 DENIAL_REASON_HIDDEN = _autouse("""
-from harness.tools.execution import ToolExecutionResult
-from harness.tools.policy import ToolPolicyMiddleware
+from harness.tools._execution import ToolExecutionResult
+from harness.tools._policy import ToolPolicyMiddleware
 real = ToolPolicyMiddleware.__call__
 def call(self, ctx, nxt):
     result = real(self, ctx, nxt)
@@ -254,7 +254,7 @@ monkeypatch.setattr(ToolPolicyMiddleware, "__call__", call)
 
 
 EDIT_SKIPS_THE_EXACT_STAGE = _autouse("""
-import harness.tools.builtin.edit_matching as matching
+import harness.tools.builtin._edit_matching as matching
 real = matching._find
 def find(doc, query, stage, expected, threshold):
     if stage is matching.Stage.EXACT:
@@ -264,7 +264,7 @@ monkeypatch.setattr(matching, "_find", find)
 """)
 
 APPROVAL_NOT_CONSUMED = _autouse("""
-from harness.engine.approval_resume import ApprovalResumeRunner
+from harness.engine._approval_resume import ApprovalResumeRunner
 real = ApprovalResumeRunner._claim
 def claim(self, *args, **kwargs):
     self.ledger = None  # where a decision ledger exists, it forgets too
@@ -276,7 +276,7 @@ monkeypatch.setattr(ApprovalResumeRunner, "_claim", claim)
 
 
 CHILD_BUDGET_IGNORED = _autouse("""
-from harness.subagent.runner import SubagentRunner
+from harness.subagent._runner import SubagentRunner
 real = SubagentRunner.run_explorer
 def run_explorer(self, parent, task, max_steps, **kwargs):
     return real(self, parent, task, 12, **kwargs)  # whatever the parent asked for
@@ -286,7 +286,7 @@ monkeypatch.setattr(SubagentRunner, "run_explorer", run_explorer)
 
 def _budget(change: str) -> str:
     return _autouse(f"""
-from harness.engine.loop import MainLoop
+from harness.engine._loop import MainLoop
 real = MainLoop.new_state
 def new_state(self, prompt, *, session, mode, max_steps):
     return real(self, prompt, session=session, mode=mode, max_steps={change})
@@ -295,8 +295,8 @@ monkeypatch.setattr(MainLoop, "new_state", new_state)
 
 
 STOP_REASON_MISLABELLED = _autouse("""
-from harness.engine.loop import MainLoop
-from harness.engine.run_types import StopReason
+from harness.engine._loop import MainLoop
+from harness.engine._run_types import StopReason
 real = MainLoop._finish
 def finish(self, state, reason, text, **kwargs):
     if reason is StopReason.MAX_STEPS:

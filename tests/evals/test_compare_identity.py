@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.evals import EvalReport, EvalRow, Source, Status, Verdict, compare_reports
-from harness.evals.gate import GateSettings, judge_rates
+from harness.evals._gate import GateSettings, judge_rates
 
 _FILES = ("evals/test_a.py", "evals/test_b.py", "evals/sub/test_a.py")
 

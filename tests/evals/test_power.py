@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.evals.gate import GateSettings, Status, judge_rates
-from harness.evals.stats import (
+from harness.evals._gate import GateSettings, Status, judge_rates
+from harness.evals._stats import (
     EXACT_MAX_RUNS,
     detectable_drop,
     drop_power,

@@ -12,9 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.evals import EvalReport, EvalRow, Source, Verdict, compare_reports, load_report
-from harness.evals.gate import FailOn, GateSettings, Status, judge_rates
-from harness.evals.reliability import case_pass_k, compare_suites, judge_pass_k, suite_pass_k
-from harness.evals.stats import (
+from harness.evals._gate import FailOn, GateSettings, Status, judge_rates
+from harness.evals._stats import (
     Interval,
     drop_interval,
     pass_hat_k,
@@ -22,6 +21,7 @@ from harness.evals.stats import (
     wilson_interval,
     wilson_mean_interval,
 )
+from harness.evals.reliability import case_pass_k, compare_suites, judge_pass_k, suite_pass_k
 
 
 @st.composite

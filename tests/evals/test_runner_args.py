@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.evals import run_evals
-from harness.evals.runner import _default_dist, _same_order_in_every_shard
+from harness.evals._runner import _default_dist, _same_order_in_every_shard
 
 
 @pytest.mark.parametrize(

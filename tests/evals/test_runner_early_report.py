@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.evals import load_report
-from harness.evals.runner import run_evals
+from harness.evals._runner import run_evals
 
 EVALS = """
 import pytest

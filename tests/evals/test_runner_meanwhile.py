@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.evals.runner import run_evals
+from harness.evals._runner import run_evals
 
 # An eval that passes only once ``go`` appears beside the project: only a callback
 # made while pytest runs can let it pass. It says when it started, and when it gave

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.evals import EvalReport, EvalRow, Verdict, compare_reports
-from harness.evals.gate import Status
+from harness.evals._gate import Status
 from harness.evals.sequential import EpochTally, render_stops, stop_reason
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.evals.stats import Interval, fisher_drop_p, wilson_interval
+from harness.evals._stats import Interval, fisher_drop_p, wilson_interval
 
 
 def _scipy_stats() -> Any:

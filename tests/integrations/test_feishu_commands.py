@@ -9,7 +9,7 @@ import pytest
 
 from harness.approval.records import ApprovalRecord
 from harness.core import ApprovalError
-from harness.engine.run_types import RunResult, StopReason
+from harness.engine._run_types import RunResult, StopReason
 from harness.integrations.feishu import (
     ApprovalCommand,
     ApprovalCommandError,

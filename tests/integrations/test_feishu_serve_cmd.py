@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.serve_cmd  # noqa: F401 - registers the command on the app
+import harness.cli._serve_cmd  # noqa: F401 - registers the command on the app
 import harness.integrations.feishu as feishu
 from harness.cli import app
 

@@ -100,19 +100,19 @@ def test_signature_matches_feishu_definition() -> None:
 
 
 MODULES = [
-    "bounded_json",
-    "channel",
-    "client",
-    "commands",
-    "dedup",
-    "events",
-    "fakes",
-    "incoming",
-    "longconn",
-    "serial",
-    "server",
+    "_bounded_json",
+    "_channel",
+    "_client",
+    "_commands",
+    "_dedup",
+    "_events",
+    "_fakes",
+    "_incoming",
+    "_longconn",
+    "_serial",
+    "_server",
     "settings",
-    "webhook",
+    "_webhook",
 ]
 
 
@@ -139,7 +139,7 @@ def test_package_re_exports_every_module_surface() -> None:
 @pytest.mark.deep
 def test_importing_the_adapter_does_not_import_the_extra() -> None:
     code = (
-        "import sys, harness, harness.integrations.feishu, harness.cli.serve_cmd; "
+        "import sys, harness, harness.integrations.feishu, harness.cli._serve_cmd; "
         "print([m for m in ('lark_oapi', 'starlette', 'uvicorn') if m in sys.modules])"
     )
     done = subprocess.run(

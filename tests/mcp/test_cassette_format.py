@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.core.errors import CassetteError, ConfigurationError
-from harness.mcp.cassette import (
+from harness.mcp._cassette import (
     MISS_CODE,
     McpCassette,
     TapePlayer,
@@ -20,8 +20,8 @@ from harness.mcp.cassette import (
     load_cassette,
     save_cassette,
 )
-from harness.mcp.check import check_mcp_cassette
-from harness.mcp.config import expand_env, load_mcp_config
+from harness.mcp._check import check_mcp_cassette
+from harness.mcp._config import expand_env, load_mcp_config
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.providers.scripted import ScriptedProvider, tool_call
+from harness.providers._scripted import ScriptedProvider, tool_call
 
 SERVER = Path(__file__).with_name("server_app.py")
 

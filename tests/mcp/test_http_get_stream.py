@@ -17,8 +17,8 @@ import anyio
 import httpx
 import pytest
 
-from harness.mcp.cassette import McpExchange, McpServerTape, TapePlayer, TapeRecorder
-from harness.mcp.replay_http import McpHttpStandIn
+from harness.mcp._cassette import McpExchange, McpServerTape, TapePlayer, TapeRecorder
+from harness.mcp._replay_http import McpHttpStandIn
 from tests.mcp.servers import new_tag, start_http_server
 
 pytest.importorskip("mcp")

@@ -149,7 +149,7 @@ def test_the_mcp_cassette_follows_the_model_cassettes_model_folder(
     pytester: pytest.Pytester, args: tuple[str, ...], model: str
 ) -> None:
     """Where ``--harness-mutants`` looks for it: beside ``<model>/<file>/<test>.yaml``."""
-    from harness.mcp.cassette import McpCassette, McpServerTape, save_cassette
+    from harness.mcp._cassette import McpCassette, McpServerTape, save_cassette
 
     pytester.makepyfile(test_agent=MODEL_TEST)
     tape = McpServerTape(transport="stdio", target="never-started")
@@ -163,7 +163,7 @@ def test_the_mcp_cassette_follows_the_model_cassettes_model_folder(
 def test_a_cassette_at_the_path_before_the_model_folder_is_named_with_its_move(
     pytester: pytest.Pytester,
 ) -> None:
-    from harness.mcp.cassette import McpCassette, McpServerTape, save_cassette
+    from harness.mcp._cassette import McpCassette, McpServerTape, save_cassette
 
     pytester.makepyfile(
         test_agent="""

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.evals.tool_result_mutants import mutated_cassette, tool_result_mutants_beside
-from harness.mcp.cassette import (
+from harness.mcp._cassette import (
     McpCassette,
     McpExchange,
     McpServerTape,

@@ -14,8 +14,8 @@ import pytest
 
 from harness import Settings, build_application
 from harness.mcp import McpRecording, load_mcp_config
-from harness.mcp.cassette import McpCassette, McpExchange, McpServerTape, save_cassette
-from harness.providers.scripted import ScriptedProvider, tool_call
+from harness.mcp._cassette import McpCassette, McpExchange, McpServerTape, save_cassette
+from harness.providers._scripted import ScriptedProvider, tool_call
 
 pytest.importorskip("mcp")
 

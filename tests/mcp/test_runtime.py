@@ -17,7 +17,7 @@ import pytest
 from harness import Settings, build_application
 from harness.app import Application
 from harness.core.errors import ConfigurationError
-from harness.providers.scripted import ScriptedProvider, tool_call
+from harness.providers._scripted import ScriptedProvider, tool_call
 from tests.mcp.servers import new_tag, processes_with, start_http_server, stdio_config
 
 pytest.importorskip("mcp")

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.mcp.cassette import McpServerTape, TapePlayer, TapeRecorder
-from harness.mcp.replay_http import McpHttpStandIn
+from harness.mcp._cassette import McpServerTape, TapePlayer, TapeRecorder
+from harness.mcp._replay_http import McpHttpStandIn
 from harness.recording import use_cassette
 from harness.recording.stand_ins import is_stand_in
 

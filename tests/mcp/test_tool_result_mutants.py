@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.evals.tool_result_mutants import derive_tool_result_mutants, mutated_cassette
-from harness.mcp.cassette import McpCassette, McpExchange, McpServerTape
+from harness.mcp._cassette import McpCassette, McpExchange, McpServerTape
 
 pytest.importorskip("mcp")
 

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.mcp.cassette import McpCassette, McpExchange, McpServerTape, save_cassette
-from harness.mcp.live import LiveComparer
+from harness.mcp._cassette import McpCassette, McpExchange, McpServerTape, save_cassette
+from harness.mcp._live import LiveComparer
 from harness.mcp.replay import main
 from tests.mcp.servers import SERVER, new_tag, processes_with, start_http_server
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.mcp.cassette import McpExchange, McpServerTape
+from harness.mcp._cassette import McpExchange, McpServerTape
 from harness.testing.cassettes.mcp_traffic import mark_mcp_calls
 from harness.tracing import Tracer, TraceTree
 

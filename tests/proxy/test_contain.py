@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import ConfigurationError
-from harness.proxy.contain import ContainedCommand, Refusal, contained_command, unreachable_hosts
+from harness.proxy._contain import ContainedCommand, Refusal, contained_command, unreachable_hosts
 
 # A hang guard for the child's socket calls, never a timing assertion.
 _GUARD_SECONDS = 30

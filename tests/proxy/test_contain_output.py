@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.proxy.contain import unreachable_hosts
+from harness.proxy._contain import unreachable_hosts
 
 _labels = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=12)
 hosts = st.lists(_labels, min_size=2, max_size=4).map(".".join)

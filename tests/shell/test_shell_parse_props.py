@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.approval.risk import (
+from harness.approval._risk import (
     DefaultRiskPolicy,
     RiskDecision,
     RiskVerdict,
     shell_command_reasons,
 )
-from harness.approval.risk_env import CODE_VARIABLES
-from harness.approval.risk_readers import ANY_ARGUMENTS, READERS
-from harness.approval.risk_sed import sed_runs_code
+from harness.approval._risk_env import CODE_VARIABLES
+from harness.approval._risk_readers import ANY_ARGUMENTS, READERS
+from harness.approval._risk_sed import sed_runs_code
 from harness.shell import ShellParseError, resolve_commands
 
 POLICY = DefaultRiskPolicy()

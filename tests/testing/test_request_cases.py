@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from harness.evals import load_report
+from harness.evals._mutant_table import render_mutants
 from harness.evals.cases import load_case_file
-from harness.evals.mutant_table import render_mutants
 from harness.testing import sent_requests
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.tools.builtin.bash import BashTool
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import check_bwrap, find_bwrap, landlock_problem
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from harness.core.errors import ConfigurationError, ToolError
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import Tool, ToolInput, ToolOutput
+from harness.tools._protocol import Tool, ToolInput, ToolOutput
+from harness.tools.builtin._bash import BashTool
 
 Survivors = Callable[[str], list[int]]
 

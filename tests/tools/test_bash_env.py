@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import Settings
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import DEFAULT_PATH, EnvironmentFilter, is_forbidden_name
 
 SECRETS = {

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from tests.tools.conftest import needs_bwrap, needs_landlock
 
 Survivors = Callable[[str], list[int]]
@@ -120,7 +120,7 @@ def test_a_fork_loop_is_stopped(
 TIOCSTI_PROBE = r"""
 import fcntl, os, sys, termios
 from pathlib import Path
-from harness.tools.builtin.bash import BashTool
+from harness.tools.builtin._bash import BashTool
 from harness.tools import ToolInput
 
 os.setsid()

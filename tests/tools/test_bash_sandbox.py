@@ -16,8 +16,8 @@ from harness import Settings, build_application
 from harness.core.errors import ToolError
 from harness.providers import ScriptedProvider, tool_call
 from harness.testing import load_trace
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput, ToolOutput
+from harness.tools._protocol import ToolInput, ToolOutput
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import bwrap_argv, check_bwrap, find_bwrap
 from tests.tools.conftest import needs_landlock
 

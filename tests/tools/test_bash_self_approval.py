@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from harness.tools.sandbox import check_bwrap, find_bwrap
-from harness.tools.sandbox.cgroup import pids_root
+from harness.tools.sandbox._cgroup import pids_root
 from tests.tools.conftest import needs_landlock
 
 BWRAP_PROBLEM = check_bwrap(find_bwrap()).problem

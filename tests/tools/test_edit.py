@@ -11,7 +11,7 @@ import pytest
 
 from harness.core import ToolCall, ToolError
 from harness.tools import Tool, ToolExecutionContext, ToolInput, ToolOutput, run_tool
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 
 GREETING = "def greet(name):\n    print('hi', name)\n    return name\n"
 

@@ -10,7 +10,7 @@ import pytest
 
 from harness.core import ToolError
 from harness.tools import ToolInput, ToolOutput
-from harness.tools.builtin.edit import EditTool
+from harness.tools.builtin._edit import EditTool
 
 PY = (
     b"def greet(name):\n    message = 'hi ' + name\n    return message\n"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from harness.tools.builtin.edit_matching import (
+from harness.tools.builtin._edit_matching import (
     MatchAmbiguous,
     MatchFound,
     MatchMissing,
@@ -183,6 +183,6 @@ def _occurrences(text: str, needle: str) -> int:
 
 def test_overlapping_occurrences_are_ambiguous() -> None:
     # Found by hypothesis: "===" sits at offsets 4 and 5 of "::::====".
-    from harness.tools.builtin.edit_matching import MatchAmbiguous
+    from harness.tools.builtin._edit_matching import MatchAmbiguous
 
     assert isinstance(match_edit("::::====", "===", ":"), MatchAmbiguous)

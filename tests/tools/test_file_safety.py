@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from harness.core import ToolError
 from harness.tools import ToolInput
+from harness.tools._safe_open import read_regular_file, replace_regular_file
 from harness.tools.builtin import EditTool, ReadTool, WriteTool
 from harness.tools.paths import FileScope
-from harness.tools.safe_open import read_regular_file, replace_regular_file
 
 JOIN_SECONDS = 30  # only a bound so a regression fails instead of hanging the suite
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.tools.sandbox.landlock import FILE_RIGHTS, READ, WRITE, zone_rules
+from harness.tools.sandbox._landlock import FILE_RIGHTS, READ, WRITE, zone_rules
 
 NAMES = st.sampled_from(["a", "b", "c"])
 TREE = st.lists(st.lists(NAMES, min_size=1, max_size=3), min_size=1, max_size=8)

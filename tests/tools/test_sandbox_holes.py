@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from tests.tools.conftest import needs_bwrap, needs_landlock
 
 # Opens each file for writing and closes it at once; prints the ones that opened.
@@ -114,7 +114,7 @@ def _as_nobody(base: Path, guard: bool) -> str:
             if not guard:
                 import ctypes
 
-                import harness.tools.sandbox.launch as launch
+                import harness.tools.sandbox._launch as launch
 
                 # setuid made this process non-dumpable; an ordinary non-root harness
                 # (started as that user) is dumpable: put that back, then skip the guards.

@@ -13,10 +13,10 @@ import pytest
 
 from harness.core.errors import ToolError
 from harness.settings import Settings
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import ResourceLimits
-from harness.tools.sandbox.cgroup import pids_root
+from harness.tools.sandbox._cgroup import pids_root
 from tests.tools.conftest import needs_landlock
 
 # Generous everywhere but the one limit a test hits.

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import ToolError
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import EnvironmentFilter, is_forbidden_name
 from tests.tools.conftest import needs_landlock
 

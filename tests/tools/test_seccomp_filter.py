@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.tools.sandbox.seccomp import program
+from harness.tools.sandbox._seccomp import program
 
 ALLOW, ERRNO = 0x7FFF0000, 0x00050000
 ARCHES = {

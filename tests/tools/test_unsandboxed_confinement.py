@@ -1,7 +1,7 @@
 """Bash without bwrap, attacked as an agent would: the state, the key, harness's process.
 
 Every call here is ``HARNESS_BASH_SANDBOX=off``: no namespaces, only the
-Landlock domain the call runs under (``harness.tools.sandbox.confinement``).
+Landlock domain the call runs under (``harness.tools.sandbox._confinement``).
 The state dir and the key dir sit beside the workdir with real content and a
 fake provider key is in harness's environment; each attack must come back
 empty-handed and leave nothing behind, while ordinary work in the workdir and
@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import ToolError
-from harness.tools.builtin.bash import BashTool
-from harness.tools.protocol import ToolInput
+from harness.tools._protocol import ToolInput
+from harness.tools.builtin._bash import BashTool
 from harness.tools.sandbox import confinement_problem
-from harness.tools.sandbox.landlock import landlock_abi
+from harness.tools.sandbox._landlock import landlock_abi
 from tests.tools.conftest import needs_landlock
 
 pytestmark = needs_landlock

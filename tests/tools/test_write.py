@@ -11,8 +11,8 @@ import pytest
 
 from harness.core import ToolError
 from harness.tools import Tool, ToolInput, ToolOutput
-from harness.tools.builtin.file_io import atomic_write, decode_utf8, is_binary
-from harness.tools.builtin.write import WriteTool
+from harness.tools.builtin._file_io import atomic_write, decode_utf8, is_binary
+from harness.tools.builtin._write import WriteTool
 from harness.tools.paths import FileScope
 
 

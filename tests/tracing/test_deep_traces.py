@@ -11,8 +11,8 @@ import pytest
 
 from harness.jsonload import TRACE_MAX_DEPTH
 from harness.tracing import TraceFormatError, TraceTree
+from harness.tracing._render import render_trace
 from harness.tracing.outline import span_path
-from harness.tracing.render import render_trace
 
 TIME = "2026-12-01T00:00:00+00:00"
 

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from harness.tracing.errors import TraceFormatError
-from harness.tracing.schema import load_trace_schema, validate_trace_document
-from harness.tracing.schema_check import conforms as _conforms
-from harness.tracing.schema_check import rules_of
+from harness.tracing._errors import TraceFormatError
+from harness.tracing._schema import load_trace_schema, validate_trace_document
+from harness.tracing._schema_check import conforms as _conforms
+from harness.tracing._schema_check import rules_of
 
 REFERENCE = Draft202012Validator(load_trace_schema())
 RULES = rules_of(load_trace_schema())

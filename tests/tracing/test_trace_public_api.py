@@ -9,20 +9,20 @@ import pytest
 import harness.tracing
 
 MODULES = [
-    "catalog",
-    "errors",
-    "modes",
-    "null",
+    "_catalog",
+    "_errors",
+    "_modes",
+    "_null",
     "otel",
     "outline",
-    "recorders",
-    "redaction",
-    "render",
-    "schema",
-    "scope",
-    "spans",
-    "tracer",
-    "tree",
+    "_recorders",
+    "_redaction",
+    "_render",
+    "_schema",
+    "_scope",
+    "_spans",
+    "_tracer",
+    "_tree",
 ]
 
 

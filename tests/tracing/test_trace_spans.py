@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.tracing import TraceSpan, outline_text, span_label, span_path
-from harness.tracing.spans import new_event, new_span
+from harness.tracing._spans import new_event, new_span
 
 
 def test_fast_built_span_equals_a_validated_span() -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.jsonload import FAST_DEPTH, json_depth
-from harness.tracing import FileTraceRecorder, TraceFormatError, Tracer, TraceTree, written
-from harness.tracing import tree as tree_module
+from harness.tracing import FileTraceRecorder, TraceFormatError, Tracer, TraceTree
+from harness.tracing import _tree as tree_module
+from harness.tracing import _written as written
 
 
 @pytest.fixture

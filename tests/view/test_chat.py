@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.tracing import TraceTree
 from harness.view import build_trace_page, trace_data
-from harness.view.chat import is_conversation
+from harness.view._chat import is_conversation
 from tests.view.traces import HOSTILE_TEXT, conversation_tree, overlapping_tree
 
 

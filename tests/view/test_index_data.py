@@ -13,7 +13,7 @@ import pytest
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
 from harness.view import ViewError, index_data, write_index_page
-from harness.view.report_folder import read_report_folder, run_time
+from harness.view._report_folder import read_report_folder, run_time
 
 
 def _row(case: str, provider: str = "openai", verdict: Verdict = Verdict.PASS) -> EvalRow:

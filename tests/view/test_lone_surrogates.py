@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.evals import load_report
-from harness.evals.report import EvalReport, EvalRow
-from harness.evals.rows import Verdict
+from harness.evals._report import EvalReport, EvalRow
+from harness.evals._rows import Verdict
 from harness.jsonload import load_json
 
 LONE = "\ud800"  # a high surrogate with no low one after it

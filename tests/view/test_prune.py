@@ -14,7 +14,7 @@ import pytest
 from harness.core.errors import ConfigurationError
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
-from harness.view.prune import apply_prune, plan_prune
+from harness.view._prune import apply_prune, plan_prune
 from tests.cli.test_view_cli import _harness
 
 

@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.evals import EvalReport, EvalRow, Verdict
+from harness.evals._runner import keep_traces
 from harness.evals.mutant_results import MutantOutcome, MutantResult
 from harness.evals.provenance import Source
-from harness.evals.runner import keep_traces
 from harness.tracing import Tracer
 from harness.view import (
     TraceIndex,

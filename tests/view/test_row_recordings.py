@@ -14,7 +14,7 @@ from typing import Any
 from harness.evals import EvalReport, EvalRow, Verdict
 from harness.evals.provenance import Source
 from harness.view import unpack_json
-from harness.view.run_transcripts import find_recording
+from harness.view._run_transcripts import find_recording
 from tests.cli.test_view_cli import _harness
 from tests.view.reports import ROOT
 

@@ -16,7 +16,7 @@ from harness.evals.provenance import Source
 from harness.testing import trace_from_cassette
 from harness.tracing import Tracer, TraceSpan, TraceTree
 from harness.view import TranscriptIndex, transcript
-from harness.view.run_transcripts import cassette_dirs, find_cassette
+from harness.view._run_transcripts import cassette_dirs, find_cassette
 from tests.tracing.scripted_run import SECRET, record_traces
 from tests.view.reports import ROOT
 

@@ -22,7 +22,7 @@ from harness.view import (
     trace_data,
     write_compare_page,
 )
-from harness.view.trace_cases import trace_cases
+from harness.view._trace_cases import trace_cases
 from tests.tracing.conftest import build_run
 from tests.tracing.scripted_run import record_traces
 from tests.view.traces import overlapping_tree

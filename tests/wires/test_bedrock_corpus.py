@@ -29,7 +29,7 @@ from harness.evals.provenance import cassette_source
 from harness.testing import trace_from_cassette
 from harness.testing.rows.traffic_rows import summarize_traffic
 from harness.tracing import TraceSpan, TraceTree
-from harness.view.transcript import transcript
+from harness.view._transcript import transcript
 from harness.wires.bedrock.eventstream import decode_frames
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from harness.traffic import HttpExchange, trace_from_exchanges
-from harness.view.transcript import transcript
+from harness.view._transcript import transcript
 from harness.wires.gemini.transcript import content_line
 
 URL = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"

@@ -2,69 +2,69 @@
 
 Feishu is an adapter around the application, never a tool the model sees:
 
-- ``commands``: the ``/approve <id>`` and ``/reject <id> [reason]`` grammar.
-- ``channel``: ``FeishuChannel``, a chat as a run's channel and ``ApprovalRequester``.
-- ``client``: the ``FeishuMessenger`` seam and ``LarkMessenger`` over lark-oapi.
-- ``incoming``: reading ``im.message.receive_v1`` events; one session per chat.
-- ``events``: ``FeishuEventAdapter``, the handler shared by both transports.
-- ``webhook``: token, decryption and signature checks of webhook requests.
-- ``dedup``: the bounded memory of seen event ids, persisted under the state dir.
-- ``bounded_json``: JSON parsing with the nesting bounded first.
-- ``serial``: one chat's work in order, chats in parallel, on one pool.
-- ``server``: the starlette app (``/health``, webhook) and its uvicorn server.
-- ``longconn``: receiving events over lark-oapi's long connection instead.
+- ``_commands``: the ``/approve <id>`` and ``/reject <id> [reason]`` grammar.
+- ``_channel``: ``FeishuChannel``, a chat as a run's channel and ``ApprovalRequester``.
+- ``_client``: the ``FeishuMessenger`` seam and ``LarkMessenger`` over lark-oapi.
+- ``_incoming``: reading ``im.message.receive_v1`` events; one session per chat.
+- ``_events``: ``FeishuEventAdapter``, the handler shared by both transports.
+- ``_webhook``: token, decryption and signature checks of webhook requests.
+- ``_dedup``: the bounded memory of seen event ids, persisted under the state dir.
+- ``_bounded_json``: JSON parsing with the nesting bounded first.
+- ``_serial``: one chat's work in order, chats in parallel, on one pool.
+- ``_server``: the starlette app (``/health``, webhook) and its uvicorn server.
+- ``_longconn``: receiving events over lark-oapi's long connection instead.
 - ``settings``: ``FeishuSettings`` from ``FEISHU_*`` / ``HARNESS_FEISHU_*``.
-- ``fakes``: a recording messenger and a loopback fake of the open API.
+- ``_fakes``: a recording messenger and a loopback fake of the open API.
 
 Importing this package does not import lark-oapi, starlette or uvicorn (the
 optional ``harness-toolkit[feishu]`` extra); they load when first used.
 """
 
-from harness.integrations.feishu.bounded_json import (
+from harness.integrations.feishu._bounded_json import (
     MAX_JSON_DEPTH,
     JsonTooDeep,
     json_depth,
     loads_bounded,
 )
-from harness.integrations.feishu.channel import (
+from harness.integrations.feishu._channel import (
     MAX_MESSAGE_CHARS,
     FeishuChannel,
     format_approval_message,
     format_run_result,
 )
-from harness.integrations.feishu.client import FeishuError, FeishuMessenger, LarkMessenger
-from harness.integrations.feishu.commands import (
+from harness.integrations.feishu._client import FeishuError, FeishuMessenger, LarkMessenger
+from harness.integrations.feishu._commands import (
     APPROVAL_ID_PATTERN,
     ApprovalCommand,
     ApprovalCommandError,
     parse_approval_command,
     strip_mentions,
 )
-from harness.integrations.feishu.dedup import SEEN_EVENTS_FILE, EventDeduplicator
-from harness.integrations.feishu.events import FeishuEventAdapter
-from harness.integrations.feishu.fakes import (
+from harness.integrations.feishu._dedup import SEEN_EVENTS_FILE, EventDeduplicator
+from harness.integrations.feishu._events import FeishuEventAdapter
+from harness.integrations.feishu._fakes import (
     FakeFeishuOpenAPI,
     RecordingMessenger,
     SentMessage,
     message_event,
 )
-from harness.integrations.feishu.incoming import (
+from harness.integrations.feishu._incoming import (
     MESSAGE_EVENT_TYPE,
     IncomingMessage,
     parse_message_event,
     session_for_chat,
 )
-from harness.integrations.feishu.longconn import build_event_dispatcher, start_long_connection
-from harness.integrations.feishu.serial import KeyedSerialRunner
-from harness.integrations.feishu.server import MAX_BODY_BYTES, create_app, make_server
-from harness.integrations.feishu.settings import DEFAULT_FEISHU_PATH, FeishuSettings
-from harness.integrations.feishu.webhook import (
+from harness.integrations.feishu._longconn import build_event_dispatcher, start_long_connection
+from harness.integrations.feishu._serial import KeyedSerialRunner
+from harness.integrations.feishu._server import MAX_BODY_BYTES, create_app, make_server
+from harness.integrations.feishu._webhook import (
     MAX_EVENT_AGE_SECONDS,
     VerifiedWebhook,
     WebhookRejected,
     feishu_signature,
     verify_webhook,
 )
+from harness.integrations.feishu.settings import DEFAULT_FEISHU_PATH, FeishuSettings
 
 __all__ = [
     "APPROVAL_ID_PATTERN",

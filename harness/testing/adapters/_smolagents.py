@@ -35,8 +35,7 @@ from typing import Any
 
 from harness.core.output_tools import is_output_tool
 from harness.testing.adapters._nodes import AGENT, Node, build_tree
-from harness.tracing import TraceMode, TraceTree, TraceUsageError
-from harness.tracing.redaction import text_digest
+from harness.tracing import TraceMode, TraceTree, TraceUsageError, text_digest
 from harness.traffic.attributes import (
     asked_calls,
     capture_mode,

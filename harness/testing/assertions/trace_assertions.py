@@ -39,7 +39,7 @@ _MAX_DIFF_LINES: Final = 40
 
 
 def load_trace(path: str | Path) -> TraceTree:
-    """Read and validate a trace file (see ``harness.tracing.schema``)."""
+    """Read and validate a trace file (see ``harness.tracing._schema``)."""
     return TraceTree.load(path)
 
 

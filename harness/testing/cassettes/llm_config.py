@@ -17,7 +17,7 @@ version-dependent, so a recording replays whatever the run:
 - ``codex``, ``claude-code``: agents that run as their own process, under
   ``llm_proxy``; their fields here, their text rules (the date and working
   folder of the system prompt, tool-output timings) and variables in
-  ``harness.proxy.profiles``. ``normalize`` (a regex -> placeholder mapping)
+  ``harness.proxy._profiles``. ``normalize`` (a regex -> placeholder mapping)
   adds a test's own text rules there.
 
 A profile may also set the framework up for each test
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.errors import ConfigurationError
-from harness.proxy.profiles import PROFILES as PROXY_PROFILES
+from harness.proxy import PROFILES as PROXY_PROFILES
 
 __all__ = ["PROFILES", "LLMCassetteConfig", "resolve_config"]
 
@@ -44,7 +44,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "pydantic-ai": ("metadata", "user"),
     "litellm": (),
     # Agents that run as their own process (``llm_proxy``): their fields here,
-    # their text rules and variables in harness.proxy.profiles.
+    # their text rules and variables in harness.proxy._profiles.
     **{name: p.ignore_body_fields for name, p in PROXY_PROFILES.items()},
 }
 # Hosts a profile makes offline (added to ``offline_hosts``): a download the

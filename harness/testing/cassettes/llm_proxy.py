@@ -11,7 +11,7 @@ comes back over its control path, so the traffic trace, ``tool_calls()``
 and the eval row are read as for ``llm_cassette`` (this class is one).
 
 A child started with :meth:`LLMProxy.run` in an ``eval`` test (in every test
-with ``--harness-block-live``) is contained (:mod:`harness.proxy.contain`): it
+with ``--harness-block-live``) is contained (:mod:`harness.proxy._contain`): it
 can reach only the proxy, and a connection it tried past it fails the test
 with a message naming the host. Where containment cannot run (no bwrap, no
 user namespaces, ``HARNESS_PROXY_CONTAIN=off``) the child runs as is and the
@@ -38,7 +38,7 @@ from harness.settings import env_value
 from harness.testing.cassettes.llm_cassette import DEFAULT_BASE_URLS, LLMCassette
 
 if TYPE_CHECKING:
-    from harness.proxy.contain import BlockedConnection, ContainedCommand
+    from harness.proxy import BlockedConnection, ContainedCommand
 
 __all__ = ["CONTAIN_SETTING", "LLMProxy", "ProxyProcess", "containment_setting", "live_upstreams"]
 
@@ -248,7 +248,7 @@ class LLMProxy(LLMCassette):
         without one; loopback is kept off any HTTP proxy; a profile adds its
         agent's switches (``claude-code``: no non-essential traffic).
         """
-        from harness.proxy.profiles import PROFILES as PROXY_PROFILES
+        from harness.proxy import PROFILES as PROXY_PROFILES
 
         env = dict(os.environ)
         if self.replaying:
@@ -266,7 +266,7 @@ class LLMProxy(LLMCassette):
 
     def exchanges(self) -> list[tuple[Any, dict[str, Any]]]:
         """The ``(vcr request, response dict)`` pairs the proxy answered so far."""
-        from harness.proxy.exchanges import exchange_from_json
+        from harness.proxy import exchange_from_json
 
         if self.final is not None:
             state = self.final
@@ -410,7 +410,7 @@ class LLMProxy(LLMCassette):
         writable: Iterable[Path | str],
     ) -> ContainedCommand | None:
         """The contained command, or None: not required here, or off (``refusal`` says why)."""
-        from harness.proxy.contain import Refusal, contained_command
+        from harness.proxy import Refusal, contained_command
 
         if not argv:
             raise ConfigurationError("llm_proxy.run needs a command: argv is empty")
@@ -445,7 +445,7 @@ class LLMProxy(LLMCassette):
         import pytest
 
         from harness.core.wires import is_live_api_host
-        from harness.proxy.contain import BlockedConnection, unreachable_hosts
+        from harness.proxy import BlockedConnection, unreachable_hosts
 
         found = list(contained.blocked)
         output = "\n".join(_text(stream) for stream in (stdout, stderr))

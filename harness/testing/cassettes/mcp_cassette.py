@@ -14,7 +14,7 @@ it: pydantic-ai, the Agents SDK) is given a stand-in instead of each server:
 
 Under ``--harness-tools live`` the stand-ins relay to the real servers (the
 command is started, the URL is forwarded to) and compare each ``tools/call``
-answer with the recorded answer to the same request (:mod:`harness.mcp.live`);
+answer with the recorded answer to the same request (:mod:`harness.mcp._live`);
 :meth:`McpCassetteFixture.changes` lists the differences, and the first fails
 the test as a named divergence (:mod:`harness.testing.plugin.tools_live`).
 
@@ -124,8 +124,7 @@ class McpCassetteFixture:
 
     def url(self, server: str, url: str) -> str:
         """A loopback URL standing in for the streamable HTTP endpoint ``url``."""
-        from harness.mcp.cassette import TapePlayer, TapeRecorder
-        from harness.mcp.replay_http import McpHttpStandIn
+        from harness.mcp import McpHttpStandIn, TapePlayer, TapeRecorder
 
         self._claim(server)
         if self.recording:
@@ -135,7 +134,7 @@ class McpCassetteFixture:
             recorder = self._recorders[server] = TapeRecorder("http", shown)
             stand_in = McpHttpStandIn(observer=recorder, upstream=url)
         elif self.live:
-            from harness.mcp.live import LiveComparer
+            from harness.mcp import LiveComparer
 
             comparer = LiveComparer(server, self._tape(server), on_change=self._note_change)
             self._comparers.append(comparer)
@@ -166,7 +165,7 @@ class McpCassetteFixture:
 
     def changes(self) -> list[Any]:
         """The live answers unlike their recordings so far (``ResultChange``), in order."""
-        from harness.mcp.live import ResultChange
+        from harness.mcp import ResultChange
 
         if self._seen_changes is not None:
             return list(self._seen_changes)
@@ -198,13 +197,13 @@ class McpCassetteFixture:
 
         shutil.rmtree(self._work, ignore_errors=True)
         if misses:
-            from harness.mcp.cassette import McpCassetteMiss
+            from harness.mcp import McpCassetteMiss
 
             raise McpCassetteMiss(misses)
 
     def tapes(self) -> list[tuple[str, Any]]:
         """Each server's tape this test recorded or replayed, by name."""
-        from harness.mcp.cassette import load_cassette
+        from harness.mcp import load_cassette
 
         if self.recording:
             if not self.path.exists():
@@ -235,7 +234,7 @@ class McpCassetteFixture:
         return counts
 
     def _save(self) -> None:
-        from harness.mcp.cassette import McpCassette, load_cassette, now_stamp, save_cassette
+        from harness.mcp import McpCassette, load_cassette, now_stamp, save_cassette
 
         if not self._parts and not self._recorders:
             return
@@ -249,7 +248,7 @@ class McpCassetteFixture:
         save_cassette(cassette, self.path)
 
     def _collected_misses(self) -> list[Any]:
-        from harness.mcp.cassette import McpExchange, McpMiss
+        from harness.mcp import McpExchange, McpMiss
 
         misses = [miss for player in self._players for miss in player.misses]
         if self._misses.exists():
@@ -279,7 +278,7 @@ class McpCassetteFixture:
         self._names.add(server)
 
     def _tape(self, server: str) -> Any:
-        from harness.mcp.cassette import load_cassette
+        from harness.mcp import load_cassette
 
         if self._cassette is None:
             if not self.path.exists() and self.moved_from is not None:

@@ -34,7 +34,7 @@ def fixture_mcp_cassette(node: Any, options: HarnessOptions) -> Path:
     not the test uses ``llm_cassette``: ``--harness-mutants`` finds the tool
     results to mutate beside that model cassette, so the two must never part.
     """
-    from harness.mcp.cassette import mcp_cassette_path
+    from harness.mcp import mcp_cassette_path
     from harness.testing.cassettes.llm_paths import resolve_llm_target
 
     return mcp_cassette_path(resolve_llm_target(node, options).path)
@@ -44,7 +44,7 @@ def old_fixture_mcp_cassette(node: Any, options: HarnessOptions, path: Path) -> 
     """Where ``mcp_cassette`` recorded before it followed the model cassette (no model
     part, no stream or epoch part), when a file is there and not at ``path``: the
     replay's error then says how to move it."""
-    from harness.mcp.cassette import mcp_cassette_path
+    from harness.mcp import mcp_cassette_path
     from harness.testing.cassettes.llm_cassette import llm_cassette_path
 
     relative = test_file(Path(str(node.path)), options.rootdir)
@@ -56,7 +56,7 @@ def mcp_cassette_for(
     node: Any, options: HarnessOptions, model_cassette: Path | None, index: int
 ) -> Path:
     """The MCP cassette of the ``index``-th (from 1) application of test ``node``."""
-    from harness.mcp.cassette import mcp_cassette_path, numbered_mcp_cassette
+    from harness.mcp import mcp_cassette_path, numbered_mcp_cassette
 
     if model_cassette is not None:
         return mcp_cassette_path(model_cassette, index)
@@ -69,7 +69,7 @@ def mcp_cassette_for(
 
 def recorded_mcp_servers(value: Any, cassette: Path, options: HarnessOptions) -> Any:
     """``value`` (a mapping, a path) bound to ``cassette`` in the plugin's record mode."""
-    from harness.mcp.config import McpRecording, load_mcp_config
+    from harness.mcp import McpRecording, load_mcp_config
 
     config = load_mcp_config(value)
     if config is None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.mcp.cassette import McpServerTape
+    from harness.mcp import McpServerTape
     from harness.tracing import TraceTree
 
 __all__ = ["mark_mcp_calls", "with_mcp_calls"]

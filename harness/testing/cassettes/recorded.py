@@ -15,7 +15,7 @@ from harness._speed.tls import offline_clients
 from harness.core.errors import ConfigurationError
 from harness.core.wire_parts import load_part
 from harness.core.wires import runtime_wires, wire
-from harness.providers.protocol import LLMProvider
+from harness.providers import LLMProvider
 
 __all__ = [
     "DEFAULT_MODELS",

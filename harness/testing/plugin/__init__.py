@@ -304,14 +304,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if collector is None or options.report is not None:
         return
     if options.epochs > 1 and not options.mutants:
-        from harness.evals.table import render_pass_rates
+        from harness.evals import render_pass_rates
 
         terminalreporter.write_sep("=", "harness pass rates")
         terminalreporter.write_line(render_pass_rates(collector.report()))
         return
     if not options.mutants:
         return
-    from harness.evals.mutant_table import render_mutants
+    from harness.evals import render_mutants
 
     terminalreporter.write_sep("=", "harness mutants")
     terminalreporter.write_line(

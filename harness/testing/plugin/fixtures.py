@@ -31,8 +31,7 @@ from harness.testing.rows.workspace import Workspace
 
 if TYPE_CHECKING:
     from harness.app import Application
-    from harness.providers.protocol import LLMProvider
-    from harness.providers.scripted import ScriptedProvider
+    from harness.providers import LLMProvider, ScriptedProvider
     from harness.recording import CassetteHandle
     from harness.simulator import SimulatorServer
     from harness.testing.cassettes.mcp_cassette import McpCassetteFixture
@@ -79,7 +78,7 @@ def workspace(
 @pytest.fixture
 def scripted_provider() -> Iterator[ScriptedProvider]:
     """A strict ScriptedProvider: add turns; unused turns fail the test at teardown."""
-    from harness.providers.scripted import ScriptedProvider
+    from harness.providers import ScriptedProvider
 
     fake = ScriptedProvider()
     yield fake

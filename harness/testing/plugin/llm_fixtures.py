@@ -219,7 +219,7 @@ def _note_containment_off(config: pytest.Config, reason: str) -> None:
 
 
 def _proxy_profiles() -> frozenset[str]:
-    from harness.proxy.profiles import PROFILES
+    from harness.proxy import PROFILES
 
     return frozenset(PROFILES)
 

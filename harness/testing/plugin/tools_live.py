@@ -13,7 +13,7 @@ not see is no divergence.
 An agent on another framework gets its MCP servers from the ``mcp_cassette``
 fixture: in this mode its stand-ins relay to the real servers and compare each
 live ``tools/call`` answer with the recorded answer to the same request in the
-MCP cassette (:mod:`harness.mcp.live`), with no need of the model's request
+MCP cassette (:mod:`harness.mcp._live`), with no need of the model's request
 bodies; the first difference is reported in the same form (there the result
 is the server's answer as text, since what the model saw is the framework's).
 
@@ -39,7 +39,7 @@ import pytest
 if TYPE_CHECKING:
     from harness.app import Application
     from harness.core.messages import Message
-    from harness.mcp.live import ResultChange
+    from harness.mcp import ResultChange
     from harness.providers import RequestLoggingProvider
     from harness.testing.cassettes.tool_calls import RecordedToolCall
 
@@ -201,7 +201,7 @@ def watch_stand_ins(node: pytest.Item, changes: Callable[[], list[ResultChange]]
 
 
 def _mcp_names(app: Application) -> dict[str, tuple[str, str]]:
-    from harness.mcp.tools import McpTool
+    from harness.mcp import McpTool
 
     names = {}
     for name in app.registry.names:

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.evals.cost import TokenUsage, model_cost
+from harness.evals import EvalReport, EvalRow, TokenUsage, Verdict, model_cost
 from harness.evals.mutant_results import MutantResult
 from harness.evals.prices import PriceTable
-from harness.evals.report import EvalReport, EvalRow, Verdict
 from harness.testing.row_properties import MUTANT_PROPERTY, ROW_PROPERTY
 
 __all__ = ["MUTANT_PROPERTY", "ROW_PROPERTY", "EvalCollector"]

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from harness.conversations import ConversationResult
     from harness.evals.cases import Case
     from harness.evals.judge import JudgeResult
-    from harness.providers.protocol import LLMProvider
+    from harness.providers import LLMProvider
     from harness.testing.rows.runlog import RunLog
     from harness.tracing import Tracer
 
@@ -111,7 +111,7 @@ def converse_on_runtime(
 def _one_result(run_log: RunLog, turns: list[Any], result: ConversationResult) -> None:
     """Replace the turns' results in the run log by one for the whole conversation."""
     from harness.core.messages import Usage
-    from harness.engine.run_types import RunResult, StopReason
+    from harness.engine import RunResult, StopReason
 
     last = turns[-1] if turns else None
     # A turn that stopped otherwise than with an answer is the conversation's verdict,

@@ -16,7 +16,7 @@ from harness.tracing import TraceTree
 
 if TYPE_CHECKING:
     from harness.app import Application
-    from harness.engine.run_types import RunResult
+    from harness.engine import RunResult
 
 __all__ = ["Evidence"]
 

@@ -30,7 +30,7 @@ def served_mcp_cassette(
     Raises:
         ConfigurationError: the mutant names a tool result the cassette does not hold.
     """
-    from harness.mcp.cassette import mcp_cassettes_from, numbered_mcp_cassette
+    from harness.mcp import mcp_cassettes_from, numbered_mcp_cassette
 
     path = numbered_mcp_cassette(first, index)
     mid = mutant_id(request.node)
@@ -41,7 +41,7 @@ def served_mcp_cassette(
     if not is_tool_result_operator(mid.rpartition(".")[0]):
         return path
     from harness.core.errors import ConfigurationError
-    from harness.mcp.cassette import load_cassette, save_cassette
+    from harness.mcp import load_cassette, save_cassette
 
     cassettes = [load_cassette(each) for each in mcp_cassettes_from(first)]
     if index > len(cassettes):

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     # Types only: the plugin imports this module in every pytest process, and an
     # xdist controller runs nothing, so it need not load the runtime's models.
     from harness.core.messages import Usage
-    from harness.engine.run_types import RunResult
+    from harness.engine import RunResult
     from harness.tracing import TraceSpan, TraceTree
 
 __all__ = ["LastTrace", "RunLog"]

@@ -237,8 +237,8 @@ def _baseline(config: pytest.Config) -> dict[CaseKey, tuple[int, int]] | None:
     if not given:
         return None
     from harness.core.errors import ConfigurationError
+    from harness.evals import load_gate_report
     from harness.evals.aggregate import aggregate_rows
-    from harness.evals.report import load_gate_report
 
     path = Path(config.invocation_params.dir) / str(given)
     try:
@@ -249,8 +249,8 @@ def _baseline(config: pytest.Config) -> dict[CaseKey, tuple[int, int]] | None:
 
 
 def _case_key(row: dict[str, Any]) -> CaseKey:
+    from harness.evals import AGENT_ROLE
     from harness.evals.aggregate import identity_of
-    from harness.evals.rows import AGENT_ROLE
 
     return (
         str(row.get("scenario")),

@@ -22,7 +22,7 @@ import pytest
 
 from harness.core.errors import ConfigurationError
 from harness.core.messages import Usage
-from harness.evals.cost import TokenUsage, usage_cost
+from harness.evals import TokenUsage, usage_cost
 from harness.evals.prices import PriceTable
 from harness.files import atomic_write_text
 

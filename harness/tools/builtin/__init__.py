@@ -5,19 +5,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.core.lazy import lazy_getattr
-from harness.tools.builtin.read import ReadTool
+from harness.tools.builtin._read import ReadTool
 
 if TYPE_CHECKING:
-    from harness.tools.builtin.bash import BashTool
-    from harness.tools.builtin.edit import EditTool
-    from harness.tools.builtin.write import WriteTool
+    from harness.tools.builtin._bash import BashTool
+    from harness.tools.builtin._edit import EditTool
+    from harness.tools.builtin._write import WriteTool
 
 __all__ = ["BashTool", "EditTool", "ReadTool", "WriteTool"]
 
 _LAZY = {
-    "BashTool": "bash",
-    "EditTool": "edit",
-    "WriteTool": "write",
+    "BashTool": "_bash",
+    "EditTool": "_edit",
+    "WriteTool": "_write",
 }
 
 # Loaded on first use so that importing the read tool stays cheap.

@@ -25,14 +25,14 @@ Sandboxed (``HARNESS_BASH_SANDBOX=auto`` with a working bwrap, or ``required``):
   ``harness serve`` too); kernel bugs.
 
 Both paths: no unix socket, named or abstract, wherever it lives, and no kernel
-keyring (a seccomp filter, see ``seccomp``; each call also starts in a new
+keyring (a seccomp filter, see ``_seccomp``; each call also starts in a new
 session keyring); memory, processes, file size, CPU time and output are limited
-(``limits``; as root, processes by a pids cgroup where harness can make one).
+(``_limits``; as root, processes by a pids cgroup where harness can make one).
 
 Unsandboxed (``off``, or ``auto`` without a working bwrap, with one warning):
 the same scrubbed environment, process-group + session + tag-variable reaping
-(see ``reaper``) after every call, and a Landlock domain per call (see
-``confinement``): the state dir, the approval-key dir and harness's process out
+(see ``_reaper``) after every call, and a Landlock domain per call (see
+``_confinement``): the state dir, the approval-key dir and harness's process out
 of reach, only the workdir and ``/tmp`` writable, no capability even as root.
 Where Landlock cannot promise that (no Landlock, the state dir inside the
 workdir, a bind mount of it, a reachable systemd/D-Bus/docker/tmux socket)
@@ -41,33 +41,33 @@ leave the session with a new environment (``env -i setsid -f``; as root with a
 pids cgroup, those end with the call too), everything the user can read.
 """
 
-from harness.tools.sandbox.argv import ISOLATION_FLAGS, KERNEL_KNOBS, OverlayMount, bwrap_argv
-from harness.tools.sandbox.confinement import (
+from harness.tools.sandbox._argv import ISOLATION_FLAGS, KERNEL_KNOBS, OverlayMount, bwrap_argv
+from harness.tools.sandbox._confinement import (
     Confinement,
     confine,
     confinement_problem,
     landlock_problem,
     unsandboxed_status,
 )
-from harness.tools.sandbox.discovery import (
+from harness.tools.sandbox._discovery import (
     BwrapCheck,
     check_bwrap,
     find_bwrap,
     probe_bwrap,
     probe_overlay,
 )
-from harness.tools.sandbox.environment import (
+from harness.tools.sandbox._environment import (
     DEFAULT_PATH,
     NON_INTERACTIVE,
     EnvironmentFilter,
     is_forbidden_name,
 )
-from harness.tools.sandbox.exposure import make_undumpable, secret_names
-from harness.tools.sandbox.hidden import approval_key_dir, existing_hidden_dirs
-from harness.tools.sandbox.launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
-from harness.tools.sandbox.limits import ResourceLimits
-from harness.tools.sandbox.reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
-from harness.tools.sandbox.selection import (
+from harness.tools.sandbox._exposure import make_undumpable, secret_names
+from harness.tools.sandbox._hidden import approval_key_dir, existing_hidden_dirs
+from harness.tools.sandbox._launch import SCRATCH_PLACES, OverlayDirs, ShellLauncher, ShellRun
+from harness.tools.sandbox._limits import ResourceLimits
+from harness.tools.sandbox._reaper import TAG_VARIABLE, kill_survivors, open_pidfd, wait_for_exit
+from harness.tools.sandbox._selection import (
     SANDBOX_MODES,
     BwrapFinder,
     SandboxChoice,

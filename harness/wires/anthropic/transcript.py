@@ -2,7 +2,7 @@
 
 Anthropic Messages sends ``{"role", "content"}`` messages whose content is a
 string or a list of typed blocks, the shape the viewer's transcript
-(``harness.view.transcript``) reads itself. A user turn of ``tool_result``
+(``harness.view._transcript``) reads itself. A user turn of ``tool_result``
 blocks and nothing else is how this wire answers tool calls, which the
 ``tool.call`` spans show: it is claimed here and shown as nothing.
 """

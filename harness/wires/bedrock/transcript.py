@@ -1,6 +1,6 @@
 """A Converse message read as a transcript line.
 
-The viewer's transcript (``harness.view.transcript``) shows the messages a run
+The viewer's transcript (``harness.view._transcript``) shows the messages a run
 sent and draws answers, calls and results from the spans. A Converse request
 sends ``{"role": "user" | "assistant", "content": [blocks]}`` where each block
 is keyed by its kind (``{"text": ...}``, ``{"toolResult": ...}``) rather than

@@ -1,6 +1,6 @@
 """A Gemini ``contents`` entry read as a transcript line.
 
-The viewer's transcript (``harness.view.transcript``) shows the messages a run
+The viewer's transcript (``harness.view._transcript``) shows the messages a run
 sent and draws answers, calls and results from the spans. A Gemini request
 sends ``{"role": "user" | "model", "parts": [...]}``: a ``model`` turn and a
 user turn that only carries ``functionResponse`` parts are shown from the

@@ -1,7 +1,7 @@
 """A Chat Completions message read as a transcript line.
 
 Chat Completions sends ``{"role", "content"}`` messages, the shape harness's
-own messages share: the viewer's transcript (``harness.view.transcript``) reads
+own messages share: the viewer's transcript (``harness.view._transcript``) reads
 those itself. What this wire adds is its tool results (``role: tool``, or the
 older ``role: function``), which the ``tool.call`` spans show: they are claimed
 here and shown as nothing.

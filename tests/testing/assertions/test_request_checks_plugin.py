@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from harness.evals import load_report
-from harness.evals.mutant_table import render_mutants
+from harness.evals._mutant_table import render_mutants
 from harness.simulator import SimulatorServer
 from harness.testing import sent_requests, system_sha256
 from tests.testing.sim_scripts import release_code_script

@@ -18,7 +18,7 @@ from harness.evals import load_report
 from harness.evals.request_mutants import is_request_operator
 from harness.simulator import Reply, ScriptToolCall, SimulatorServer
 from harness.simulator.render import HeldConversations, render_reply
-from harness.traffic.threads import Call, Step, place_calls
+from harness.traffic._threads import Call, Step, place_calls
 from harness.wires.anthropic.traffic import read_messages_request, read_messages_response
 from harness.wires.openai_responses import simulator as _responses
 from tests.testing.sim_scripts import read_notes_rule

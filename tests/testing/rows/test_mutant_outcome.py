@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import harness.engine.loop
+import harness.engine._loop
 import harness.tracing
 from harness.core.errors import TraceAssertionError
 from harness.testing.rows.mutant_outcome import raised_inside_runtime
@@ -20,7 +20,7 @@ def _raise_as_if_in(module_file: str, statement: str) -> pytest.ExceptionInfo[As
 
 
 def test_a_bare_assert_inside_the_runtime_is_a_crash() -> None:
-    raised = _raise_as_if_in(str(harness.engine.loop.__file__), "assert False, 'invariant'")
+    raised = _raise_as_if_in(str(harness.engine._loop.__file__), "assert False, 'invariant'")
     assert raised_inside_runtime(raised)
 
 

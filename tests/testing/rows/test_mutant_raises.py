@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import smolagents.agents
 
-import harness.engine.loop
+import harness.engine._loop
 from harness.core.errors import CassetteError
 from harness.evals.mutants import MutantExhaustedError
 from harness.testing.rows.mutant_outcome import phase_end
@@ -42,7 +42,7 @@ def test_exhaustion_the_framework_wrapped_is_exhausted() -> None:
     ("filename", "statement"),
     [
         (FRAMEWORK, WRAPPED.format("Miss")),
-        (str(harness.engine.loop.__file__), "raise RuntimeError('harness runtime')"),
+        (str(harness.engine._loop.__file__), "raise RuntimeError('harness runtime')"),
         (__file__, "raise IndexError('the eval itself')"),
     ],
     ids=["harness-error-in-chain", "raised-inside-harness", "the-test-s-own-code"],

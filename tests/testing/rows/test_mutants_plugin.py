@@ -369,7 +369,7 @@ def test_an_eval_that_cannot_fail_or_is_weak_fails_harness_eval_mutants(
 
 
 def test_the_cli_default_kill_rate_is_the_toolkits() -> None:
-    from harness.cli.eval_cmd import DEFAULT_MIN_KILL_RATE
+    from harness.cli._eval_cmd import DEFAULT_MIN_KILL_RATE
     from harness.evals.mutant_results import DEFAULT_MIN_KILL_RATE as TOOLKIT
 
     assert DEFAULT_MIN_KILL_RATE == TOOLKIT

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.evals import Verdict, compare_reports, load_report
-from harness.evals.gate import Status
+from harness.evals._gate import Status
 from harness.testing.naming import scenario_name
 from harness.testing.rows.sequential import Sequential
 
