@@ -356,8 +356,7 @@ def _approval_middleware(
     settings: Settings, app: Application, mcp_required: tuple[str, ...] = ()
 ) -> HumanApprovalMiddleware:
     from harness.approval import DefaultRiskPolicy
-    from harness.effects import ApplyBudget
-    from harness.effects.sensitive_file import load_code_paths
+    from harness.effects import ApplyBudget, load_code_paths
 
     sandboxed, overlay = _bash_sandbox(settings, app)
     policy = DefaultRiskPolicy(

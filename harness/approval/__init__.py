@@ -7,7 +7,7 @@ One concept per module:
   (shell commands are read by ``harness.shell``).
 - ``middleware``: ``HumanApprovalMiddleware``, which pauses those calls.
 - ``records``: ``ApprovalRecord`` and ``RunCheckpoint``, the versioned files
-  (``records_v2`` reads version 2 records); ``held_layer``: ``HeldLayer``, the
+  (``_records_v2`` reads version 2 records); ``held_layer``: ``HeldLayer``, the
   paused bash call's changes a record names.
 - ``_store``: reading and writing them, each valid only at its own path.
 - ``_signing``: the HMAC over their canonical JSON; ``keyfile``: where the key lives.

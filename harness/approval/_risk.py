@@ -38,9 +38,7 @@ from harness.approval._risk_effects import write_edit_reasons
 from harness.approval._risk_readonly import not_read_only_reasons
 from harness.approval._risk_shell import shell_command_reasons
 from harness.approval.decision import RiskDecision, RiskLevel, RiskVerdict
-from harness.effects import EffectPolicy
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
-from harness.effects.sensitive_paths import sensitive_path_reason
+from harness.effects import DEFAULT_CODE_PATHS, CodePaths, EffectPolicy, sensitive_path_reason
 from harness.tools import ToolExecutionContext
 
 __all__ = [

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.approval._risk_writes import CwdTracker, written_files
-from harness.effects.sensitive_paths import inside
+from harness.effects import inside
 from harness.shell import ResolvedCommand
 
 __all__ = ["StateDirGuard"]

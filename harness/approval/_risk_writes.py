@@ -15,7 +15,7 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.effects.sensitive_paths import inside, sensitive_path_reason
+from harness.effects import inside, sensitive_path_reason
 from harness.shell import ResolvedCommand
 
 __all__ = ["CwdTracker", "TreeTooBig", "WriteTarget", "copied_tree_targets", "written_files"]

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.approval._records_v2 import APPROVAL_V2, ApprovalRecordV2, upgrade_v2
 from harness.approval._signing import ApprovalSigner, read_signed_document
 from harness.approval.records import (
     APPROVAL_SCHEMA_VERSION,
@@ -29,7 +30,6 @@ from harness.approval.records import (
     ApprovalRecord,
     RunCheckpoint,
 )
-from harness.approval.records_v2 import APPROVAL_V2, ApprovalRecordV2, upgrade_v2
 from harness.core.errors import ApprovalError
 from harness.files import atomic_write_text, make_private_dirs
 from harness.session import SESSION_KEY_PATTERN

@@ -3,7 +3,7 @@
 - ``_changeset``: ``Changeset``, ``FileChange``, ``FileState``, the model.
 - ``_reader``: the changeset of an overlay's upper layer (cost of the change).
 - ``_policy``: ``EffectPolicy``, which changes wait for a human.
-- ``_loss``, ``_gitstore``, ``_gitrefs``, ``_gitindex``, ``_paths``, ``codepaths``: the
+- ``_loss``, ``_gitstore``, ``_gitrefs``, ``_gitindex``, ``_paths``, ``_codepaths``: the
   rules it uses (bytes lost, ``.git`` as a store, refs forward only, staged
   content kept, sensitive paths, the project's files that run code later).
 - ``_preview``: ``ChangesetPreview``, the per-file diffs an approver sees.
@@ -27,6 +27,7 @@ from harness.effects._changeset import (
     shown_path,
     summarize,
 )
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects._diff import PREVIEW_BUDGET, unified
 from harness.effects._files import file_state, line_counts, read_bytes
 from harness.effects._held import DEFER_KEY, LAYER_KEY, OUTPUT_KEY, layer_reader
@@ -47,8 +48,11 @@ from harness.effects._policy import EffectDecision, EffectPolicy, RunTally
 from harness.effects._preview import FULL_HINT, ChangesetPreview, changeset_preview
 from harness.effects._reader import change_between, read_changeset
 from harness.effects._scratch import mount_point_dirs, written_outside
+from harness.effects._sensitive_file import load_code_paths
+from harness.effects._sensitive_paths import inside, sensitive_path_reason
 
 __all__ = [
+    "DEFAULT_CODE_PATHS",
     "DEFAULT_UNDO_BUDGET",
     "DEFER_KEY",
     "FULL_HINT",
@@ -60,6 +64,7 @@ __all__ = [
     "ChangedMeanwhile",
     "Changeset",
     "ChangesetPreview",
+    "CodePaths",
     "EffectDecision",
     "EffectPolicy",
     "FileChange",
@@ -77,15 +82,18 @@ __all__ = [
     "changeset_preview",
     "escape_line",
     "file_state",
+    "inside",
     "journal_origin",
     "later_entries",
     "layer_reader",
     "line_counts",
+    "load_code_paths",
     "lstat_beneath",
     "mount_point_dirs",
     "open_dir_nofollow",
     "read_bytes",
     "read_changeset",
+    "sensitive_path_reason",
     "shown_path",
     "stale_paths",
     "state_at",

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.effects._changeset import FileChange
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects._files import read_bytes_at
 from harness.effects._gitstore import store_path
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 
 __all__ = ["AfterBytes", "hooks_paths", "sensitive_change_reason"]
 
@@ -42,7 +42,7 @@ def sensitive_change_reason(
         after: reads a path's new bytes (from the layer, or a write's content).
         code: the project's files that run code later.
     """
-    from harness.effects.sensitive_paths import sensitive_path_reason
+    from harness.effects._sensitive_paths import sensitive_path_reason
 
     path = change.path
     if store_path(path) is not None:

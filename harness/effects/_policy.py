@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.effects._changeset import Changeset, FileChange
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, CodePaths
 from harness.effects._files import read_bytes
 from harness.effects._gitindex import staged_content_lost
 from harness.effects._gitrefs import moved_ref_reasons
@@ -37,7 +38,6 @@ from harness.effects._gitstore import git_store_reasons, store_path
 from harness.effects._journal_budget import ApplyBudget, budget_reasons
 from harness.effects._loss import lost_bytes
 from harness.effects._paths import AfterBytes, hooks_paths, sensitive_change_reason
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
 
 __all__ = ["DEFAULT_LOSS_BYTES", "EffectDecision", "EffectPolicy", "RunTally"]
 

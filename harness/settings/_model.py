@@ -237,7 +237,7 @@ class Settings(BaseSettings):
         ge=0,
         description="output of a bash call harness reads before it stops it (0: none)",
     )
-    # harness.effects.codepaths holds the defaults these patterns change.
+    # harness.effects._codepaths holds the defaults these patterns change.
     sensitive_paths: tuple[str, ...] = Field(
         default=(),
         description="files that run code later, whose changes need approval: comma-separated "

@@ -17,9 +17,9 @@ from pydantic import ValidationError
 
 from harness import Settings, build_application
 from harness.app import Application
+from harness.approval._records_v2 import ApprovalRecordV2
 from harness.approval.held_layer import HeldLayer
 from harness.approval.records import APPROVAL_SCHEMA_VERSION
-from harness.approval.records_v2 import ApprovalRecordV2
 from harness.core import ApprovalError
 from harness.providers import ScriptedProvider, tool_call
 from harness.tools.sandbox import choose_sandbox

@@ -17,7 +17,7 @@ import pytest
 from harness.approval._risk import DefaultRiskPolicy
 from harness.core.errors import ConfigurationError
 from harness.effects import DEFER_KEY, LAYER_KEY, EffectDecision, EffectPolicy, Layer, layer_reader
-from harness.effects.codepaths import CodePaths
+from harness.effects._codepaths import CodePaths
 from harness.settings import Settings
 from harness.tools._protocol import ToolInput
 from harness.tools.builtin._bash import BashTool

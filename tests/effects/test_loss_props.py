@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.effects._changeset import Changeset, FileChange, FileState
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, CodePattern
 from harness.effects._gitrefs import moved_ref_reasons
 from harness.effects._gitstore import store_path
 from harness.effects._loss import lost_bytes
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePattern
 from tests.effects.conftest import GIT_ENV
 
 data = st.binary(max_size=300) | st.text("ab\n", max_size=300).map(str.encode)

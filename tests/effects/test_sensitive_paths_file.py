@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from harness import Settings, build_application
 from harness.app import Application
 from harness.core import ConfigurationError
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, DEFAULT_PATTERNS
-from harness.effects.sensitive_file import load_code_paths, parse_sensitive_lines
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, DEFAULT_PATTERNS
+from harness.effects._sensitive_file import load_code_paths, parse_sensitive_lines
 from harness.providers import ScriptedProvider, tool_call
 
 

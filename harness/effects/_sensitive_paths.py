@@ -16,7 +16,7 @@ import os
 import posixpath
 from pathlib import Path
 
-from harness.effects.codepaths import DEFAULT_CODE_PATHS, CodePaths
+from harness.effects._codepaths import DEFAULT_CODE_PATHS, CodePaths
 
 __all__ = ["inside", "resolve_path", "sensitive_path_reason"]
 

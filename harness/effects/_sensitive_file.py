@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.errors import ConfigurationError
-from harness.effects.codepaths import CodePaths
+from harness.effects._codepaths import CodePaths
 
 __all__ = ["SENSITIVE_PATHS_FILE", "load_code_paths", "parse_sensitive_lines"]
 
