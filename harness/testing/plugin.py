@@ -114,9 +114,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "--harness-mutants cannot be sharded (--splits): every shard would order an "
             "eval's mutant copies differently; run the mutants on one machine (-n auto)"
         )
-    if options.mutants and options.update_shapes:
+    if options.mutants and (
+        options.update_shapes or getattr(config.option, "update_snapshots", False)
+    ):
+        flag = "--update-shapes" if options.update_shapes else "--snapshot-update"
         raise pytest.UsageError(
-            "--harness-mutants with --update-shapes would write mutant traces as golden "
+            f"--harness-mutants with {flag} would write mutant traces as golden "
             "shapes; run them separately"
         )
     if options.mutants and options.record_mode != "none":
