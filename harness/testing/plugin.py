@@ -291,6 +291,10 @@ _RECORDING_FIXTURES = frozenset(
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session, "exitstatus"):
+        # pytester's getnode/getitems sessions never run, so pytest sets no exit
+        # status; syrupy's session finish (which stores the goldens) adds to it.
+        session.exitstatus = pytest.ExitCode.OK
     collector = session.config.stash.get(COLLECTOR_KEY, None)
     if collector is not None:
         session.config.pluginmanager.register(_ReportHook(collector), "harness-eval-collector")
