@@ -10,6 +10,8 @@ gives, so a diff of a golden reads like the trace itself.
 
 from __future__ import annotations
 
+import difflib
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -79,15 +81,36 @@ def assert_outline_snapshot(request: pytest.FixtureRequest, tree: Any, path: Pat
             syrupy's diff of the two outlines.
     """
     snapshot: SnapshotAssertion = request.getfixturevalue("snapshot")
-    assertion = snapshot(extension_class=outline_extension(path.parent), name=path.stem)
-    if assertion == tree:
-        return
-    missing = not path.exists()
-    what = "does not exist" if missing else "differs from this run's trace"
-    lines = [
-        f"golden trace shape {path} {what}; run pytest with --snapshot-update to write "
-        "this run's shape, then review and commit it",
-    ]
-    if not missing:
-        lines += assertion.get_assert_diff()
-    raise TraceAssertionError("\n".join(lines))
+    if request.config.option.update_snapshots:
+        # syrupy writes a golden at once and does not create its folder.
+        path.parent.mkdir(parents=True, exist_ok=True)
+    # ``use_extension`` keeps the extension on the assertion (a call's
+    # ``extension_class`` lasts one comparison), so syrupy's report scans the
+    # golden folder for unused goldens.
+    assertion = snapshot.use_extension(outline_extension(path.parent))(name=path.stem)
+    with warnings.catch_warnings():
+        # syrupy warns when a golden's path or name does not name the test; the
+        # goldens live by provider and model, named by case, on purpose.
+        warnings.filterwarnings("ignore", r"\s*Can not relate snapshot", UserWarning)
+        if assertion == tree:
+            return
+    actual = OutlineExtension().serialize(tree)
+    if not path.exists():
+        raise TraceAssertionError(
+            f"golden trace shape {path} does not exist; run pytest with --snapshot-update "
+            "to write this run's shape, then review and commit it"
+        )
+    stored = path.read_text(encoding="utf-8")
+    # A plain unified diff of the two outlines: syrupy's own diff colours each character.
+    diff = difflib.unified_diff(
+        stored.splitlines(), actual.splitlines(), "golden", "this run", lineterm=""
+    )
+    raise TraceAssertionError(
+        "\n".join(
+            [
+                f"golden trace shape {path} differs from this run's trace (run pytest with "
+                "--snapshot-update to accept the new shape):",
+                *diff,
+            ]
+        )
+    )
