@@ -63,7 +63,10 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         help="Folder of cassettes (default: <rootdir>/cassettes).",
     )
     group.addoption(
-        "--update-shapes", action="store_true", help="Rewrite golden trace shapes from this run."
+        "--update-shapes",
+        action="store_true",
+        help="Rewrite golden trace shapes from this run, without syrupy (deprecated: with "
+        "syrupy installed, use --snapshot-update).",
     )
     group.addoption("--harness-report", default=None, help="Write the eval report JSON here.")
     group.addoption("--harness-epochs", type=int, default=1, help="Repeat every eval test N times.")

@@ -106,9 +106,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "--harness-mutants cannot be sharded (--splits): every shard would order an "
             "eval's mutant copies differently; run the mutants on one machine (-n auto)"
         )
-    if options.mutants and options.update_shapes:
+    if options.mutants and (
+        options.update_shapes or getattr(config.option, "update_snapshots", False)
+    ):
+        flag = "--update-shapes" if options.update_shapes else "--snapshot-update"
         raise pytest.UsageError(
-            "--harness-mutants with --update-shapes would write mutant traces as golden "
+            f"--harness-mutants with {flag} would write mutant traces as golden "
             "shapes; run them separately"
         )
     if options.mutants and options.record_mode != "none":
@@ -270,6 +273,10 @@ _RECORDING_FIXTURES = frozenset(
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session, "exitstatus"):
+        # pytester's getnode/getitems sessions never run, so pytest sets no exit
+        # status; syrupy's session finish (which stores the goldens) adds to it.
+        session.exitstatus = pytest.ExitCode.OK
     collector = session.config.stash.get(COLLECTOR_KEY, None)
     if collector is not None:
         session.config.pluginmanager.register(_ReportHook(collector), "harness-eval-collector")

@@ -460,9 +460,15 @@ def trace(harness_run_log: RunLog) -> LastTrace:
 def assert_trace_golden(
     request: pytest.FixtureRequest, harness_options: HarnessOptions, harness_run_log: RunLog
 ) -> Callable[..., None]:
-    """``assert_trace_golden(trace, name=None)`` against evals/shapes/<provider>/<model>/."""
+    """``assert_trace_golden(trace, name=None)`` against evals/shapes/<provider>/<model>/.
+
+    With syrupy's plugin active, syrupy stores the golden (``--snapshot-update``
+    writes it); without syrupy, the outline file is compared directly.
+    """
     from harness.testing.assertions import trace_assertions
     from harness.testing.cassettes.recorded import shape_path
+
+    use_syrupy = _syrupy_active(request.config) and not harness_options.update_shapes
 
     def check(tree: Any, name: str | None = None) -> None:
         path = shape_path(
@@ -472,13 +478,25 @@ def assert_trace_golden(
             name or test_name(request.node),
         )
         try:
-            trace_assertions.assert_trace_golden(tree, path, update=harness_options.update_shapes)
+            if use_syrupy:
+                from harness.testing.assertions.golden_snapshots import assert_outline_snapshot
+
+                assert_outline_snapshot(request, tree, path)
+            else:
+                trace_assertions.assert_trace_golden(
+                    tree, path, update=harness_options.update_shapes
+                )
         except AssertionError:
             harness_run_log.shape_ok = False
             raise
         harness_run_log.shape_ok = True
 
     return check
+
+
+def _syrupy_active(config: pytest.Config) -> bool:
+    # syrupy sets ``config._syrupy`` at session start; ``-p no:syrupy`` leaves it unset.
+    return config.pluginmanager.has_plugin("syrupy") and hasattr(config, "_syrupy")
 
 
 @pytest.fixture

@@ -278,6 +278,8 @@ def test_assert_trace_golden_create_update_compare(
     project.makepyfile(test_shape=GOLDEN_TEST)
     golden = project.path / "evals" / "shapes" / "scripted" / "scripted" / "test_golden.txt"
     monkeypatch.setenv("GOLDEN_TOOL", "read")
+    # The path without syrupy (tests/testing/test_golden_snapshots.py covers syrupy's).
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:syrupy")
 
     missing = run(project)
     missing.assert_outcomes(failed=1)
