@@ -17,6 +17,10 @@ READ_OUTLINE = (
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(test_shape=GOLDEN_TEST)
     monkeypatch.setenv("GOLDEN_TOOL", "read")
+    # Under xdist this test runs in a worker, and syrupy takes any process with
+    # PYTEST_XDIST_WORKER set for one: the inner run would leave its report to a
+    # controller that does not exist, and print none.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     return pytester
 
 
