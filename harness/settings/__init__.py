@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from harness.settings._model import (
         BUILTIN_TOOL_NAMES,
         PROVIDER_NAMES,
+        EnvironSettings,
         MappingSource,
         Settings,
         check_tool_names,
@@ -30,6 +31,7 @@ __all__ = [
     "BUILTIN_TOOL_NAMES",
     "PROVIDER_NAMES",
     "TRUST_FIELDS",
+    "EnvironSettings",
     "MappingSource",
     "Settings",
     "check_tool_names",
@@ -43,6 +45,7 @@ _LAZY = dict.fromkeys(
     (
         "BUILTIN_TOOL_NAMES",
         "PROVIDER_NAMES",
+        "EnvironSettings",
         "MappingSource",
         "Settings",
         "check_tool_names",

@@ -8,7 +8,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -101,7 +102,44 @@ def _variables() -> dict[str, str]:
     }
 
 
-class Settings(BaseSettings):
+class EnvironSettings(BaseSettings):
+    """A settings model that reads its variables from one mapping, inside ``reading``.
+
+    Outside ``reading`` it takes only its arguments. The mapping is what
+    ``environment`` gives: the process environment laid over ``./.env``.
+    """
+
+    @classmethod
+    def env_variables(cls) -> dict[str, str]:
+        """Field -> the variable it is read from; each model names its own."""
+        raise NotImplementedError
+
+    @classmethod
+    @contextmanager
+    def reading(cls, environ: Mapping[str, str] | None) -> Iterator[None]:
+        """Models built inside read ``environ`` (the real environment when None)."""
+        token = _READING.set(environment(environ))
+        try:
+            yield
+        finally:
+            _READING.reset(token)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        environ = _READING.get()
+        if environ is None:
+            return (init_settings,)
+        return (init_settings, MappingSource(settings_cls, environ, cls.env_variables()))
+
+
+class Settings(EnvironSettings):
     """All configuration; every field has a default.
 
     Build it directly in Python (only the arguments count), or with ``from_env()``
@@ -300,21 +338,6 @@ class Settings(BaseSettings):
         description="comma-separated speed tweaks to switch off, or `all`",
     )
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        environ = _READING.get()
-        if environ is None:
-            return (init_settings,)
-        # ``environment`` already laid the process environment over ./.env.
-        return (init_settings, MappingSource(settings_cls, environ, _variables()))
-
     @field_validator(
         *_LISTS, "bash_env", "sensitive_paths", "live_hosts", "speed_off", mode="before"
     )
@@ -383,11 +406,8 @@ class Settings(BaseSettings):
         raise ``ConfigurationError`` naming the variable; tool names are checked
         against the builtin tools.
         """
-        token = _READING.set(environment(environ))
-        try:
+        with cls.reading(environ):
             settings = cls.build(**overrides)
-        finally:
-            _READING.reset(token)
         for field in ("enabled_tools", "tool_allowlist", "tool_denylist"):
             # ``server__tool`` names an MCP tool: build_application checks it once listed.
             names = [name for name in getattr(settings, field) if "__" not in name]

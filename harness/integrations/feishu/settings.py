@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from contextvars import ContextVar
 from typing import Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from harness.core.errors import ConfigurationError
-from harness.settings import MappingSource, environment, explain
+from harness.settings import EnvironSettings, explain
 
 __all__ = ["DEFAULT_FEISHU_PATH", "FeishuSettings"]
 
@@ -28,11 +27,10 @@ _ENV = {
 }
 _FIELD_TO_ENV = {field: env for env, field in _ENV.items()}
 # The environment ``from_env`` is reading; unset, a model takes only its arguments.
-_READING: ContextVar[Mapping[str, str] | None] = ContextVar("harness_feishu", default=None)
 _PATH = re.compile(r"^/[A-Za-z0-9_./-]*$")
 
 
-class FeishuSettings(BaseSettings):
+class FeishuSettings(EnvironSettings):
     """Configuration of the Feishu adapter; secrets are ``SecretStr`` so they never print.
 
     ``approvers`` are the open_ids allowed to decide approvals
@@ -58,20 +56,6 @@ class FeishuSettings(BaseSettings):
         default=frozenset(), description="comma-separated open_ids allowed to decide approvals"
     )
     path: str = Field(default=DEFAULT_FEISHU_PATH, description="URL path of the event webhook")
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        environ = _READING.get()
-        if environ is None:
-            return (init_settings,)
-        return (init_settings, MappingSource(settings_cls, environ, _FIELD_TO_ENV))
 
     @field_validator("approvers", mode="before")
     @classmethod
@@ -100,13 +84,11 @@ class FeishuSettings(BaseSettings):
         raise ``ConfigurationError`` naming the variable.
         """
         given = {key: value for key, value in overrides.items() if value is not None}
-        token = _READING.set(environment(environ))
         try:
-            return cls(**given)
+            with cls.reading(environ):
+                return cls(**given)
         except ValidationError as exc:
             raise ConfigurationError(explain(exc, _FIELD_TO_ENV, "Feishu settings")) from None
-        finally:
-            _READING.reset(token)
 
     def require(self, *, webhook: bool) -> None:
         """Fail with every missing variable named: the app credentials, and for
