@@ -47,6 +47,15 @@ addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchm
 """
 
 
+# No test opens a TLS connection to a real host: only 127.0.0.1 is reachable, over
+# plain HTTP or under a CA the test made. Yet every SDK client builds a TLS context
+# and loads the trusted CA bundle into it, about 20 ms a client and some 12 s of CPU
+# over the suite. The tests (and the processes they start) trust one certificate
+# whose key was thrown away instead: loaded the same way, in 0.6 ms, and no
+# connection can be verified by it.
+os.environ["SSL_CERT_FILE"] = str(Path(__file__).with_name("suite") / "untrusted-ca.pem")
+os.environ.pop("SSL_CERT_DIR", None)
+
 # pytester drops the modules an inner run imported, and numpy's C core cannot be
 # loaded twice in one process: numpy first imported inside an inner run would
 # make a later `import scipy` in this worker fail. Loaded before any run, it stays.
@@ -189,11 +198,13 @@ def pytest_configure(config: pytest.Config) -> None:
     examples are then not replayed by the next run; the failure report prints
     each one, with the ``@example`` to pin it.
 
-    One cache is kept across processes and runs: the constants Hypothesis reads
-    from the source of every local module (harness's and the tests', some 600)
-    to seed its examples. Parsing them took each worker about 2.5 s; the cache is
-    keyed by a hash of each file's source, so it holds no example and no run can
-    see another's through it.
+    Two caches are kept across processes and runs, neither holding an example, so
+    no run can see another's through them:
+    - the constants Hypothesis reads from the source of every local module
+      (harness's and the tests', some 600) to seed its examples, keyed by a hash of
+      each file's source; parsing them took each worker about 2.5 s;
+    - its Unicode tables, keyed by the Unicode version; ``st.text()`` draws from
+      the characters UTF-8 can encode, and finding them took each worker 1.7 s.
     """
     from hypothesis import settings
     from hypothesis.configuration import set_hypothesis_home_dir
@@ -204,16 +215,18 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("harness")
     home = tempfile.TemporaryDirectory(prefix="harness-hypothesis-")
     config.stash[_HYPOTHESIS_HOME] = home
-    shared = _constants_cache()
-    if shared is not None:
-        (Path(home.name) / "constants").symlink_to(shared, target_is_directory=True)
+    for cache in ("constants", "unicode_data"):
+        shared = _shared_cache(cache)
+        if shared is not None:
+            (Path(home.name) / cache).symlink_to(shared, target_is_directory=True)
     set_hypothesis_home_dir(home.name)
 
 
-def _constants_cache() -> Path | None:
-    """This user's folder for Hypothesis' constants cache, in the system temp folder;
+def _shared_cache(name: str) -> Path | None:
+    """This user's folder for one of Hypothesis' caches, in the system temp folder;
     None when it cannot be trusted (another user's, or not a private folder)."""
-    folder = Path(tempfile.gettempdir()) / f"harness-hypothesis-constants-{os.getuid()}"
+    kind = name.replace("_", "-")
+    folder = Path(tempfile.gettempdir()) / f"harness-hypothesis-{kind}-{os.getuid()}"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
         found = folder.lstat()

@@ -67,8 +67,9 @@ class McpHttpStandIn:
         handler = type("Handler", (_Handler,), {"stand_in": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
+        # A short poll: stop() waits for serve_forever to notice it (0.5 s by default).
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="mcp-stand-in", daemon=True
+            target=self._server.serve_forever, args=(0.05,), name="mcp-stand-in", daemon=True
         )
 
     @property

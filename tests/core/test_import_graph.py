@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 import harness
+from tests.source_tree import parsed
 
 REPO = Path(__file__).resolve().parents[2]
 ROOT = Path(harness.__file__).parent
@@ -104,7 +105,7 @@ def read_imports(modules: Mapping[str, Path]) -> list[Import]:
     for module, path in modules.items():
         is_package = path.name == "__init__.py"
         here = module.split(".") if is_package else module.split(".")[:-1]
-        tree = ast.parse(path.read_text("utf-8"), str(path))
+        tree = parsed(path)
         for node in _import_statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:

@@ -120,6 +120,8 @@ def plugin_markers() -> list[str]:
     """The marker lines the plugin's modules register (``addinivalue_line("markers", ...)``)."""
     found = []
     for module in sorted((ROOT / "harness" / "testing").rglob("*.py")):
+        if "addinivalue_line" not in module.read_text("utf-8"):
+            continue
         for node in ast.walk(ast.parse(module.read_text("utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from harness.core.errors import ConfigurationError
 from harness.evals import Source, load_report
 from harness.evals.live_hosts import is_live_host, is_local_host, parse_address
 from harness.evals.provenance import source_of_recording
+from tests.loopback import serving
 
 PRELOADED = (openai, harness.app, harness.wires.openai.provider, harness.recording)
 
@@ -95,11 +95,8 @@ class _Mock(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def mock_port() -> Iterator[int]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Mock)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield int(server.server_address[1])
-    server.shutdown()
-    server.server_close()
+    with serving(server):
+        yield int(server.server_address[1])
 
 
 EVAL = """

@@ -5,7 +5,6 @@ opened), and a recording stand-in's hop to the real server is left out too."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from harness.mcp._cassette import McpServerTape, TapePlayer, TapeRecorder
 from harness.mcp._replay_http import McpHttpStandIn
 from harness.recording import use_cassette
 from harness.recording.stand_ins import is_stand_in
+from tests.loopback import serving
 
 NOTE = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -40,12 +40,8 @@ class _Accepting(BaseHTTPRequestHandler):
 @pytest.fixture
 def upstream() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Accepting)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serving(server):
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
 
 
 def _player() -> McpHttpStandIn:

@@ -7,7 +7,6 @@ every entry); what it leaves out must still never go out unrecorded.
 from __future__ import annotations
 
 import http.client
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from harness.core import CassetteError, ConfigurationError
 from harness.recording import NetworkBlockedError, use_cassette
 from harness.simulator import SimulatorServer
+from tests.loopback import serving
 
 from .helpers import openai_client, openai_conversation
 
@@ -56,13 +56,8 @@ def loopback_server() -> Iterator[tuple[str, int, list[str]]]:
             del format, args
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield "127.0.0.1", server.server_address[1], seen
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _get(host: str, port: int, path: str) -> bytes:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import string
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +31,7 @@ from harness.core import CassetteError
 from harness.recording import scan_cassette_file, use_cassette
 from harness.recording._forms import redact_form, redact_multipart
 from harness.recording._redact import REDACTED, is_credential_param, redact_body
+from tests.loopback import serving
 
 from .helpers import OPENAI_KEY
 from .wire import completion, wire_server
@@ -132,13 +132,8 @@ def _upload_server() -> Iterator[tuple[str, list[bytes]]]:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_a_multipart_upload_has_its_credential_part_redacted(tmp_path: Path) -> None:

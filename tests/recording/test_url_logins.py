@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from harness.core.urls import has_userinfo, redact_userinfo, strip_userinfo
 from harness.recording import scan_cassette_file, use_cassette
 from harness.simulator import SimulatorServer
+from tests.loopback import serving
 
 from .helpers import AGENT_SCRIPT
 
@@ -52,11 +52,8 @@ class _Gateway(BaseHTTPRequestHandler):
 @pytest.fixture
 def gateway() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Gateway)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serving(server):
+        yield f"127.0.0.1:{server.server_port}"
 
 
 def _record(base: str, path: Path) -> None:

@@ -9,13 +9,14 @@ the recorded request then names that host, as a real tool's does.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.loopback import serving
 
 # What the API answers: compact, key order and non-ASCII as a real server sends them.
 FORECASTS = {"Paris": {"city": "Paris", "sky": "sunny", "temp_c": 21.5, "note": "brise légère"}}
@@ -57,12 +58,6 @@ def tool_server() -> Iterator[ToolServer]:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serving(server):
+        state.url = f"http://127.0.0.1:{server.server_address[1]}"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

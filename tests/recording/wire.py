@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.loopback import POLL_INTERVAL
+
 ENCODERS: dict[str, Callable[[bytes], bytes]] = {
     "identity": lambda data: data,
     "gzip": gzip.compress,
@@ -115,7 +117,9 @@ class WireServer:
                 return None
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": POLL_INTERVAL}, daemon=True
+        )
 
     def base(self, encoding: str = "identity") -> str:
         """The server root for ``encoding`` (an OpenAI ``base_url`` is this + ``/v1``)."""

@@ -7,7 +7,6 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -25,6 +24,7 @@ from opentelemetry.trace import StatusCode
 from harness.core import ConfigurationError
 from harness.tracing import FileTraceRecorder, MultiTraceRecorder, Tracer, TraceSpan, TraceTree
 from harness.tracing.otel import OTelTraceRecorder, _epoch_ns, build_otel_recorder
+from tests.loopback import serving
 from tests.tracing.conftest import build_run
 from tests.tracing.scripted_run import SECRET, SESSION, make_app, run_and_resume
 
@@ -245,14 +245,8 @@ def receiver() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
     bodies: list[tuple[str, bytes]] = []
     handler = type("Handler", (_Receiver,), {"bodies": bodies})
     server = HTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}", bodies
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 @pytest.mark.deep

@@ -11,7 +11,6 @@ checked against the spec in ``test_bedrock_eventstream``).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,6 +32,7 @@ from harness.testing.cassettes.live_guard import is_model_api_host
 from harness.testing.rows.traffic_rows import model_api, summarize_traffic
 from harness.wires.bedrock.eventstream import encode_frame
 from harness.wires.bedrock.traffic import fold_stream, model_of_path, read_request, read_response
+from tests.loopback import serving
 
 ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
 SIGNATURE = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
@@ -114,14 +114,8 @@ class _Bedrock(BaseHTTPRequestHandler):
 @pytest.fixture
 def bedrock() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Bedrock)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def test_a_signed_call_recorded_keeps_no_sigv4_material(bedrock: str, tmp_path: Path) -> None:

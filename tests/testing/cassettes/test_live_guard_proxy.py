@@ -22,6 +22,7 @@ from harness.testing.cassettes._proxy_guard import proxied_target
 PROXY_TESTS = """
 import os, socket, ssl
 import openai, pytest
+from tests.loopback import serving
 
 PROXY = os.environ["HARNESS_TEST_PROXY"]
 NAMES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
@@ -74,13 +75,8 @@ def proxy() -> Iterator[tuple[str, list[bytes]]]:
     handler = type("Handler", (_Recorder,), {"lines": lines})
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}", lines
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.deep  # seven inner evals; the guard's blocking: test_live_guard_hosts
