@@ -54,6 +54,16 @@ def _group_heavy_imports(config: pytest.Config) -> None:
         config.option.dist = "loadgroup"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``loadgroup``, fed in batches (see tests/suite/schedule.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.suite.schedule import BatchedGroupScheduling
+
+    return BatchedGroupScheduling(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--deep"):
