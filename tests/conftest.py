@@ -49,11 +49,6 @@ addopts = -p no:cacheprovider -p no:hypothesispytest -p no:randomly -p no:benchm
 """
 
 
-# A test process holds ~1M objects (the SDKs, and modules inner runs import):
-# collecting the youngest generation every 700 allocations set off a full
-# collection every few seconds. Every 7,000: GC time per worker 3.5 s -> 2 s.
-gc.set_threshold(7000, 10, 10)
-
 # No test opens a TLS connection to a real host: only 127.0.0.1 is reachable, over
 # plain HTTP or under a CA the test made. Yet every SDK client builds a TLS context
 # and loads the trusted CA bundle into it, about 20 ms a client and some 12 s of CPU

@@ -30,13 +30,23 @@ def register_tweaks(config: pytest.Config, *, eval_run: bool) -> None:
     worker = hasattr(config, "workerinput")
     if worker and "sdk_order" in on:  # only xdist workers gain from it (see sdk_order)
         config.pluginmanager.register(_RowOrder(), "harness-row-order")
-    controller = not worker and hasattr(config.hook, "pytest_xdist_make_scheduler")
+    controller = not worker and _xdist_hooks(config)
     if controller and "sdk_schedule" in on:
         config.pluginmanager.register(_SdkScheduler(), "harness-sdk-scheduler")
     if eval_run and "gc_freeze" in on:  # on the controller and on every worker
         freezer = config.stash[FREEZER_KEY] = ImportFreezer()
         freezer.start()
         config.pluginmanager.register(_Freezer(freezer), "harness-gc-freeze")
+
+
+def _xdist_hooks(config: pytest.Config) -> bool:
+    """Whether pytest-xdist's hooks are declared (its plugin is loaded).
+
+    Not just whether ``config.hook`` has the name: a conftest's ``optionalhook``
+    implementation makes pluggy add an undeclared caller for it without xdist.
+    """
+    caller = getattr(config.hook, "pytest_xdist_make_scheduler", None)
+    return caller is not None and caller.spec is not None
 
 
 class _RowOrder:
@@ -50,7 +60,7 @@ class _RowOrder:
 class _SdkScheduler:
     """Gives xdist's ``load`` mode (``-n`` alone) a scheduler that keeps workers on one SDK."""
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") != "load":
             return None  # worksteal, loadgroup...: the user chose; sdk_order still helps

@@ -197,3 +197,21 @@ def test_a_conftest_scheduler_of_the_projects_own_wins(pytester: pytest.Pytester
     config = pytester.parseconfigure("--tx", "2*popen", "--dist", "load")
     scheduler = config.hook.pytest_xdist_make_scheduler(config=config, log=None)
     assert type(scheduler).__name__ == "LoadScopeScheduling"
+
+
+def test_without_xdist_a_conftests_optional_scheduler_hook_breaks_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    # An optionalhook implementation makes pluggy add an undeclared caller for the
+    # hook; harness took that for xdist and registered an implementation pluggy refused.
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.hookimpl(optionalhook=True)
+        def pytest_xdist_make_scheduler(config, log):
+            return None
+        """
+    )
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    pytester.runpytest_inprocess("-p", "no:xdist").assert_outcomes(passed=1)

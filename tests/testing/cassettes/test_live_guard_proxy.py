@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.testing.cassettes._proxy_guard import proxied_target
+from tests.loopback import serving
 
 PROXY_TESTS = """
 import os, socket, ssl
 import openai, pytest
-from tests.loopback import serving
 
 PROXY = os.environ["HARNESS_TEST_PROXY"]
 NAMES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
