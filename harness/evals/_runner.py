@@ -113,6 +113,10 @@ def run_evals(
             *pytest_args,
             *_default_dist(pytest_args),
             *_same_order_in_every_shard(pytest_args),
+            # The rows' traces are copied beside the report once pytest has ended;
+            # a project's "failed" (or "none") policy would remove every passing
+            # row's folder, traces and all, before that. This folder goes anyway.
+            *("-o", "tmp_path_retention_policy=all"),
         ]
         target = report_path or root / reports_dir / f"eval-{stamp}.json"
 
